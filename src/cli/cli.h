@@ -1,0 +1,40 @@
+/* Shared pieces of the cuspec command-line tool. The CLI uses only the public
+ * header, like any other client of the library. */
+#ifndef CUSPEC_CLI_H
+#define CUSPEC_CLI_H
+
+#include "cuspec.h"
+
+#include <stdio.h>
+
+/* Exit statuses, documented in `cuspec --help`. */
+enum {
+    EXIT_OK = 0,
+    EXIT_FAILED = 1,   /* the operation failed (details on stderr) */
+    EXIT_USAGE = 2,    /* bad command line */
+    EXIT_NO_GPU = 3,   /* no usable driver or device */
+};
+
+struct command {
+    const char *name;
+    const char *summary;
+    const char *help; /* full text for `cuspec help NAME` / `NAME --help` */
+    int (*run)(int argc, char **argv);
+};
+
+extern const struct command cmd_devices;
+
+/* Prints `msg: status text: detail` on stderr and returns the exit status
+ * that fits the status (EXIT_NO_GPU for a missing driver or device). */
+int cli_fail(int status, const char *msg);
+/* Usage error: "cuspec NAME: msg" and a pointer to the help; returns
+ * EXIT_USAGE. */
+int cli_usage(const struct command *cmd, const char *fmt, ...);
+/* Handles the options every subcommand takes (--help, --json); returns -1 to
+ * go on, or an exit status. Leaves optind at the first operand. */
+int cli_parse_common(const struct command *cmd, int argc, char **argv, int *json);
+
+/* A JSON string literal of s on f (quotes and escapes included). */
+void json_string(FILE *f, const char *s);
+
+#endif

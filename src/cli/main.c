@@ -1,0 +1,75 @@
+/* cuspec: the command-line tool. Dispatches to one subcommand per file. */
+#include "cli.h"
+
+#include <string.h>
+
+static const struct command *const commands[] = {
+    &cmd_devices,
+};
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: cuspec [--help | --version] COMMAND [ARGS]\n"
+               "\n"
+               "JIT-specialized, autotuned CUDA reductions and transposes.\n"
+               "\n"
+               "Commands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(f, "  %-10s %s\n", "help", "show a command's help: cuspec help COMMAND");
+    fprintf(f,
+            "\n"
+            "Environment:\n"
+            "  CUSPEC_LIBCUDA    path of the CUDA driver library (default libcuda.so.1)\n"
+            "  CUSPEC_LIBNVRTC   path of the NVRTC library (default libnvrtc.so.13, .12, ...)\n"
+            "\n"
+            "Exit status: 0 success; 1 the operation failed; 2 bad command line;\n"
+            "3 no usable CUDA driver or device.\n");
+}
+
+static const struct command *find(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i]->name, name) == 0)
+            return commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("cuspec %s\n", cuspec_version());
+        return EXIT_OK;
+    }
+    if (strcmp(name, "help") == 0) {
+        if (argc < 3) {
+            usage(stdout);
+            return EXIT_OK;
+        }
+        const struct command *cmd = find(argv[2]);
+        if (cmd == NULL) {
+            fprintf(stderr, "cuspec help: unknown command '%s'\n", argv[2]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+        fputs(cmd->help, stdout);
+        return EXIT_OK;
+    }
+    const struct command *cmd = find(name);
+    if (cmd == NULL) {
+        fprintf(stderr, "cuspec: unknown %s '%s'\n", name[0] == '-' ? "option" : "command", name);
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    return cmd->run(argc - 1, argv + 1);
+}

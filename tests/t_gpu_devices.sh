@@ -1,0 +1,30 @@
+#!/bin/sh
+# GPU: `cuspec devices` lists the real GPU with plausible numbers.
+. "$top_srcdir/tests/tap.sh"
+"$CUSPEC" devices --json >"$tap_out" 2>"$tap_err"
+rc=$?
+[ $rc -eq 3 ] && skip "no CUDA driver or device: $(head -c 200 "$tap_err")"
+plan 8
+ok $rc "devices --json exits 0"
+cat "$tap_out" | sed 's/^/# /'
+
+# Numbers of the first device, pulled out of the JSON by name.
+field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^,\"}]*\).*/\1/p" "$tap_out" | head -1; }
+sm=$(field sm | sed 's/sm_//')
+[ "${sm:-0}" -ge 70 ]
+ok $? "compute capability is sm_70 or newer (sm_$sm)"
+[ "$(field sm_count)" -ge 1 ]
+ok $? "at least one multiprocessor ($(field sm_count))"
+[ "$(field memory_bytes)" -ge 1073741824 ]
+ok $? "at least 1 GiB of memory ($(field memory_bytes))"
+bw=$(field peak_bandwidth_gbs | cut -d. -f1)
+[ "${bw:-0}" -ge 100 ] && [ "${bw:-0}" -le 20000 ]
+ok $? "peak bandwidth between 100 GB/s and 20 TB/s ($bw GB/s)"
+[ "$(field l2_bytes)" -ge 262144 ]
+ok $? "L2 at least 256 KiB ($(field l2_bytes))"
+[ "$(field driver_version)" -ge 12000 ]
+ok $? "driver supports CUDA 12.0 or newer ($(field driver_version))"
+"$CUSPEC" devices >"$tap_out" 2>"$tap_err"
+grep -q '^GPU 0: ' "$tap_out"
+ok $? "the table names GPU 0"
+done_testing

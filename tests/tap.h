@@ -1,0 +1,99 @@
+/* A small TAP test helper: typed checks that print both values, a plan
+ * printed before any test runs (so a crash shows as too few tests), and
+ * tap_skip() for tests that cannot run here. Header-only; one per test
+ * program. */
+#ifndef CUSPEC_TAP_H
+#define CUSPEC_TAP_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tap_test {
+    const char *name;
+    void (*fn)(void);
+};
+
+static int tap_current_failed;
+
+#define TEST(name) static void name(void)
+#define TAP_ENTRY(name) {#name, name}
+
+/* Every check records a failure and lets the test go on, so one run shows
+ * every broken assertion. */
+#define TAP_FAIL(...)                                                                              \
+    do {                                                                                           \
+        printf("#   %s:%d: ", __FILE__, __LINE__);                                                 \
+        printf(__VA_ARGS__);                                                                       \
+        putchar('\n');                                                                             \
+        tap_current_failed = 1;                                                                    \
+    } while (0)
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            TAP_FAIL("CHECK(%s) failed", #cond);                                                   \
+    } while (0)
+
+#define CHECK_INT_EQ(a, b)                                                                         \
+    do {                                                                                           \
+        long long tap_a = (long long)(a), tap_b = (long long)(b);                                  \
+        if (tap_a != tap_b)                                                                        \
+            TAP_FAIL("%s == %s: %lld != %lld", #a, #b, tap_a, tap_b);                              \
+    } while (0)
+
+#define CHECK_UINT_EQ(a, b)                                                                        \
+    do {                                                                                           \
+        unsigned long long tap_a = (unsigned long long)(a), tap_b = (unsigned long long)(b);       \
+        if (tap_a != tap_b)                                                                        \
+            TAP_FAIL("%s == %s: %llu != %llu", #a, #b, tap_a, tap_b);                              \
+    } while (0)
+
+#define CHECK_STR_EQ(a, b)                                                                         \
+    do {                                                                                           \
+        const char *tap_a = (a), *tap_b = (b);                                                     \
+        if (tap_a == NULL || tap_b == NULL || strcmp(tap_a, tap_b) != 0)                           \
+            TAP_FAIL("%s == %s: \"%s\" != \"%s\"", #a, #b, tap_a ? tap_a : "(null)",               \
+                     tap_b ? tap_b : "(null)");                                                    \
+    } while (0)
+
+#define CHECK_STR_CONTAINS(hay, needle)                                                            \
+    do {                                                                                           \
+        const char *tap_h = (hay), *tap_n = (needle);                                              \
+        if (tap_h == NULL || strstr(tap_h, tap_n) == NULL)                                         \
+            TAP_FAIL("%s contains \"%s\": got \"%s\"", #hay, tap_n, tap_h ? tap_h : "(null)");     \
+    } while (0)
+
+/* Prints "1..0 # SKIP reason" and exits 77. */
+static inline void tap_skip(const char *reason)
+{
+    printf("1..0 # SKIP %s\n", reason);
+    fflush(stdout);
+    exit(77);
+}
+
+/* Runs every test in order; exits non-zero when any failed. */
+static inline int tap_run(const struct tap_test *tests, size_t n)
+{
+    int failed = 0;
+    printf("1..%zu\n", n);
+    fflush(stdout);
+    for (size_t i = 0; i < n; i++) {
+        tap_current_failed = 0;
+        tests[i].fn();
+        printf("%s %zu - %s\n", tap_current_failed ? "not ok" : "ok", i + 1, tests[i].name);
+        fflush(stdout);
+        failed += tap_current_failed;
+    }
+    return failed ? 1 : 0;
+}
+
+#define TAP_MAIN(...)                                                                              \
+    int main(void)                                                                                 \
+    {                                                                                              \
+        static const struct tap_test tap_tests[] = {__VA_ARGS__};                                  \
+        return tap_run(tap_tests, sizeof tap_tests / sizeof *tap_tests);                           \
+    }
+
+#endif

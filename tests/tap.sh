@@ -1,0 +1,52 @@
+# A small TAP helper for shell tests: source it, call `plan N`, then `ok`,
+# `check_exit`, `check_grep`; `skip REASON` prints a skip plan and exits 77.
+tap_n=0
+tap_failed=0
+
+plan() { echo "1..$1"; }
+
+skip() {
+    echo "1..0 # SKIP $*"
+    exit 77
+}
+
+# ok COND-STATUS NAME: records one test point from a status (0 = pass).
+ok() {
+    tap_n=$((tap_n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $tap_n - $2"
+    else
+        echo "not ok $tap_n - $2"
+        tap_failed=$((tap_failed + 1))
+    fi
+}
+
+# check_exit EXPECTED NAME CMD...: runs CMD (stdout to $tap_out, stderr to
+# $tap_err) and checks its exit status.
+tap_out=$(mktemp) tap_err=$(mktemp)
+trap 'rm -f "$tap_out" "$tap_err"' EXIT
+check_exit() {
+    expected=$1 name=$2
+    shift 2
+    "$@" >"$tap_out" 2>"$tap_err" </dev/null
+    got=$?
+    if [ "$got" -ne "$expected" ]; then
+        echo "#   $*: exit $got, expected $expected"
+        sed 's/^/#   stderr: /' "$tap_err" | head -5
+    fi
+    [ "$got" -eq "$expected" ]
+    ok $? "$name"
+}
+
+# check_grep FILE PATTERN NAME: FILE ($tap_out / $tap_err) matches PATTERN.
+check_grep() {
+    if grep -Eq -- "$2" "$1"; then
+        ok 0 "$3"
+    else
+        echo "#   no line matches /$2/ in:"
+        sed 's/^/#     /' "$1" | head -10
+        ok 1 "$3"
+    fi
+}
+
+done_testing() { [ "$tap_failed" -eq 0 ]; }
