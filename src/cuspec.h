@@ -111,6 +111,87 @@ typedef struct cuspec_nvrtc_info {
  * when none can be opened; the detail lists what was tried. */
 CUSPEC_EXPORT int cuspec_nvrtc_get_info(cuspec_nvrtc_info *info);
 
+/* ## Warnings
+ *
+ * Conditions that do not fail a call but that a person should hear about (a
+ * store that cannot be written or is refused, a bad entry quarantined) go to
+ * a process-wide handler. The default handler discards them; the CLI prints
+ * them on stderr. Each distinct condition is reported once per process. */
+typedef void (*cuspec_warning_fn)(const char *message, void *user);
+/* Installs `fn` (NULL restores the default) and returns nothing. */
+CUSPEC_EXPORT void cuspec_set_warning_handler(cuspec_warning_fn fn, void *user);
+
+/* ## The store
+ *
+ * Compiled kernels (cubin, ptx) and tuning records live in an on-disk store:
+ * $CUSPEC_CACHE_DIR, else $XDG_CACHE_HOME/cuspec, else ~/.cache/cuspec
+ * (created 0700), searched before a read-only system store
+ * ($CUSPEC_SYSTEM_STORE, else the one installed under the package's data
+ * folder). Entries are content-addressed, checksummed and published
+ * atomically; a bad entry is a miss, never loaded. The user store is bounded
+ * by $CUSPEC_CACHE_MAX_BYTES (default 1 GiB; suffixes K, M, G) with
+ * least-recently-used eviction of compiled entries; tuning records are never
+ * evicted by size. */
+
+typedef enum cuspec_entry_kind {
+    CUSPEC_KIND_CUBIN = 1,
+    CUSPEC_KIND_PTX = 2,
+    CUSPEC_KIND_TUNING = 3,
+} cuspec_entry_kind;
+#define CUSPEC_N_KINDS 4 /* kinds index arrays 1..3 */
+
+/* The name of a kind ("cubin", "ptx", "tuning"), or "unknown". */
+CUSPEC_EXPORT const char *cuspec_kind_name(int kind);
+
+typedef struct cuspec_store_stats {
+    char path[1024];                        /* the user store's folder */
+    char system_path[1024];                 /* the system store's folder, "" if none */
+    int writable;                           /* 0 when the user store is refused or read-only */
+    uint64_t max_bytes;                     /* the size bound */
+    uint64_t entries[CUSPEC_N_KINDS];       /* user store, by kind */
+    uint64_t bytes[CUSPEC_N_KINDS];         /* user store, by kind (file sizes) */
+    uint64_t system_entries;                /* system store, all kinds */
+    /* Counters of this process since it started. */
+    uint64_t hits, misses, compiles, publishes, bad_entries, evictions, write_failures;
+} cuspec_store_stats;
+
+/* Fills *stats: the store's location, what it holds, and this process's
+ * counters. */
+CUSPEC_EXPORT int cuspec_store_get_stats(cuspec_store_stats *stats);
+
+typedef struct cuspec_store_entry {
+    char path[1024];      /* the entry's file */
+    int kind;             /* cuspec_entry_kind; 0 when the entry is bad */
+    uint64_t size;        /* file size in bytes */
+    int64_t last_use;     /* seconds since the epoch: last publish or hit */
+    char key[2048];       /* the full key text (truncated if longer) */
+    char meta[512];       /* what the entry records about itself (NVRTC version, ...) */
+    char problem[256];    /* why the entry is bad, "" when it is good */
+} cuspec_store_entry;
+
+/* Called once per entry; a non-zero return stops the walk and is returned. */
+typedef int (*cuspec_store_visit_fn)(const cuspec_store_entry *entry, void *user);
+
+/* Visits every entry of the user store (bad ones too, with `problem` set). */
+CUSPEC_EXPORT int cuspec_store_list(cuspec_store_visit_fn fn, void *user);
+
+/* Reads every entry of the user store in full (magic, version, checksum,
+ * key against file name) and visits each bad one. With `repair`, bad entries
+ * and leftover temporary files are removed. *n_bad (may be NULL) gets the
+ * count. */
+CUSPEC_EXPORT int cuspec_store_verify(int repair, cuspec_store_visit_fn fn, void *user,
+                                      uint64_t *n_bad);
+
+/* Removes the user store's entries of the kinds in `kind_mask` (bit 1 << kind;
+ * 0 means every kind). *removed (may be NULL) gets the count. */
+CUSPEC_EXPORT int cuspec_store_clear(unsigned kind_mask, uint64_t *removed);
+
+/* Evicts compiled entries, least recently used first, until the user store
+ * holds at most `max_bytes` (0 means the configured bound); with `stale`,
+ * first removes compiled entries made by an NVRTC other than the one this
+ * process would load. *removed (may be NULL) gets the count. */
+CUSPEC_EXPORT int cuspec_store_prune(uint64_t max_bytes, int stale, uint64_t *removed);
+
 #ifdef __cplusplus
 }
 #endif

@@ -86,3 +86,41 @@ void cuspec__strlcpy(char *dst, const char *src, size_t size)
     memcpy(dst, src, len);
     dst[len] = '\0';
 }
+
+/* ## Warnings: once per distinct message, to the installed handler. */
+
+#include <pthread.h>
+
+static pthread_mutex_t warn_lock = PTHREAD_MUTEX_INITIALIZER;
+static cuspec_warning_fn warn_fn;
+static void *warn_user;
+static uint64_t warned[256]; /* hashes of messages already sent */
+static size_t n_warned;
+
+void cuspec_set_warning_handler(cuspec_warning_fn fn, void *user)
+{
+    pthread_mutex_lock(&warn_lock);
+    warn_fn = fn;
+    warn_user = user;
+    pthread_mutex_unlock(&warn_lock);
+}
+
+void cuspec__warn(const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    uint64_t h = cuspec__hash64(msg, strlen(msg));
+
+    pthread_mutex_lock(&warn_lock);
+    int seen = 0;
+    for (size_t i = 0; i < n_warned && !seen; i++)
+        seen = warned[i] == h;
+    if (!seen && n_warned < sizeof warned / sizeof *warned)
+        warned[n_warned++] = h;
+    if (!seen && warn_fn != NULL)
+        warn_fn(msg, warn_user);
+    pthread_mutex_unlock(&warn_lock);
+}

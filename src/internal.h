@@ -26,6 +26,9 @@ int cuspec__vfail(int status, const char *fmt, va_list ap);
 /* Prepends "what: " to the current detail (context for a nested failure). */
 int cuspec__fail_context(int status, const char *fmt, ...) CUSPEC__PRINTF(2, 3);
 void cuspec__clear_error(void);
+/* Sends a warning to the handler set by cuspec_set_warning_handler, once per
+ * distinct message per process. Never changes the last-error detail. */
+void cuspec__warn(const char *fmt, ...) CUSPEC__PRINTF(1, 2);
 
 #define CUSPEC__RETURN_IF(cond, status, ...)                                                       \
     do {                                                                                           \
@@ -127,6 +130,49 @@ struct cuspec__nvrtc {
 
 /* Opens NVRTC once (lazily); *nv is valid for the life of the process. */
 int cuspec__nvrtc(const struct cuspec__nvrtc **nv);
+
+/* ## Hashes (hash.c): xxHash XXH3 */
+/* XXH3-128 of data as 32 lowercase hex digits and a terminating NUL. */
+void cuspec__hash128_hex(const void *data, size_t len, char hex[33]);
+uint64_t cuspec__hash64(const void *data, size_t len);
+
+/* ## Store (store.c): see cuspec.h and DESIGN.md "The store" */
+#define CUSPEC__STORE_FORMAT 1
+
+/* Where a kernel came from, best first (reported by `cuspec run`). */
+enum cuspec__tier {
+    CUSPEC__TIER_TABLE = 1,  /* in-process module table */
+    CUSPEC__TIER_STORE,      /* user store */
+    CUSPEC__TIER_SYSTEM,     /* read-only system store */
+    CUSPEC__TIER_NVRTC,      /* compiled now */
+    CUSPEC__TIER_PTX,        /* shipped PTX, JIT-compiled by the driver */
+};
+
+struct cuspec__entry {
+    int kind;      /* cuspec_entry_kind */
+    char *meta;    /* NUL-terminated "name=value\n" lines */
+    void *payload;
+    size_t len;
+};
+void cuspec__entry_free(struct cuspec__entry *e);
+
+/* Looks `key` up in the user store, then the system store. On a hit:
+ * CUSPEC_OK, *e filled (free with cuspec__entry_free) and *tier set; a
+ * user-store hit records the use for LRU eviction. On a miss:
+ * CUSPEC_ERR_NOT_FOUND. A bad entry met on the way (short, wrong magic or
+ * version, bad checksum, other key) is quarantined, counted and warned
+ * about, and is a miss. */
+int cuspec__store_get(const char *key, int kind, struct cuspec__entry *e, int *tier);
+
+/* Publishes an entry to the user store atomically (temp file in the same
+ * folder, write, fsync, rename, fsync the folder), then evicts compiled
+ * entries past the size bound. A store that cannot be written is not the
+ * caller's failure: it warns once, counts, and returns CUSPEC_OK. */
+int cuspec__store_put(const char *key, int kind, const char *meta, const void *payload,
+                      size_t len);
+
+/* Counts one NVRTC compile in the store's process counters. */
+void cuspec__store_count_compile(void);
 
 /* ## Small helpers (error.c) */
 /* Copies into a fixed buffer, truncating; always terminates. */

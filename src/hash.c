@@ -1,0 +1,20 @@
+/* Hashes from the system's xxHash, used header-only (XXH_INLINE_ALL) so the
+ * installed library has no run-time dependency on libxxhash. */
+#include "internal.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <stdio.h>
+
+void cuspec__hash128_hex(const void *data, size_t len, char hex[33])
+{
+    XXH128_hash_t h = XXH3_128bits(data, len);
+    snprintf(hex, 33, "%016llx%016llx", (unsigned long long)h.high64,
+             (unsigned long long)h.low64);
+}
+
+uint64_t cuspec__hash64(const void *data, size_t len)
+{
+    return XXH3_64bits(data, len);
+}
