@@ -148,8 +148,8 @@ typedef struct cuspec_store_stats {
     char system_path[1024];                 /* the system store's folder, "" if none */
     int writable;                           /* 0 when the user store is refused or read-only */
     uint64_t max_bytes;                     /* the size bound */
-    uint64_t entries[CUSPEC_N_KINDS];       /* user store, by kind */
-    uint64_t bytes[CUSPEC_N_KINDS];         /* user store, by kind (file sizes) */
+    uint64_t entries[CUSPEC_N_KINDS];       /* user store, by kind; [0]: bad entries */
+    uint64_t bytes[CUSPEC_N_KINDS];         /* user store, by kind (file sizes); [0]: bad */
     uint64_t system_entries;                /* system store, all kinds */
     /* Counters of this process since it started. */
     uint64_t hits, misses, compiles, publishes, bad_entries, evictions, write_failures;
@@ -191,6 +191,193 @@ CUSPEC_EXPORT int cuspec_store_clear(unsigned kind_mask, uint64_t *removed);
  * first removes compiled entries made by an NVRTC other than the one this
  * process would load. *removed (may be NULL) gets the count. */
 CUSPEC_EXPORT int cuspec_store_prune(uint64_t max_bytes, int stale, uint64_t *removed);
+
+/* ## Element types */
+typedef enum cuspec_dtype {
+    CUSPEC_F32 = 1,
+    CUSPEC_F64,
+    CUSPEC_I32,
+    CUSPEC_I64,
+    CUSPEC_U32,
+    CUSPEC_U64,
+    CUSPEC_I8,
+    CUSPEC_U8,
+    CUSPEC_I16,
+    CUSPEC_U16,
+    CUSPEC_F16,
+    CUSPEC_BF16,
+} cuspec_dtype;
+
+/* Bytes per element of `dtype`, 0 for an unknown value. */
+CUSPEC_EXPORT size_t cuspec_dtype_size(int dtype);
+/* "f32", "i64", ...; NULL for an unknown value. */
+CUSPEC_EXPORT const char *cuspec_dtype_name(int dtype);
+/* The dtype named `name` ("f32", ...), or 0 when there is none. */
+CUSPEC_EXPORT int cuspec_dtype_from_name(const char *name);
+
+/* ## Kernel families and ahead-of-time compilation
+ *
+ * A family is one CUDA C++ template (copy, reduce, transpose) with the
+ * parameters it is specialized over. */
+
+/* The name of family `index` (0, 1, ...), NULL past the last. */
+CUSPEC_EXPORT const char *cuspec_family_name(int index);
+
+typedef struct cuspec_compile_report {
+    unsigned total;     /* specializations asked for */
+    unsigned compiled;  /* compiled by NVRTC and published */
+    unsigned found;     /* already in the store */
+    unsigned failed;
+    double seconds;     /* wall time */
+    char first_error[2048];
+} cuspec_compile_report;
+
+/* Called after each specialization: how many are done, of how many, and the
+ * name expression just finished. From worker threads, one call at a time. */
+typedef void (*cuspec_progress_fn)(unsigned done, unsigned total, const char *what, void *user);
+
+/* Fills the store ahead of time, with no GPU: compiles the default
+ * specializations of `family` (NULL or "all" for every family; with
+ * `all_variants`, every legal one) for sm_`arch` (e.g. 90) on `jobs` threads
+ * (0: one per core). Entries already in the store are counted as found.
+ * Returns CUSPEC_OK when nothing failed, else the first failure's status
+ * (the report has the counts and the first error's detail). */
+CUSPEC_EXPORT int cuspec_compile(const char *family, int arch, int all_variants, int jobs,
+                                 cuspec_progress_fn progress, void *user,
+                                 cuspec_compile_report *report);
+
+/* ## Contexts
+ *
+ * A context ties cuspec to one device: it retains the device's primary
+ * context (so pointers from cudaMalloc, PyTorch or CuPy work as they are),
+ * holds the loaded kernels and the small workspace the kernels need.
+ * Thread-safe: one context may serve any number of threads and streams. */
+typedef struct cuspec_ctx cuspec_ctx;
+
+/* Creates a context for device `ordinal` in *ctx. Free with
+ * cuspec_ctx_destroy. */
+CUSPEC_EXPORT int cuspec_ctx_create(cuspec_ctx **ctx, int ordinal);
+/* Releases everything the context holds. Accepts NULL. The caller makes sure
+ * no work launched through it is still running. */
+CUSPEC_EXPORT void cuspec_ctx_destroy(cuspec_ctx *ctx);
+/* The device facts the context was created with. */
+CUSPEC_EXPORT const cuspec_device_info *cuspec_ctx_device(const cuspec_ctx *ctx);
+
+/* Where the kernel of the last call on this thread came from. */
+typedef enum cuspec_tier {
+    CUSPEC_TIER_TABLE = 1, /* already loaded in this context */
+    CUSPEC_TIER_STORE,     /* the user store */
+    CUSPEC_TIER_SYSTEM,    /* the read-only system store */
+    CUSPEC_TIER_NVRTC,     /* compiled now by NVRTC (and published) */
+    CUSPEC_TIER_PTX,       /* shipped PTX, compiled by the driver */
+} cuspec_tier;
+/* "table", "store", "system", "nvrtc", "ptx"; NULL for an unknown value. */
+CUSPEC_EXPORT const char *cuspec_tier_name(int tier);
+
+/* The kernel behind this thread's last successful operation: its tier and
+ * its name expression (e.g. "cuspec_copy<uint4, 256, 4>"). */
+typedef struct cuspec_launch_info {
+    int tier;
+    char kernel[256];
+} cuspec_launch_info;
+CUSPEC_EXPORT int cuspec_last_launch(cuspec_launch_info *info);
+
+/* ## Operations
+ *
+ * Device pointers are CUdeviceptr values; `stream` is a CUstream (NULL: the
+ * legacy default stream). Every operation validates its arguments first (a
+ * bad one is an error and nothing is launched), is asynchronous on `stream`,
+ * allocates nothing on the way, and may be captured into a CUDA graph. */
+typedef uint64_t cuspec_devptr;
+
+/* Copies `bytes` bytes from `src` to `dst` (device memory, not overlapping)
+ * with the copy family: the bandwidth ceiling cuspec measures against. */
+CUSPEC_EXPORT int cuspec_copy(cuspec_ctx *ctx, cuspec_devptr dst, cuspec_devptr src, size_t bytes,
+                              void *stream);
+
+/* ## Reductions
+ *
+ * out[0] = op over in[0 .. n-1]. Float min/max propagate NaN (any NaN in,
+ * NaN out); n = 0 writes the identity (sum: 0; min: +inf or the type's
+ * largest value; max: -inf or the type's smallest). Integer sums and dots
+ * accumulate in 64 bits and write 64 bits: i32 -> i64, u32 -> u64
+ * (cuspec_reduce_out_dtype says which), exact unless the true value leaves
+ * the 64-bit range (then it wraps). f32 accumulates in f32 with many
+ * independent partial sums and a tree: |error| <= 160 * 2^-24 * sum|x| for
+ * n = 2^28 (see templates/reduce.cuh). `in` must be aligned to its element
+ * size; any such alignment is fast (vector loads start at the first aligned
+ * element). dtypes: f32, f64, i32, i64, u32. */
+typedef enum cuspec_op {
+    CUSPEC_SUM = 0,
+    CUSPEC_MIN = 1,
+    CUSPEC_MAX = 2,
+} cuspec_op;
+
+/* "sum", "min", "max"; NULL for an unknown value. */
+CUSPEC_EXPORT const char *cuspec_op_name(int op);
+/* The dtype cuspec_reduce (op) or cuspec_dot (op = -1) writes for `dtype`,
+ * 0 when the pair is not supported. */
+CUSPEC_EXPORT int cuspec_reduce_out_dtype(int op, int dtype);
+
+CUSPEC_EXPORT int cuspec_reduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in, size_t n,
+                                cuspec_devptr out, void *stream);
+/* out[0] = sum of a[i] * b[i] (fused multiply-add for floats). */
+CUSPEC_EXPORT int cuspec_dot(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec_devptr b,
+                             size_t n, cuspec_devptr out, void *stream);
+
+/* ## Transposes
+ *
+ * out = in^T: `in` is a row-major rows x cols matrix whose rows are ld_in
+ * elements apart (ld_in >= cols; pitched memory from cuMemAllocPitch works:
+ * ld = pitch / element size); `out` is cols x rows with rows ld_out apart
+ * (ld_out >= rows). Any dtype: only its size matters (1, 2, 4 or 8 bytes).
+ * Nothing outside the rows x cols (cols x rows) elements is read (written).
+ * in and out must not overlap. Vector loads are used where the pointers and
+ * leading dimensions allow; otherwise a variant that does not need them. */
+CUSPEC_EXPORT int cuspec_transpose(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_t rows,
+                                   size_t cols, size_t ld_in, cuspec_devptr out, size_t ld_out,
+                                   void *stream);
+
+/* The batched form: `batch` matrices, the b-th at in + b*stride_in and
+ * out + b*stride_out (elements). Output matrices must not overlap. */
+CUSPEC_EXPORT int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_devptr in,
+                                           size_t rows, size_t cols, size_t ld_in,
+                                           size_t stride_in, cuspec_devptr out, size_t ld_out,
+                                           size_t stride_out, size_t batch, void *stream);
+
+/* ## Benchmarks
+ *
+ * Each benchmark allocates its own inputs (fresh random values, never
+ * zeros), checks the result once against a CPU reference, then times calls
+ * with CUDA events after a warm-up: the median of `reps` calls, each on an
+ * input the L2 cache does not hold (inputs larger than L2, or rotated
+ * through a pool several times its size). Bandwidth counts the fewest bytes
+ * the operation must move, in GB/s (1e9 bytes per second). */
+typedef struct cuspec_bench_result {
+    double median_us;  /* one call, CUDA events */
+    double p10_us, p90_us;
+    double batch_us;   /* mean per call over back-to-back calls on one stream */
+    double bytes;      /* bytes one call moves */
+    double gbs;        /* bytes / median */
+    int correct;       /* the checked result matched the CPU reference */
+    double error;      /* float results: |got - ref| / sum|x| (0 for exact types) */
+    char kernel[256];  /* name expression of the kernel that ran */
+    int tier;          /* where it came from on its first call (cuspec_tier) */
+} cuspec_bench_result;
+
+/* The device's copy bandwidth measured now, counting bytes read + written,
+ * over `bytes`-byte copies: *memcpy_gbs through cuMemcpyDtoDAsync and
+ * *kernel_gbs through cuspec_copy (either may be NULL). */
+CUSPEC_EXPORT int cuspec_bench_copy(cuspec_ctx *ctx, size_t bytes, int reps, double *memcpy_gbs,
+                                    double *kernel_gbs);
+
+/* cuspec_reduce (op CUSPEC_SUM/MIN/MAX) or cuspec_dot (op -1) of n elements. */
+CUSPEC_EXPORT int cuspec_bench_reduce(cuspec_ctx *ctx, int op, int dtype, size_t n, int reps,
+                                      cuspec_bench_result *result);
+
+/* cuspec_transpose of a rows x cols matrix (ld = the row length). */
+CUSPEC_EXPORT int cuspec_bench_transpose(cuspec_ctx *ctx, int dtype, size_t rows, size_t cols,
+                                         int reps, cuspec_bench_result *result);
 
 #ifdef __cplusplus
 }

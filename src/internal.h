@@ -139,14 +139,12 @@ uint64_t cuspec__hash64(const void *data, size_t len);
 /* ## Store (store.c): see cuspec.h and DESIGN.md "The store" */
 #define CUSPEC__STORE_FORMAT 1
 
-/* Where a kernel came from, best first (reported by `cuspec run`). */
-enum cuspec__tier {
-    CUSPEC__TIER_TABLE = 1,  /* in-process module table */
-    CUSPEC__TIER_STORE,      /* user store */
-    CUSPEC__TIER_SYSTEM,     /* read-only system store */
-    CUSPEC__TIER_NVRTC,      /* compiled now */
-    CUSPEC__TIER_PTX,        /* shipped PTX, JIT-compiled by the driver */
-};
+/* Where a kernel came from: the public cuspec_tier values. */
+#define CUSPEC__TIER_TABLE CUSPEC_TIER_TABLE
+#define CUSPEC__TIER_STORE CUSPEC_TIER_STORE
+#define CUSPEC__TIER_SYSTEM CUSPEC_TIER_SYSTEM
+#define CUSPEC__TIER_NVRTC CUSPEC_TIER_NVRTC
+#define CUSPEC__TIER_PTX CUSPEC_TIER_PTX
 
 struct cuspec__entry {
     int kind;      /* cuspec_entry_kind */

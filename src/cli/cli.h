@@ -23,6 +23,9 @@ struct command {
 };
 
 extern const struct command cmd_devices;
+extern const struct command cmd_cache;
+extern const struct command cmd_compile;
+extern const struct command cmd_bench;
 
 /* Prints `msg: status text: detail` on stderr and returns the exit status
  * that fits the status (EXIT_NO_GPU for a missing driver or device). */

@@ -5,6 +5,9 @@
 
 static const struct command *const commands[] = {
     &cmd_devices,
+    &cmd_cache,
+    &cmd_compile,
+    &cmd_bench,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
@@ -23,9 +26,18 @@ static void usage(FILE *f)
             "Environment:\n"
             "  CUSPEC_LIBCUDA    path of the CUDA driver library (default libcuda.so.1)\n"
             "  CUSPEC_LIBNVRTC   path of the NVRTC library (default libnvrtc.so.13, .12, ...)\n"
+            "  CUSPEC_CACHE_DIR  the kernel store (default $XDG_CACHE_HOME/cuspec or\n"
+            "                    ~/.cache/cuspec); see 'cuspec help cache'\n"
             "\n"
             "Exit status: 0 success; 1 the operation failed; 2 bad command line;\n"
             "3 no usable CUDA driver or device.\n");
+}
+
+/* The library never prints; its warnings (a store refused or not writable, a
+ * bad entry quarantined) are for the person at the terminal. */
+static void print_warning(const char *message, void *user)
+{
+    fprintf(stderr, "cuspec: warning: %s\n", message);
 }
 
 static const struct command *find(const char *name)
@@ -38,6 +50,7 @@ static const struct command *find(const char *name)
 
 int main(int argc, char **argv)
 {
+    cuspec_set_warning_handler(print_warning, NULL);
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

@@ -1,0 +1,251 @@
+/* cuspec bench: GB/s of the operations against the device's copy bandwidth
+ * measured in the same run. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char help[] =
+    "Usage: cuspec bench copy|reduce|transpose [options] [--json]\n"
+    "\n"
+    "Times operations on a GPU with CUDA events (warm-up, median of --reps calls,\n"
+    "fresh random inputs larger than L2 or rotated through a pool 4x its size) after\n"
+    "checking one result against a CPU reference. Prints the median time, the mean\n"
+    "time per call back to back, GB/s, and the ratio to the device's copy bandwidth\n"
+    "measured in the same run: the better of cuMemcpyDtoDAsync and cuspec's copy\n"
+    "kernel, counting bytes read + written. Reductions count bytes read (both inputs\n"
+    "for dot); transposes count bytes read + written.\n"
+    "\n"
+    "  --device N        GPU ordinal (default 0)\n"
+    "  --reps N          timed calls per case (default 50)\n"
+    "  --dtype T[,T..]   reduce: f32,f64,i32,i64,u32 (default f32,f64,i32)\n"
+    "                    transpose: any of u8,u16,f16,bf16,f32,i32,f64,i64 (default f32,f64)\n"
+    "  --op O[,O..]      reduce: sum,min,max,dot (default sum)\n"
+    "  --n N[,N..]       reduce: elements; suffixes K, M, G and 2^K (default\n"
+    "                    2^10,2^15,2^20,2^24,2^28)\n"
+    "  --shape RxC[,..]  transpose: shapes (default 1024x1024,8192x8192,16384x16384,\n"
+    "                    8191x8193,16383x16385,10000x3000)\n"
+    "  --json            one JSON object per line on stdout instead of the table\n"
+    "\n"
+    "Exit status: 0 when every checked result was right; 1 when one was wrong or a\n"
+    "call failed; 2 bad command line; 3 no usable GPU.\n";
+
+#define MAX_LIST 32
+
+struct opts {
+    int device, reps, json;
+    const char *what;
+    char *dtypes, *ops, *ns, *shapes;
+};
+
+/* "2^28", "16M", "1000": a count; 0 when malformed. */
+static size_t parse_count(const char *s)
+{
+    char *end;
+    if (strncmp(s, "2^", 2) == 0) {
+        long e = strtol(s + 2, &end, 10);
+        return *end == '\0' && e >= 0 && e < 63 ? (size_t)1 << e : 0;
+    }
+    unsigned long long v = strtoull(s, &end, 10);
+    switch (*end) {
+    case 'K': v <<= 10; end++; break;
+    case 'M': v <<= 20; end++; break;
+    case 'G': v <<= 30; end++; break;
+    }
+    return *end == '\0' ? (size_t)v : 0;
+}
+
+/* Splits a comma-separated list in place; returns the count or -1. */
+static int split(char *list, char **items)
+{
+    int n = 0;
+    for (char *tok = strtok(list, ","); tok != NULL; tok = strtok(NULL, ","))
+        if (n < MAX_LIST)
+            items[n++] = tok;
+        else
+            return -1;
+    return n;
+}
+
+static void header(const cuspec_device_info *d, double memcpy_gbs, double kernel_gbs, int json)
+{
+    if (json) {
+        printf("{\"device\":");
+        json_string(stdout, d->name);
+        printf(",\"sm\":\"sm_%d%d\",\"memcpy_gbs\":%.1f,\"copy_kernel_gbs\":%.1f}\n", d->sm_major,
+               d->sm_minor, memcpy_gbs, kernel_gbs);
+        return;
+    }
+    printf("%s (sm_%d%d, %d SMs, peak %.0f GB/s)\n", d->name, d->sm_major, d->sm_minor, d->sm_count,
+           d->peak_bandwidth / 1e9);
+    printf("copy bandwidth (read + write): cuMemcpyDtoD %.0f GB/s, cuspec copy %.0f GB/s\n\n",
+           memcpy_gbs, kernel_gbs);
+}
+
+static void row(const char *label, const cuspec_bench_result *r, double copy, int json)
+{
+    if (json) {
+        printf("{%s,\"median_us\":%.3f,\"p10_us\":%.3f,\"p90_us\":%.3f,\"batch_us\":%.3f,"
+               "\"gbs\":%.1f,\"ratio\":%.4f,\"correct\":%s,\"error\":%.3g,\"tier\":\"%s\","
+               "\"kernel\":",
+               label, r->median_us, r->p10_us, r->p90_us, r->batch_us, r->gbs, r->gbs / copy,
+               r->correct ? "true" : "false", r->error,
+               cuspec_tier_name(r->tier) ? cuspec_tier_name(r->tier) : "?");
+        json_string(stdout, r->kernel);
+        printf("}\n");
+        return;
+    }
+    printf("%s %10.2f %9.2f %8.0f %7.3f  %-5s %s\n", label, r->median_us, r->batch_us, r->gbs,
+           r->gbs / copy, r->correct ? "ok" : "WRONG", r->kernel);
+}
+
+static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
+{
+    char *dts[MAX_LIST], *ops[MAX_LIST], *ns[MAX_LIST], label[256];
+    int n_dt = split(o->dtypes ? o->dtypes : (char[]){"f32,f64,i32"}, dts);
+    int n_op = split(o->ops ? o->ops : (char[]){"sum"}, ops);
+    int n_n = split(o->ns ? o->ns : (char[]){"2^10,2^15,2^20,2^24,2^28"}, ns);
+    if (n_dt < 0 || n_op < 0 || n_n < 0)
+        return cli_usage(&cmd_bench, "at most %d values per list", MAX_LIST);
+    if (!o->json)
+        printf("op  dtype           n  median_us  batch_us     GB/s  x copy  check kernel\n");
+    int wrong = 0;
+    for (int i = 0; i < n_op; i++)
+        for (int j = 0; j < n_dt; j++)
+            for (int k = 0; k < n_n; k++) {
+                int op = strcmp(ops[i], "dot") == 0    ? -1
+                         : strcmp(ops[i], "sum") == 0 ? CUSPEC_SUM
+                         : strcmp(ops[i], "min") == 0 ? CUSPEC_MIN
+                         : strcmp(ops[i], "max") == 0 ? CUSPEC_MAX
+                                                      : -2;
+                int dtype = cuspec_dtype_from_name(dts[j]);
+                size_t n = parse_count(ns[k]);
+                if (op == -2)
+                    return cli_usage(&cmd_bench, "unknown op '%s'", ops[i]);
+                if (cuspec_reduce_out_dtype(op, dtype) == 0)
+                    return cli_usage(&cmd_bench, "reduce does not take dtype '%s'", dts[j]);
+                if (n == 0)
+                    return cli_usage(&cmd_bench, "'%s' is not an element count", ns[k]);
+                cuspec_bench_result r;
+                int rc = cuspec_bench_reduce(ctx, op, dtype, n, o->reps, &r);
+                if (rc != CUSPEC_OK)
+                    return cli_fail(rc, "reduce benchmark failed");
+                if (o->json)
+                    snprintf(label, sizeof label, "\"op\":\"%s\",\"dtype\":\"%s\",\"n\":%zu",
+                             ops[i], dts[j], n);
+                else
+                    snprintf(label, sizeof label, "%-3s %-5s %11zu", ops[i], dts[j], n);
+                row(label, &r, copy, o->json);
+                fflush(stdout);
+                wrong |= !r.correct;
+            }
+    return wrong ? EXIT_FAILED : EXIT_OK;
+}
+
+static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
+{
+    char *dts[MAX_LIST], *shapes[MAX_LIST], label[256];
+    int n_dt = split(o->dtypes ? o->dtypes : (char[]){"f32,f64"}, dts);
+    int n_sh = split(o->shapes ? o->shapes
+                               : (char[]){"1024x1024,8192x8192,16384x16384,8191x8193,"
+                                          "16383x16385,10000x3000"},
+                     shapes);
+    if (n_dt < 0 || n_sh < 0)
+        return cli_usage(&cmd_bench, "at most %d values per list", MAX_LIST);
+    if (!o->json)
+        printf("dtype       shape   median_us  batch_us     GB/s  x copy  check kernel\n");
+    int wrong = 0;
+    for (int j = 0; j < n_dt; j++)
+        for (int k = 0; k < n_sh; k++) {
+            int dtype = cuspec_dtype_from_name(dts[j]);
+            unsigned long long rows = 0, cols = 0;
+            char tail;
+            if (dtype == 0)
+                return cli_usage(&cmd_bench, "unknown dtype '%s'", dts[j]);
+            if (sscanf(shapes[k], "%llux%llu%c", &rows, &cols, &tail) != 2 || !rows || !cols)
+                return cli_usage(&cmd_bench, "'%s' is not a shape such as 8192x8192", shapes[k]);
+            cuspec_bench_result r;
+            int rc = cuspec_bench_transpose(ctx, dtype, rows, cols, o->reps, &r);
+            if (rc != CUSPEC_OK)
+                return cli_fail(rc, "transpose benchmark failed");
+            if (o->json)
+                snprintf(label, sizeof label, "\"dtype\":\"%s\",\"rows\":%llu,\"cols\":%llu",
+                         dts[j], rows, cols);
+            else
+                snprintf(label, sizeof label, "%-5s %13s", dts[j], shapes[k]);
+            row(label, &r, copy, o->json);
+            fflush(stdout);
+            wrong |= !r.correct;
+        }
+    return wrong ? EXIT_FAILED : EXIT_OK;
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"device", required_argument, NULL, 'd'}, {"reps", required_argument, NULL, 'r'},
+        {"dtype", required_argument, NULL, 't'},  {"op", required_argument, NULL, 'o'},
+        {"n", required_argument, NULL, 'n'},      {"shape", required_argument, NULL, 's'},
+        {"json", no_argument, NULL, 'J'},         {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    struct opts o = {.reps = 50};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': o.device = atoi(optarg); break;
+        case 'r':
+            o.reps = atoi(optarg);
+            if (o.reps < 3 || o.reps > 1000)
+                return cli_usage(&cmd_bench, "--reps takes a number from 3 to 1000");
+            break;
+        case 't': o.dtypes = optarg; break;
+        case 'o': o.ops = optarg; break;
+        case 'n': o.ns = optarg; break;
+        case 's': o.shapes = optarg; break;
+        case 'J': o.json = 1; break;
+        case 'h': fputs(help, stdout); return EXIT_OK;
+        default:
+            return cli_usage(&cmd_bench, "unknown option or missing value '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind + 1 != argc)
+        return cli_usage(&cmd_bench, "name one of copy, reduce, transpose");
+    o.what = argv[optind];
+    if (strcmp(o.what, "copy") && strcmp(o.what, "reduce") && strcmp(o.what, "transpose"))
+        return cli_usage(&cmd_bench, "unknown benchmark '%s' (copy, reduce, transpose)", o.what);
+    if ((o.ops || o.ns) && strcmp(o.what, "reduce") != 0)
+        return cli_usage(&cmd_bench, "--op and --n are for reduce");
+    if (o.shapes && strcmp(o.what, "transpose") != 0)
+        return cli_usage(&cmd_bench, "--shape is for transpose");
+
+    cuspec_ctx *ctx;
+    int rc = cuspec_ctx_create(&ctx, o.device);
+    if (rc != CUSPEC_OK)
+        return cli_fail(rc, "cannot open the GPU");
+    /* The ceiling: 1 GiB copies, or a quarter of a smaller card's memory. */
+    const cuspec_device_info *d = cuspec_ctx_device(ctx);
+    size_t bytes = d->total_mem / 8 < (1u << 30) ? d->total_mem / 8 : (1u << 30);
+    double memcpy_gbs = 0, kernel_gbs = 0;
+    rc = cuspec_bench_copy(ctx, bytes, o.reps, &memcpy_gbs, &kernel_gbs);
+    if (rc != CUSPEC_OK) {
+        cuspec_ctx_destroy(ctx);
+        return cli_fail(rc, "copy benchmark failed");
+    }
+    double copy = memcpy_gbs > kernel_gbs ? memcpy_gbs : kernel_gbs;
+    header(d, memcpy_gbs, kernel_gbs, o.json);
+    int status = EXIT_OK;
+    if (strcmp(o.what, "reduce") == 0)
+        status = bench_reduce(ctx, &o, copy);
+    else if (strcmp(o.what, "transpose") == 0)
+        status = bench_transpose(ctx, &o, copy);
+    cuspec_ctx_destroy(ctx);
+    return status;
+}
+
+const struct command cmd_bench = {"bench", "time operations against the copy bandwidth", help,
+                                  run};

@@ -1,0 +1,146 @@
+/* cuspec compile: fill the store ahead of time, with no GPU. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char help[] =
+    "Usage: cuspec compile [--arch sm_XY]... [--family NAME|all] [--all-variants]\n"
+    "                      [--jobs N] [--json]\n"
+    "\n"
+    "Compiles kernel specializations with NVRTC and publishes them to the store, so\n"
+    "that later runs load them with no compiler (what a packager or CI does before\n"
+    "deployment). Needs NVRTC, no GPU. Entries already in the store are counted as\n"
+    "found, not compiled again.\n"
+    "\n"
+    "  --arch sm_XY     target architecture; repeat for several (default: the arch\n"
+    "                   of every GPU present; required when there is none)\n"
+    "  --family NAME    copy, reduce, transpose, or all (default all)\n"
+    "  --all-variants   every legal specialization, not only the defaults\n"
+    "  --jobs N         compile on N threads (default: one per core)\n"
+    "  --json           one JSON object per arch on stdout instead of the summary\n"
+    "\n"
+    "Progress goes to stderr when it is a terminal.\n"
+    "Exit status: 0 when everything compiled or was found; 1 when any failed (the\n"
+    "first failure's NVRTC log is printed); 2 bad command line.\n";
+
+#define MAX_ARCHS 16
+
+static void progress(unsigned done, unsigned total, const char *what, void *user)
+{
+    (void)user;
+    fprintf(stderr, "\r\033[K[%u/%u] %.70s", done, total, what);
+    if (done == total)
+        fputc('\n', stderr);
+}
+
+static int parse_arch(const char *s)
+{
+    char *end;
+    if (strncmp(s, "sm_", 3) == 0)
+        s += 3;
+    long v = strtol(s, &end, 10);
+    return *end == '\0' && v >= 10 && v <= 1000 ? (int)v : 0;
+}
+
+/* The archs of the GPUs present, or none (no driver, no device). */
+static int gpu_archs(int *archs)
+{
+    int count = 0, n = 0;
+    if (cuspec_device_count(&count) != CUSPEC_OK)
+        return 0;
+    for (int i = 0; i < count && n < MAX_ARCHS; i++) {
+        cuspec_device_info d;
+        if (cuspec_device_get_info(i, &d) != CUSPEC_OK)
+            continue;
+        int arch = d.sm_major * 10 + d.sm_minor, seen = 0;
+        for (int j = 0; j < n; j++)
+            seen |= archs[j] == arch;
+        if (!seen)
+            archs[n++] = arch;
+    }
+    return n;
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"arch", required_argument, NULL, 'a'}, {"family", required_argument, NULL, 'f'},
+        {"all-variants", no_argument, NULL, 'A'}, {"jobs", required_argument, NULL, 'j'},
+        {"json", no_argument, NULL, 'J'},         {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    int archs[MAX_ARCHS], n_archs = 0, all = 0, jobs = 0, json = 0, c;
+    const char *family = "all";
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            if (n_archs == MAX_ARCHS)
+                return cli_usage(&cmd_compile, "at most %d --arch", MAX_ARCHS);
+            if ((archs[n_archs++] = parse_arch(optarg)) == 0)
+                return cli_usage(&cmd_compile, "'%s' is not an arch such as sm_90", optarg);
+            break;
+        case 'f':
+            family = optarg;
+            break;
+        case 'A':
+            all = 1;
+            break;
+        case 'j':
+            jobs = atoi(optarg);
+            if (jobs < 1 || jobs > 1024)
+                return cli_usage(&cmd_compile, "--jobs takes a number from 1 to 1024");
+            break;
+        case 'J':
+            json = 1;
+            break;
+        case 'h':
+            fputs(help, stdout);
+            return EXIT_OK;
+        default:
+            return cli_usage(&cmd_compile, "unknown option or missing value '%s'",
+                             argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage(&cmd_compile, "unexpected argument '%s'", argv[optind]);
+    int known = strcmp(family, "all") == 0;
+    for (int i = 0; cuspec_family_name(i) != NULL; i++)
+        known |= strcmp(family, cuspec_family_name(i)) == 0;
+    if (!known)
+        return cli_usage(&cmd_compile, "unknown family '%s' (copy, reduce, transpose, all)",
+                         family);
+    if (n_archs == 0 && (n_archs = gpu_archs(archs)) == 0)
+        return cli_usage(&cmd_compile, "no GPU here to take the arch from: pass --arch sm_XY");
+
+    int failed = 0;
+    for (int i = 0; i < n_archs; i++) {
+        cuspec_compile_report rep;
+        int rc = cuspec_compile(family, archs[i], all, jobs, isatty(2) ? progress : NULL, NULL,
+                                &rep);
+        if (json) {
+            printf("{\"arch\":\"sm_%d\",\"family\":", archs[i]);
+            json_string(stdout, family);
+            printf(",\"total\":%u,\"compiled\":%u,\"found\":%u,\"failed\":%u,\"seconds\":%.3f,"
+                   "\"first_error\":",
+                   rep.total, rep.compiled, rep.found, rep.failed, rep.seconds);
+            json_string(stdout, rep.first_error);
+            printf("}\n");
+        } else {
+            printf("sm_%d: %u specializations: %u compiled, %u found, %u failed in %.1f s\n",
+                   archs[i], rep.total, rep.compiled, rep.found, rep.failed, rep.seconds);
+        }
+        if (rc != CUSPEC_OK) {
+            cli_fail(rc, "compile failed");
+            failed = 1;
+        }
+    }
+    return failed ? EXIT_FAILED : EXIT_OK;
+}
+
+const struct command cmd_compile = {"compile", "fill the store ahead of time (no GPU needed)",
+                                    help, run};

@@ -1,0 +1,261 @@
+/* Contexts: one device's retained primary context and its module table,
+ * (variant) -> loaded CUmodule/CUfunction, thread-safe and bounded. A hit
+ * costs one hash of the small variant struct and no I/O. */
+#include "context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE_SLOTS 2048 /* power of two, twice the bound: short probes */
+#define TABLE_BOUND 1024
+
+static _Thread_local cuspec_launch_info last_launch;
+
+static size_t slot_of(const struct cuspec__variant *v)
+{
+    return cuspec__hash64(v, sizeof *v) & (TABLE_SLOTS - 1);
+}
+
+int cuspec_ctx_create(cuspec_ctx **out, int ordinal)
+{
+    CUSPEC__RETURN_IF(out == NULL, CUSPEC_ERR_INVALID, "cuspec_ctx_create: ctx is NULL");
+    *out = NULL;
+    cuspec_ctx *ctx = calloc(1, sizeof *ctx);
+    CUSPEC__RETURN_IF(ctx == NULL, CUSPEC_ERR_NOMEM, "cuspec_ctx_create: out of memory");
+    ctx->slots = calloc(TABLE_SLOTS, sizeof *ctx->slots);
+    int rc = ctx->slots ? CUSPEC_OK : cuspec__fail(CUSPEC_ERR_NOMEM, "out of memory");
+    if (rc == CUSPEC_OK)
+        rc = cuspec_device_get_info(ordinal, &ctx->info);
+    if (rc == CUSPEC_OK)
+        rc = cuspec__device_get(ordinal, &ctx->dev);
+    if (rc == CUSPEC_OK)
+        rc = cuspec__driver(&ctx->drv);
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(ctx->drv->cuDevicePrimaryCtxRetain(&ctx->cu, ctx->dev),
+                              "cuDevicePrimaryCtxRetain");
+    if (rc != CUSPEC_OK) {
+        free(ctx->slots);
+        free(ctx);
+        return rc;
+    }
+    ctx->arch = ctx->info.sm_major * 10 + ctx->info.sm_minor;
+    pthread_mutex_init(&ctx->lock, NULL);
+    int pushed;
+    rc = cuspec__ctx_enter(ctx, &pushed);
+    if (rc == CUSPEC_OK) {
+        rc = cuspec__workspace_init(ctx);
+        cuspec__ctx_leave(ctx, pushed);
+    }
+    if (rc != CUSPEC_OK) {
+        cuspec_ctx_destroy(ctx);
+        return rc;
+    }
+    *out = ctx;
+    return CUSPEC_OK;
+}
+
+void cuspec_ctx_destroy(cuspec_ctx *ctx)
+{
+    if (ctx == NULL)
+        return;
+    int pushed;
+    if (cuspec__ctx_enter(ctx, &pushed) == CUSPEC_OK) {
+        cuspec__workspace_free(ctx);
+        for (size_t i = 0; i < TABLE_SLOTS; i++)
+            if (ctx->slots[i].used)
+                ctx->drv->cuModuleUnload(ctx->slots[i].module);
+        cuspec__ctx_leave(ctx, pushed);
+    }
+    ctx->drv->cuDevicePrimaryCtxRelease(ctx->dev);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx->slots);
+    free(ctx);
+}
+
+const cuspec_device_info *cuspec_ctx_device(const cuspec_ctx *ctx)
+{
+    return ctx ? &ctx->info : NULL;
+}
+
+int cuspec__ctx_enter(cuspec_ctx *ctx, int *pushed)
+{
+    /* Most callers already have the primary context current (the runtime
+     * API makes it so): then there is nothing to push. */
+    CUcontext cur = NULL;
+    *pushed = 0;
+    if (ctx->drv->cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx->cu)
+        return CUSPEC_OK;
+    int rc = cuspec__cu_check(ctx->drv->cuCtxPushCurrent(ctx->cu), "cuCtxPushCurrent");
+    *pushed = rc == CUSPEC_OK;
+    return rc;
+}
+
+void cuspec__ctx_leave(cuspec_ctx *ctx, int pushed)
+{
+    CUcontext popped;
+    if (pushed)
+        ctx->drv->cuCtxPopCurrent(&popped);
+}
+
+/* Removes slot i and re-seats the rest of its probe cluster (linear probing
+ * without tombstones). Called with the lock held. */
+static void table_remove(cuspec_ctx *ctx, size_t i)
+{
+    ctx->slots[i].used = 0;
+    ctx->n_loaded--;
+    for (size_t j = (i + 1) & (TABLE_SLOTS - 1); ctx->slots[j].used;
+         j = (j + 1) & (TABLE_SLOTS - 1)) {
+        struct cuspec__slot s = ctx->slots[j];
+        ctx->slots[j].used = 0;
+        size_t k = slot_of(&s.v);
+        while (ctx->slots[k].used)
+            k = (k + 1) & (TABLE_SLOTS - 1);
+        ctx->slots[k] = s;
+    }
+}
+
+/* Past the bound, the least recently used module goes. Its kernels may still
+ * be queued, so the context synchronizes first (never during capture: the
+ * caller checks). Called with the lock held. */
+static void table_evict_one(cuspec_ctx *ctx)
+{
+    size_t oldest = TABLE_SLOTS;
+    for (size_t i = 0; i < TABLE_SLOTS; i++)
+        if (ctx->slots[i].used &&
+            (oldest == TABLE_SLOTS || ctx->slots[i].last_use < ctx->slots[oldest].last_use))
+            oldest = i;
+    ctx->drv->cuCtxSynchronize();
+    ctx->drv->cuModuleUnload(ctx->slots[oldest].module);
+    table_remove(ctx, oldest);
+}
+
+static struct cuspec__slot *table_find(cuspec_ctx *ctx, const struct cuspec__variant *v)
+{
+    for (size_t i = slot_of(v); ctx->slots[i].used; i = (i + 1) & (TABLE_SLOTS - 1))
+        if (memcmp(&ctx->slots[i].v, v, sizeof *v) == 0)
+            return &ctx->slots[i];
+    return NULL;
+}
+
+/* Loads an image into the context (current), finds its kernel and how many
+ * of its blocks fit on one multiprocessor. */
+static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct cuspec__image *img,
+                struct cuspec__slot *slot)
+{
+    CUmodule *mod = &slot->module;
+    CUfunction *fn = &slot->function;
+    const struct cuspec__driver *drv = ctx->drv;
+    char log[4096] = "";
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[] = {log, (void *)(uintptr_t)sizeof log};
+    CUresult r = drv->cuModuleLoadDataEx(mod, img->data, 2, opts, vals);
+    if (r != CUDA_SUCCESS) {
+        int rc = cuspec__cu_check(r, img->kind == CUSPEC_KIND_PTX ? "cuModuleLoadDataEx (PTX)"
+                                                                   : "cuModuleLoadDataEx (cubin)");
+        return log[0] ? cuspec__fail_context(rc, "%s", log) : rc;
+    }
+    r = drv->cuModuleGetFunction(fn, *mod, img->lowered);
+    if (r != CUDA_SUCCESS) {
+        drv->cuModuleUnload(*mod);
+        return cuspec__cu_check(r, "cuModuleGetFunction");
+    }
+    int threads = cuspec__family(v->family)->threads(v);
+    r = drv->cuOccupancyMaxActiveBlocksPerMultiprocessor(&slot->blocks_per_sm, *fn, threads, 0);
+    if (r != CUDA_SUCCESS || slot->blocks_per_sm < 1) {
+        drv->cuModuleUnload(*mod);
+        return r != CUDA_SUCCESS ? cuspec__cu_check(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+                                 : cuspec__fail(CUSPEC_ERR_UNSUPPORTED,
+                                                "no block of %d threads fits on this device",
+                                                threads);
+    }
+    return CUSPEC_OK;
+}
+
+int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cuspec__kernel *k)
+{
+    pthread_mutex_lock(&ctx->lock);
+    struct cuspec__slot *hit = table_find(ctx, v);
+    if (hit != NULL) {
+        hit->last_use = ++ctx->clock;
+        *k = (struct cuspec__kernel){hit->function, hit->blocks_per_sm};
+        pthread_mutex_unlock(&ctx->lock);
+        last_launch.tier = CUSPEC_TIER_TABLE;
+        cuspec__variant_name(v, last_launch.kernel, sizeof last_launch.kernel);
+        return CUSPEC_OK;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+
+    /* Resolve outside the lock: a compile may take a while and other threads
+     * keep launching what is loaded. */
+    struct cuspec__image img;
+    struct cuspec__slot fresh = {1, *v, NULL, NULL, 0, 0};
+    int rc = cuspec__image_get(v, ctx->arch, CUSPEC__IMAGE_ANY, &img);
+    if (rc == CUSPEC_OK) {
+        rc = load(ctx, v, &img, &fresh);
+        cuspec__image_free(&img);
+    }
+    if (rc != CUSPEC_OK)
+        return rc;
+
+    pthread_mutex_lock(&ctx->lock);
+    hit = table_find(ctx, v);
+    if (hit != NULL) { /* another thread loaded it meanwhile: keep theirs */
+        ctx->drv->cuModuleUnload(fresh.module);
+        *k = (struct cuspec__kernel){hit->function, hit->blocks_per_sm};
+    } else {
+        if (ctx->n_loaded >= TABLE_BOUND)
+            table_evict_one(ctx);
+        size_t i = slot_of(v);
+        while (ctx->slots[i].used)
+            i = (i + 1) & (TABLE_SLOTS - 1);
+        fresh.last_use = ++ctx->clock;
+        ctx->slots[i] = fresh;
+        ctx->n_loaded++;
+        *k = (struct cuspec__kernel){fresh.function, fresh.blocks_per_sm};
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    last_launch.tier = img.tier;
+    cuspec__variant_name(v, last_launch.kernel, sizeof last_launch.kernel);
+    return CUSPEC_OK;
+}
+
+int cuspec_last_launch(cuspec_launch_info *info)
+{
+    CUSPEC__RETURN_IF(info == NULL, CUSPEC_ERR_INVALID, "cuspec_last_launch: info is NULL");
+    CUSPEC__RETURN_IF(last_launch.tier == 0, CUSPEC_ERR_NOT_FOUND,
+                      "no operation has run on this thread");
+    *info = last_launch;
+    return CUSPEC_OK;
+}
+
+int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k,
+                   const struct cuspec__variant *v, unsigned grid, unsigned grid_y, unsigned block,
+                   CUstream stream, void **args)
+{
+    CUresult r = ctx->drv->cuLaunchKernel(k->function, grid, grid_y, 1, block, 1, 1, 0, stream,
+                                          args, NULL);
+    if (r == CUDA_SUCCESS)
+        return CUSPEC_OK;
+    char name[256];
+    cuspec__variant_name(v, name, sizeof name);
+    return cuspec__fail_context(cuspec__cu_check(r, "cuLaunchKernel"), "%s with grid %ux%u, block %u",
+                                name, grid, grid_y, block);
+}
+
+int cuspec__check_pointer(cuspec_ctx *ctx, cuspec_devptr p, size_t align, const char *what)
+{
+    CUSPEC__RETURN_IF(p == 0, CUSPEC_ERR_INVALID, "%s is NULL", what);
+    CUSPEC__RETURN_IF(p % align != 0, CUSPEC_ERR_INVALID,
+                      "%s (0x%llx) is not aligned to its %zu-byte elements", what,
+                      (unsigned long long)p, align);
+    CUcontext owner = NULL;
+    CUresult r = ctx->drv->cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)p);
+    CUSPEC__RETURN_IF(r != CUDA_SUCCESS, CUSPEC_ERR_INVALID,
+                      "%s (0x%llx) is not memory the CUDA driver knows", what,
+                      (unsigned long long)p);
+    CUSPEC__RETURN_IF(owner != NULL && owner != ctx->cu, CUSPEC_ERR_INVALID,
+                      "%s (0x%llx) belongs to another context than device %d's primary context",
+                      what, (unsigned long long)p, ctx->info.ordinal);
+    return CUSPEC_OK;
+}
+

@@ -1,0 +1,93 @@
+/* The context's insides, shared by the files that launch kernels. */
+#ifndef CUSPEC_CONTEXT_H
+#define CUSPEC_CONTEXT_H
+
+#include "family.h"
+
+#include <pthread.h>
+
+struct cuspec__slot {
+    int used;
+    struct cuspec__variant v;
+    CUmodule module;
+    CUfunction function;
+    uint64_t last_use;
+    int blocks_per_sm; /* occupancy of the kernel at its block size */
+};
+
+struct cuspec__kernel {
+    CUfunction function;
+    int blocks_per_sm;
+};
+
+/* Device scratch for kernels that need it (reduction partials and ticket).
+ * Each stream gets its own slot on first use, from a pool sized once at
+ * context creation, so concurrent streams never share scratch and no call
+ * allocates. */
+#define CUSPEC__WS_SLOTS 256
+#define CUSPEC__WS_PARTIALS 4096 /* 8-byte partials per slot: the largest grid */
+
+struct cuspec_ctx {
+    cuspec_device_info info;
+    int arch; /* sm_XY as 10*X+Y */
+    CUdevice dev;
+    CUcontext cu; /* the retained primary context */
+    const struct cuspec__driver *drv;
+
+    pthread_mutex_t lock; /* guards everything below */
+    struct cuspec__slot *slots;
+    size_t n_loaded;
+    uint64_t clock;
+
+    CUdeviceptr workspace;
+    CUstream ws_stream[CUSPEC__WS_SLOTS];
+    int ws_used;
+};
+
+/* Makes the context current for this thread; *pushed says whether
+ * cuspec__ctx_leave must pop it. */
+int cuspec__ctx_enter(cuspec_ctx *ctx, int *pushed);
+void cuspec__ctx_leave(cuspec_ctx *ctx, int pushed);
+
+/* The kernel of v, loaded in ctx (which must be current): module table,
+ * then cuspec__image_get. Records the tier for cuspec_last_launch(). */
+int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cuspec__kernel *k);
+
+/* Workspace (workspace.c). Called with the context current. */
+int cuspec__workspace_init(cuspec_ctx *ctx);
+void cuspec__workspace_free(cuspec_ctx *ctx);
+/* The stream's scratch: CUSPEC__WS_PARTIALS 8-byte partials, then a 4-byte
+ * ticket that is zero between launches. */
+int cuspec__workspace(cuspec_ctx *ctx, CUstream stream, CUdeviceptr *partials,
+                      CUdeviceptr *ticket);
+
+/* Launch with the error detail naming the kernel. */
+int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k,
+                   const struct cuspec__variant *v, unsigned grid, unsigned grid_y, unsigned block,
+                   CUstream stream, void **args);
+
+/* Runs copy variant v (the benchmark's ceiling and the tuner use this
+ * directly); the context must be current. */
+int cuspec__copy_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr dst,
+                         cuspec_devptr src, size_t bytes, CUstream stream);
+
+/* Checks that p is device memory of this context's device (or host memory
+ * the driver maps), not NULL, and aligned to `align`; `what` names it. */
+int cuspec__check_pointer(cuspec_ctx *ctx, cuspec_devptr p, size_t align, const char *what);
+
+/* A transpose's arguments, in elements. */
+struct cuspec__shape {
+    cuspec_devptr in, out;
+    unsigned long long rows, cols, ld_in, ld_out, stride_in, stride_out, batch;
+};
+/* Runs transpose variant v on checked arguments; CUSPEC_ERR_INVALID when v's
+ * vector width does not fit them. The context must be current. */
+int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
+                              const struct cuspec__shape *s, CUstream stream);
+
+/* Runs reduce variant v (dot when v->op is 3, with b); the context must be
+ * current and the arguments checked. */
+int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
+                           cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream);
+
+#endif

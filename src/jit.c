@@ -1,0 +1,114 @@
+/* NVRTC: one template instance, named by its name expression, compiled to a
+ * cubin for the device's own sm_XY (or to PTX for the newest arch NVRTC
+ * knows, which the driver then compiles). The log is always read first and
+ * kept for the error report. */
+#include "family.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STD_OPTION "-std=c++17"
+
+void cuspec__jit_options(int arch, char *buf, size_t size)
+{
+    snprintf(buf, size, STD_OPTION " --gpu-architecture=sm_%d", arch);
+}
+
+/* The arch to compile for: sm_`arch` itself when NVRTC knows it (cubin), else
+ * the newest compute arch it knows (PTX, which a newer driver can JIT). */
+static int pick_target(const cuspec_nvrtc_info *info, int arch, int *ptx)
+{
+    int best = 0;
+    for (int i = 0; i < info->n_archs; i++) {
+        if (info->archs[i] == arch) {
+            *ptx = 0;
+            return arch;
+        }
+        if (info->archs[i] < arch && info->archs[i] > best)
+            best = info->archs[i];
+    }
+    *ptx = 1;
+    return best;
+}
+
+int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
+                struct cuspec__image *img, char nvrtc_version[16])
+{
+    const struct cuspec__nvrtc *nv;
+    nvrtcProgram prog = NULL;
+    char *log = NULL;
+    int rc = cuspec__nvrtc(&nv);
+    if (rc != CUSPEC_OK)
+        return rc;
+    memset(img, 0, sizeof *img);
+    snprintf(nvrtc_version, 16, "%d.%d", nv->info.major, nv->info.minor);
+
+    int ptx, target = pick_target(&nv->info, arch, &ptx);
+    if (target == 0)
+        return cuspec__fail(CUSPEC_ERR_UNSUPPORTED,
+                            "NVRTC %d.%d (%s) knows no arch at or below sm_%d", nv->info.major,
+                            nv->info.minor, nv->info.path, arch);
+    char arch_opt[64];
+    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm",
+             target);
+    const char *opts[] = {STD_OPTION, arch_opt};
+
+    nvrtcResult r = nv->nvrtcCreateProgram(&prog, tmpl->text, tmpl->name, 0, NULL, NULL);
+    if (r == NVRTC_SUCCESS)
+        r = nv->nvrtcAddNameExpression(prog, name);
+    if (r != NVRTC_SUCCESS) {
+        rc = cuspec__fail(CUSPEC_ERR_COMPILE, "NVRTC could not set up %s: %s", name,
+                          nv->nvrtcGetErrorString(r));
+        goto out;
+    }
+    nvrtcResult compiled = nv->nvrtcCompileProgram(prog, 2, opts);
+
+    /* The log first: it explains a failure, and warnings matter too. */
+    size_t log_size = 0;
+    nv->nvrtcGetProgramLogSize(prog, &log_size);
+    log = calloc(1, log_size + 1);
+    if (log != NULL && log_size > 0)
+        nv->nvrtcGetProgramLog(prog, log);
+    if (compiled != NVRTC_SUCCESS) {
+        rc = cuspec__fail(CUSPEC_ERR_COMPILE, "NVRTC failed to compile %s of %s with %s %s: %s\n%s",
+                          name, tmpl->name, opts[0], opts[1], nv->nvrtcGetErrorString(compiled),
+                          log ? log : "(no log)");
+        goto out;
+    }
+
+    const char *lowered = NULL;
+    r = nv->nvrtcGetLoweredName(prog, name, &lowered);
+    if (r != NVRTC_SUCCESS || lowered == NULL) {
+        rc = cuspec__fail(CUSPEC_ERR_COMPILE, "NVRTC has no lowered name for %s: %s", name,
+                          nv->nvrtcGetErrorString(r));
+        goto out;
+    }
+    cuspec__strlcpy(img->lowered, lowered, sizeof img->lowered);
+
+    r = ptx ? nv->nvrtcGetPTXSize(prog, &img->len) : nv->nvrtcGetCUBINSize(prog, &img->len);
+    img->data = r == NVRTC_SUCCESS ? malloc(img->len + 1) : NULL;
+    if (img->data == NULL) {
+        rc = cuspec__fail(r == NVRTC_SUCCESS ? CUSPEC_ERR_NOMEM : CUSPEC_ERR_COMPILE,
+                          "cannot fetch the compiled %s of %s", ptx ? "PTX" : "cubin", name);
+        goto out;
+    }
+    r = ptx ? nv->nvrtcGetPTX(prog, img->data) : nv->nvrtcGetCUBIN(prog, img->data);
+    if (r != NVRTC_SUCCESS) {
+        rc = cuspec__fail(CUSPEC_ERR_COMPILE, "cannot fetch the compiled image of %s: %s", name,
+                          nv->nvrtcGetErrorString(r));
+        goto out;
+    }
+    img->data[img->len] = '\0';
+    img->kind = ptx ? CUSPEC_KIND_PTX : CUSPEC_KIND_CUBIN;
+    img->tier = CUSPEC__TIER_NVRTC;
+    cuspec__store_count_compile();
+    rc = CUSPEC_OK;
+out:
+    if (rc != CUSPEC_OK)
+        cuspec__image_free(img);
+    free(log);
+    if (prog != NULL)
+        nv->nvrtcDestroyProgram(&prog);
+    return rc;
+}

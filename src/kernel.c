@@ -1,0 +1,126 @@
+/* Kernel images in the order DESIGN.md gives: user store, system store,
+ * NVRTC (published to the store), shipped PTX for the defaults, else an
+ * error that says what is missing and how to get it. The in-process module
+ * table sits in front of this (context.c). */
+#include "family.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cuspec__image_free(struct cuspec__image *img)
+{
+    free(img->data);
+    img->data = NULL;
+    img->len = 0;
+}
+
+void cuspec__variant_name(const struct cuspec__variant *v, char *buf, size_t size)
+{
+    cuspec__family(v->family)->expr(v, buf, size);
+}
+
+/* Every input that changes the compiled bytes. The NVRTC version is recorded
+ * in the entry instead, so a lookup never needs NVRTC. */
+static void make_key(const struct cuspec__file *tmpl, const char *hash, const char *name, int arch,
+                     char *key, size_t size)
+{
+    char opts[256];
+    cuspec__jit_options(arch, opts, sizeof opts);
+    snprintf(key, size,
+             "cuspec store key\nformat=%d\nlibrary=%s\ntemplate=%s %s\nname=%s\noptions=%s\n"
+             "arch=sm_%d\n",
+             CUSPEC__STORE_FORMAT, PACKAGE_VERSION, tmpl->name, hash, name, opts, arch);
+}
+
+/* The value of "field=" in an entry's meta text. */
+static int meta_field(const char *meta, const char *field, char *buf, size_t size)
+{
+    size_t flen = strlen(field);
+    for (const char *line = meta; line != NULL && *line; line = strchr(line, '\n')) {
+        if (*line == '\n')
+            line++;
+        if (strncmp(line, field, flen) == 0 && line[flen] == '=') {
+            const char *value = line + flen + 1;
+            size_t len = strcspn(value, "\n");
+            if (len >= size)
+                return 0;
+            memcpy(buf, value, len);
+            buf[len] = '\0';
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int from_store(const char *key, struct cuspec__image *img)
+{
+    static const int kinds[] = {CUSPEC_KIND_CUBIN, CUSPEC_KIND_PTX};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        struct cuspec__entry e;
+        int tier;
+        if (cuspec__store_get(key, kinds[i], &e, &tier) != CUSPEC_OK)
+            continue;
+        /* PTX is text the driver reads up to its NUL. */
+        char *data = realloc(e.payload, e.len + 1);
+        if (data == NULL || !meta_field(e.meta, "lowered", img->lowered, sizeof img->lowered)) {
+            free(data ? data : e.payload);
+            free(e.meta);
+            continue;
+        }
+        data[e.len] = '\0';
+        free(e.meta);
+        img->data = data;
+        img->len = e.len;
+        img->kind = kinds[i];
+        img->tier = tier;
+        return CUSPEC_OK;
+    }
+    return CUSPEC_ERR_NOT_FOUND;
+}
+
+int cuspec__image_get(const struct cuspec__variant *v, int arch, int how,
+                      struct cuspec__image *img)
+{
+    const struct cuspec__family *fam = cuspec__family(v->family);
+    const char *hash;
+    const struct cuspec__file *tmpl = cuspec__template(fam->template_file, &hash);
+    char name[256], key[2048];
+    memset(img, 0, sizeof *img);
+    fam->expr(v, name, sizeof name);
+    CUSPEC__RETURN_IF(tmpl == NULL, CUSPEC_ERR_NOT_FOUND, "template %s is not embedded",
+                      fam->template_file);
+    make_key(tmpl, hash, name, arch, key, sizeof key);
+
+    if (from_store(key, img) == CUSPEC_OK)
+        return CUSPEC_OK;
+    if (how == CUSPEC__IMAGE_STORE_ONLY)
+        return cuspec__fail(CUSPEC_ERR_NOT_FOUND, "%s for sm_%d is not in the store", name, arch);
+
+    char nvrtc_version[16];
+    int rc = cuspec__jit(tmpl, name, arch, img, nvrtc_version);
+    if (rc == CUSPEC_OK) {
+        char meta[768];
+        snprintf(meta, sizeof meta, "lowered=%s\nnvrtc=%s\n", img->lowered, nvrtc_version);
+        return cuspec__store_put(key, img->kind, meta, img->data, img->len);
+    }
+    if (rc == CUSPEC_ERR_COMPILE || how == CUSPEC__IMAGE_NO_PTX)
+        return rc; /* a template that does not compile is a bug to report, not to hide */
+
+    const char *ptx, *entry;
+    if (cuspec__shipped_ptx_find(name, hash, &ptx, &entry) == CUSPEC_OK) {
+        img->len = strlen(ptx);
+        img->data = malloc(img->len + 1);
+        CUSPEC__RETURN_IF(img->data == NULL, CUSPEC_ERR_NOMEM, "out of memory for shipped PTX");
+        memcpy(img->data, ptx, img->len + 1);
+        cuspec__strlcpy(img->lowered, entry, sizeof img->lowered);
+        img->kind = CUSPEC_KIND_PTX;
+        img->tier = CUSPEC__TIER_PTX;
+        return CUSPEC_OK;
+    }
+    return cuspec__fail_context(rc,
+                                "no kernel %s for sm_%d: it is not in the store, there is no "
+                                "shipped PTX for it, and it cannot be compiled here (run `cuspec "
+                                "compile --arch sm_%d` where NVRTC is installed, or install NVRTC)",
+                                name, arch, arch);
+}

@@ -1,0 +1,189 @@
+/* The reduce family (templates/reduce.cuh): sum, min, max and dot, and the
+ * cuspec_reduce / cuspec_dot operations. */
+#include "context.h"
+
+#include <stdio.h>
+
+enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE };
+enum { OP_SUM, OP_MIN, OP_MAX, OP_DOT, N_OPS };
+
+/* Input and accumulator C types of the kernel for (dtype, op). */
+static int types(int dtype, int op, const char **t, const char **acc)
+{
+    int wide = op == OP_SUM || op == OP_DOT;
+    switch (dtype) {
+    case CUSPEC_F32: *t = *acc = "float"; return 4;
+    case CUSPEC_F64: *t = *acc = "double"; return 8;
+    case CUSPEC_I64: *t = *acc = "long long"; return 8;
+    case CUSPEC_I32: *t = "int"; *acc = wide ? "long long" : "int"; return 4;
+    case CUSPEC_U32: *t = "unsigned int"; *acc = wide ? "unsigned long long" : "unsigned int"; return 4;
+    }
+    return 0;
+}
+
+int cuspec_reduce_out_dtype(int op, int dtype)
+{
+    const char *t, *acc;
+    int kop = op == -1 ? OP_DOT : op;
+    if (kop < 0 || kop >= N_OPS || (op != -1 && op == OP_DOT) || types(dtype, kop, &t, &acc) == 0)
+        return 0;
+    if (kop == OP_SUM || kop == OP_DOT)
+        return dtype == CUSPEC_I32 ? CUSPEC_I64 : dtype == CUSPEC_U32 ? CUSPEC_U64 : dtype;
+    return dtype;
+}
+
+const char *cuspec_op_name(int op)
+{
+    static const char *const names[] = {"sum", "min", "max"};
+    return op >= 0 && op < 3 ? names[op] : NULL;
+}
+
+/* Stage 1 is the second pass of two-launch variants: one canonical form per
+ * (dtype, op, block), so it is compiled once. GRID is a launch parameter
+ * (blocks per SM, 0 = as many as fit) that does not change the code. */
+static int legal(const struct cuspec__variant *v)
+{
+    const char *t, *acc;
+    int size = types(v->dtype, v->op, &t, &acc);
+    if (size == 0 || v->op < 0 || v->op >= N_OPS)
+        return 0;
+    if (v->p[P_STAGE] == 1)
+        return v->p[P_ITEMS] == 1 && v->p[P_VEC] == 1 && v->p[P_SINGLE] == 0 && v->p[P_GRID] == 0;
+    return v->p[P_VEC] * size <= 16;
+}
+
+static void expr(const struct cuspec__variant *v, char *buf, size_t size)
+{
+    const char *t = "?", *acc = "?";
+    types(v->dtype, v->op, &t, &acc);
+    if (v->p[P_STAGE] == 1)
+        snprintf(buf, size, "cuspec_reduce_final<%s, %d, %d>", acc, v->op, v->p[P_BLOCK]);
+    else
+        snprintf(buf, size, "cuspec_reduce<%s, %s, %d, %d, %d, %d, %d>", t, acc, v->op,
+                 v->p[P_BLOCK], v->p[P_ITEMS], v->p[P_VEC], v->p[P_SINGLE]);
+}
+
+static int threads(const struct cuspec__variant *v)
+{
+    return v->p[P_BLOCK];
+}
+
+static void defaults(int arch, struct cuspec__variant *v)
+{
+    const char *t, *acc;
+    int size = types(v->dtype, v->op, &t, &acc);
+    (void)arch;
+    v->p[P_BLOCK] = 256;
+    v->p[P_ITEMS] = 4;
+    v->p[P_VEC] = size ? 16 / size : 1;
+    v->p[P_SINGLE] = 1;
+    v->p[P_GRID] = 4; /* 4 blocks of 256 per SM keep ~64 KB of loads in flight: the roofline */
+    v->p[P_STAGE] = 0;
+}
+
+const struct cuspec__family cuspec__family_reduce = {
+    .name = "reduce",
+    .template_file = "reduce.cuh",
+    .n_params = 6,
+    .params =
+        {
+            [P_BLOCK] = {"block", 4, {128, 256, 512, 1024}},
+            [P_ITEMS] = {"items", 4, {1, 2, 4, 8}},
+            [P_VEC] = {"vec", 3, {1, 2, 4}},
+            [P_SINGLE] = {"single", 2, {0, 1}},
+            [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
+            [P_STAGE] = {"stage", 2, {0, 1}},
+        },
+    .n_dtypes = 5,
+    .dtypes = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32},
+    .n_ops = N_OPS,
+    .legal = legal,
+    .expr = expr,
+    .threads = threads,
+    .defaults = defaults,
+};
+
+int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
+                           cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream)
+{
+    struct cuspec__kernel k;
+    CUdeviceptr partials, ticket;
+    int rc = cuspec__function(ctx, v, &k);
+    if (rc == CUSPEC_OK)
+        rc = cuspec__workspace(ctx, stream, &partials, &ticket);
+    if (rc != CUSPEC_OK)
+        return rc;
+
+    unsigned long long per_block = (unsigned long long)v->p[P_BLOCK] * v->p[P_ITEMS] * v->p[P_VEC];
+    unsigned long long need = n / per_block + (n % per_block != 0);
+    int bps = v->p[P_GRID] && v->p[P_GRID] < k.blocks_per_sm ? v->p[P_GRID] : k.blocks_per_sm;
+    unsigned long long grid = (unsigned long long)bps * ctx->info.sm_count;
+    if (grid > need)
+        grid = need;
+    if (grid > CUSPEC__WS_PARTIALS)
+        grid = CUSPEC__WS_PARTIALS;
+    if (grid == 0)
+        grid = 1;
+    unsigned long long count = n;
+    void *args[] = {&a, &b, &count, &out, &partials, &ticket};
+    rc = cuspec__launch(ctx, &k, v, (unsigned)grid, 1, (unsigned)v->p[P_BLOCK], stream, args);
+    if (rc != CUSPEC_OK || v->p[P_SINGLE])
+        return rc;
+
+    struct cuspec__variant fin = *v;
+    fin.p[P_ITEMS] = fin.p[P_VEC] = 1;
+    fin.p[P_SINGLE] = fin.p[P_GRID] = 0;
+    fin.p[P_STAGE] = 1;
+    unsigned int parts = (unsigned int)grid;
+    void *fargs[] = {&partials, &parts, &out};
+    rc = cuspec__function(ctx, &fin, &k);
+    if (rc == CUSPEC_OK)
+        rc = cuspec__launch(ctx, &k, &fin, 1, 1, (unsigned)fin.p[P_BLOCK], stream, fargs);
+    return rc;
+}
+
+static int run(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr a, cuspec_devptr b, size_t n,
+               cuspec_devptr out, void *stream)
+{
+    const char *what = op == OP_DOT ? "cuspec_dot" : "cuspec_reduce";
+    CUSPEC__RETURN_IF(ctx == NULL, CUSPEC_ERR_INVALID, "%s: ctx is NULL", what);
+    int out_dtype = cuspec_reduce_out_dtype(op == OP_DOT ? -1 : op, dtype);
+    CUSPEC__RETURN_IF(op != OP_DOT && cuspec_op_name(op) == NULL, CUSPEC_ERR_INVALID,
+                      "%s: unknown op %d (CUSPEC_SUM, CUSPEC_MIN or CUSPEC_MAX)", what, op);
+    CUSPEC__RETURN_IF(out_dtype == 0, CUSPEC_ERR_INVALID,
+                      "%s: dtype %d (%s) is not supported (f32, f64, i32, i64, u32)", what,
+                      dtype, cuspec_dtype_name(dtype) ? cuspec_dtype_name(dtype) : "unknown");
+    int pushed, rc = cuspec__ctx_enter(ctx, &pushed);
+    if (rc != CUSPEC_OK)
+        return rc;
+    size_t size = cuspec_dtype_size(dtype);
+    rc = cuspec__check_pointer(ctx, out, cuspec_dtype_size(out_dtype), "out");
+    if (rc == CUSPEC_OK && n > 0)
+        rc = cuspec__check_pointer(ctx, a, size, op == OP_DOT ? "a" : "in");
+    if (rc == CUSPEC_OK && n > 0 && op == OP_DOT)
+        rc = cuspec__check_pointer(ctx, b, size, "b");
+    if (rc == CUSPEC_OK) {
+        struct cuspec__variant v = {0};
+        v.family = CUSPEC__FAM_REDUCE;
+        v.dtype = dtype;
+        v.op = op;
+        cuspec__family_reduce.defaults(ctx->arch, &v);
+        rc = cuspec__reduce_variant(ctx, &v, a, op == OP_DOT ? b : 0, n, out, (CUstream)stream);
+    } else {
+        rc = cuspec__fail_context(rc, "%s", what);
+    }
+    cuspec__ctx_leave(ctx, pushed);
+    return rc;
+}
+
+int cuspec_reduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in, size_t n,
+                  cuspec_devptr out, void *stream)
+{
+    return run(ctx, op, dtype, in, 0, n, out, stream);
+}
+
+int cuspec_dot(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec_devptr b, size_t n,
+               cuspec_devptr out, void *stream)
+{
+    return run(ctx, OP_DOT, dtype, a, b, n, out, stream);
+}

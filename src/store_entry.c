@@ -1,0 +1,222 @@
+/* The entry file format: writing one into memory, reading one back with
+ * every check, never trusting a length before checking it against the file.
+ *
+ * Layout (integers little-endian):
+ *
+ *      0  magic "CUSPEC\0\n"                             8 bytes
+ *      8  format version (CUSPEC__STORE_FORMAT)          u32
+ *     12  kind (cuspec_entry_kind)                       u32
+ *     16  key length                                     u32
+ *     20  meta length                                    u32
+ *     24  payload length                                 u64
+ *     32  checksum: XXH3-64 of key, meta and payload     u64
+ *     40  key, meta, payload
+ *
+ * The full key is kept so that a read can compare it with the key asked for
+ * (a hash collision or a swapped file never loads the wrong kernel) and so
+ * that `cuspec cache ls` can show it. */
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HEADER_SIZE 40
+
+static const unsigned char magic[8] = {'C', 'U', 'S', 'P', 'E', 'C', '\0', '\n'};
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+int cuspec__entry_encode(const char *key, int kind, const char *meta, const void *payload,
+                         size_t len, unsigned char **buf, size_t *size)
+{
+    size_t key_len = strlen(key), meta_len = strlen(meta);
+    size_t total = HEADER_SIZE + key_len + meta_len + len;
+    unsigned char *b = malloc(total);
+    if (b == NULL)
+        return cuspec__fail(CUSPEC_ERR_NOMEM, "cannot allocate %zu bytes for a store entry", total);
+    memcpy(b, magic, sizeof magic);
+    put32(b + 8, CUSPEC__STORE_FORMAT);
+    put32(b + 12, (uint32_t)kind);
+    put32(b + 16, (uint32_t)key_len);
+    put32(b + 20, (uint32_t)meta_len);
+    put64(b + 24, len);
+    memcpy(b + HEADER_SIZE, key, key_len);
+    memcpy(b + HEADER_SIZE + key_len, meta, meta_len);
+    if (len > 0)
+        memcpy(b + HEADER_SIZE + key_len + meta_len, payload, len);
+    put64(b + 32, cuspec__hash64(b + HEADER_SIZE, total - HEADER_SIZE));
+    *buf = b;
+    *size = total;
+    return CUSPEC_OK;
+}
+
+static int bad(char *problem, size_t size, const char *fmt, ...) CUSPEC__PRINTF(3, 4);
+static int bad(char *problem, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(problem, size, fmt, ap);
+    va_end(ap);
+    return CUSPEC_ERR_CORRUPT;
+}
+
+/* Reads up to n bytes at off; the count read (short at end of file), or -1. */
+static ssize_t read_at(int fd, void *buf, size_t n, off_t off)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(fd, (char *)buf + done, n - done, off + (off_t)done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        done += (size_t)r;
+    }
+    return (ssize_t)done;
+}
+
+int cuspec__entry_read(const char *path, enum cuspec__read_depth depth,
+                       struct cuspec__entry_file *f, char *problem, size_t size)
+{
+    unsigned char h[HEADER_SIZE];
+    int status = CUSPEC_OK;
+    memset(f, 0, sizeof *f);
+    problem[0] = '\0';
+    /* O_NOFOLLOW: the store holds no links; one would point where we did not
+     * write. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 && errno == ENOENT)
+        return CUSPEC_ERR_NOT_FOUND;
+    if (fd < 0 && errno == ELOOP) {
+        lstat(path, &f->st);
+        return bad(problem, size, "a symbolic link, not an entry file");
+    }
+    if (fd < 0) {
+        snprintf(problem, size, "cannot open it: %s", strerror(errno));
+        return CUSPEC_ERR_IO;
+    }
+    if (fstat(fd, &f->st) != 0) {
+        snprintf(problem, size, "cannot stat it: %s", strerror(errno));
+        status = CUSPEC_ERR_IO;
+        goto done;
+    }
+    uint64_t file_size = (uint64_t)f->st.st_size;
+    if (!S_ISREG(f->st.st_mode)) {
+        status = bad(problem, size, "not a regular file");
+        goto done;
+    }
+    if (file_size < HEADER_SIZE) {
+        status = bad(problem, size, "%llu bytes, shorter than the %d-byte header",
+                     (unsigned long long)file_size, HEADER_SIZE);
+        goto done;
+    }
+    ssize_t got = read_at(fd, h, HEADER_SIZE, 0);
+    if (got < 0) {
+        snprintf(problem, size, "cannot read it: %s", strerror(errno));
+        status = CUSPEC_ERR_IO;
+        goto done;
+    }
+    if (got < HEADER_SIZE) {
+        status = bad(problem, size, "shorter than its size (truncated while read)");
+        goto done;
+    }
+    uint32_t version = get32(h + 8), kind = get32(h + 12);
+    f->key_len = get32(h + 16);
+    f->meta_len = get32(h + 20);
+    f->payload_len = get64(h + 24);
+    if (memcmp(h, magic, sizeof magic) != 0)
+        status = bad(problem, size, "wrong magic: not a cuspec store entry");
+    else if (version != CUSPEC__STORE_FORMAT)
+        status = bad(problem, size, "format version %u, not %d", version, CUSPEC__STORE_FORMAT);
+    else if (kind < CUSPEC_KIND_CUBIN || kind > CUSPEC_KIND_TUNING)
+        status = bad(problem, size, "unknown kind %u", kind);
+    else if (f->key_len == 0 || f->key_len > CUSPEC__MAX_KEY_LEN ||
+             f->meta_len > CUSPEC__MAX_META_LEN || f->payload_len > CUSPEC__MAX_PAYLOAD_LEN)
+        status = bad(problem, size, "lengths out of range (key %u, meta %u, payload %llu bytes)",
+                     f->key_len, f->meta_len, (unsigned long long)f->payload_len);
+    else if (HEADER_SIZE + (uint64_t)f->key_len + f->meta_len + f->payload_len != file_size)
+        status = bad(problem, size, "%llu bytes, but its header says %llu (truncated or extended)",
+                     (unsigned long long)file_size,
+                     (unsigned long long)(HEADER_SIZE + (uint64_t)f->key_len + f->meta_len +
+                                          f->payload_len));
+    if (status != CUSPEC_OK)
+        goto done;
+    f->kind = (int)kind;
+    if (depth == CUSPEC__READ_HEADER)
+        goto done;
+
+    size_t want = (size_t)f->key_len + f->meta_len;
+    if (depth == CUSPEC__READ_ALL)
+        want += (size_t)f->payload_len;
+    f->body = malloc(want + 1);
+    if (f->body == NULL) {
+        status = cuspec__fail(CUSPEC_ERR_NOMEM, "cannot allocate %zu bytes to read %s", want, path);
+        goto done;
+    }
+    got = read_at(fd, f->body, want, HEADER_SIZE);
+    if (got < 0) {
+        snprintf(problem, size, "cannot read it: %s", strerror(errno));
+        status = CUSPEC_ERR_IO;
+        goto done;
+    }
+    if ((size_t)got < want) {
+        status = bad(problem, size, "shorter than its size (truncated while read)");
+        goto done;
+    }
+    f->body[want] = '\0';
+    if (depth == CUSPEC__READ_ALL && cuspec__hash64(f->body, want) != get64(h + 32)) {
+        status = bad(problem, size, "checksum mismatch: its bytes changed after it was written");
+        goto done;
+    }
+done:
+    close(fd);
+    return status;
+}
+
+void cuspec__entry_file_free(struct cuspec__entry_file *f)
+{
+    free(f->body);
+    f->body = NULL;
+}
+
+void cuspec__entry_free(struct cuspec__entry *e)
+{
+    if (e == NULL)
+        return;
+    free(e->meta);
+    free(e->payload);
+    memset(e, 0, sizeof *e);
+}

@@ -1,0 +1,204 @@
+/* The transpose family (templates/transpose.cuh) and cuspec_transpose:
+ * out-of-place, batched, any shape, 1-, 2-, 4- and 8-byte elements. */
+#include "context.h"
+
+#include <stdio.h>
+
+enum { P_TILE, P_ROWS, P_PAD, P_VEC };
+
+/* The kernel's element word for a dtype: only the size matters. */
+static const char *word(int dtype)
+{
+    switch (cuspec_dtype_size(dtype)) {
+    case 1: return "unsigned char";
+    case 2: return "unsigned short";
+    case 4: return "unsigned int";
+    case 8: return "unsigned long long";
+    }
+    return NULL;
+}
+
+/* Rows packed per 32-bit shared unit for sub-word elements (the template's K). */
+static int packing(int size, int vec)
+{
+    if (size >= 4)
+        return 1;
+    int k = 4 / size;
+    return vec < k ? vec : k;
+}
+
+static int legal(const struct cuspec__variant *v)
+{
+    int size = (int)cuspec_dtype_size(v->dtype), tile = v->p[P_TILE], rows = v->p[P_ROWS];
+    int vec = v->p[P_VEC];
+    if (word(v->dtype) == NULL || v->op != 0 || vec * size > 16 || tile % vec != 0)
+        return 0;
+    int k = packing(size, vec), threads = tile / vec * rows;
+    int unit = k * size, padu = v->p[P_PAD] ? (unit >= 4 ? 1 : 4 / unit) : 0;
+    int smem = tile / k * (tile + padu) * unit;
+    return (tile / k) % rows == 0 && threads % 32 == 0 && threads <= 1024 && smem <= 48 * 1024;
+}
+
+static void expr(const struct cuspec__variant *v, char *buf, size_t size)
+{
+    snprintf(buf, size, "cuspec_transpose<%s, %d, %d, %d, %d>", word(v->dtype), v->p[P_TILE],
+             v->p[P_ROWS], v->p[P_PAD], v->p[P_VEC]);
+}
+
+static int threads(const struct cuspec__variant *v)
+{
+    return v->p[P_TILE] / v->p[P_VEC] * v->p[P_ROWS];
+}
+
+static void defaults(int arch, struct cuspec__variant *v)
+{
+    int size = (int)cuspec_dtype_size(v->dtype);
+    (void)arch;
+    v->p[P_TILE] = 64;
+    v->p[P_VEC] = size ? 16 / size : 1;
+    v->p[P_ROWS] = 8;
+    v->p[P_PAD] = 1;
+    if (!legal(v))
+        v->p[P_ROWS] = 4;
+}
+
+const struct cuspec__family cuspec__family_transpose = {
+    .name = "transpose",
+    .template_file = "transpose.cuh",
+    .n_params = 4,
+    .params =
+        {
+            [P_TILE] = {"tile", 3, {16, 32, 64}},
+            [P_ROWS] = {"rows", 6, {1, 2, 4, 8, 16, 32}},
+            [P_PAD] = {"pad", 2, {0, 1}},
+            [P_VEC] = {"vec", 5, {1, 2, 4, 8, 16}},
+        },
+    .n_dtypes = 4,
+    .dtypes = {CUSPEC_U8, CUSPEC_U16, CUSPEC_U32, CUSPEC_U64},
+    .n_ops = 1,
+    .legal = legal,
+    .expr = expr,
+    .threads = threads,
+    .defaults = defaults,
+};
+
+/* Whether v's vector width fits the pointers and leading dimensions. */
+static int vec_fits(const struct cuspec__variant *v, const struct cuspec__shape *s)
+{
+    unsigned long long vec = (unsigned long long)v->p[P_VEC];
+    unsigned long long bytes = vec * cuspec_dtype_size(v->dtype);
+    return s->in % bytes == 0 && s->out % bytes == 0 && s->ld_in % vec == 0 &&
+           s->ld_out % vec == 0 &&
+           (s->batch == 1 || (s->stride_in % vec == 0 && s->stride_out % vec == 0));
+}
+
+int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
+                              const struct cuspec__shape *s, CUstream stream)
+{
+    char kname[256];
+    expr(v, kname, sizeof kname);
+    CUSPEC__RETURN_IF(!vec_fits(v, s), CUSPEC_ERR_INVALID,
+                      "%s needs in, out, ld_in, ld_out (and strides) aligned to %d elements", kname,
+                      v->p[P_VEC]);
+    struct cuspec__kernel k;
+    int rc = cuspec__function(ctx, v, &k);
+    if (rc != CUSPEC_OK)
+        return rc;
+    unsigned long long tile = (unsigned long long)v->p[P_TILE];
+    unsigned long long tiles = ((s->cols + tile - 1) / tile) * ((s->rows + tile - 1) / tile);
+    unsigned grid = tiles < 0x7fffffffULL ? (unsigned)tiles : 0x7fffffffU;
+    unsigned grid_y = s->batch < 65535 ? (unsigned)s->batch : 65535;
+    struct cuspec__shape a = *s;
+    void *args[] = {&a.in,     &a.out,       &a.rows,        &a.cols, &a.ld_in,
+                    &a.ld_out, &a.stride_in, &a.stride_out, &a.batch};
+    return cuspec__launch(ctx, &k, v, grid, grid_y, (unsigned)threads(v), stream, args);
+}
+
+/* Elements spanned by `count` matrices of `rows` rows of `cols` elements. */
+static int extent(unsigned long long count, unsigned long long stride, unsigned long long rows,
+                  unsigned long long ld, unsigned long long cols, unsigned long long size,
+                  unsigned long long *bytes)
+{
+    unsigned long long a, b, total;
+    if (__builtin_mul_overflow(count - 1, stride, &a) || __builtin_mul_overflow(rows - 1, ld, &b) ||
+        __builtin_add_overflow(a, b, &total) || __builtin_add_overflow(total, cols, &total) ||
+        __builtin_mul_overflow(total, size, bytes))
+        return 0;
+    return 1;
+}
+
+static int check(const struct cuspec__shape *s, size_t size)
+{
+    unsigned long long in_bytes, out_bytes;
+    CUSPEC__RETURN_IF(s->in == 0 || s->out == 0, CUSPEC_ERR_INVALID, "%s is NULL",
+                      s->in == 0 ? "in" : "out");
+    CUSPEC__RETURN_IF(s->rows == 0 || s->cols == 0 || s->batch == 0, CUSPEC_ERR_INVALID,
+                      "%s is zero", s->rows == 0 ? "rows" : s->cols == 0 ? "cols" : "batch");
+    CUSPEC__RETURN_IF(s->ld_in < s->cols, CUSPEC_ERR_INVALID, "ld_in (%llu) is less than cols (%llu)",
+                      s->ld_in, s->cols);
+    CUSPEC__RETURN_IF(s->ld_out < s->rows, CUSPEC_ERR_INVALID,
+                      "ld_out (%llu) is less than rows (%llu)", s->ld_out, s->rows);
+    CUSPEC__RETURN_IF(s->in % size != 0 || s->out % size != 0, CUSPEC_ERR_INVALID,
+                      "%s is not aligned to its %zu-byte elements", s->in % size ? "in" : "out",
+                      size);
+    CUSPEC__RETURN_IF(!extent(s->batch, s->stride_in, s->rows, s->ld_in, s->cols, size, &in_bytes) ||
+                          !extent(s->batch, s->stride_out, s->cols, s->ld_out, s->rows, size,
+                                  &out_bytes) ||
+                          s->in + in_bytes < s->in || s->out + out_bytes < s->out,
+                      CUSPEC_ERR_INVALID, "the matrices' extent overflows 64 bits");
+    CUSPEC__RETURN_IF(s->batch > 1 && s->stride_out < (s->cols - 1) * s->ld_out + s->rows,
+                      CUSPEC_ERR_INVALID,
+                      "stride_out (%llu) is less than one output matrix (%llu elements): outputs "
+                      "would overlap",
+                      s->stride_out, (s->cols - 1) * s->ld_out + s->rows);
+    CUSPEC__RETURN_IF(s->in < s->out + out_bytes && s->out < s->in + in_bytes, CUSPEC_ERR_INVALID,
+                      "in and out overlap: the transpose is out-of-place");
+    return CUSPEC_OK;
+}
+
+int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_t rows,
+                             size_t cols, size_t ld_in, size_t stride_in, cuspec_devptr out,
+                             size_t ld_out, size_t stride_out, size_t batch, void *stream)
+{
+    CUSPEC__RETURN_IF(ctx == NULL, CUSPEC_ERR_INVALID, "cuspec_transpose: ctx is NULL");
+    size_t size = cuspec_dtype_size(dtype);
+    CUSPEC__RETURN_IF(size == 0, CUSPEC_ERR_INVALID, "cuspec_transpose: unknown dtype %d", dtype);
+    struct cuspec__shape s = {in, out, rows, cols, ld_in, ld_out, stride_in, stride_out, batch};
+    int rc = check(&s, size);
+    if (rc != CUSPEC_OK)
+        return cuspec__fail_context(rc, "cuspec_transpose");
+    int pushed;
+    rc = cuspec__ctx_enter(ctx, &pushed);
+    if (rc != CUSPEC_OK)
+        return rc;
+    rc = cuspec__check_pointer(ctx, in, size, "in");
+    if (rc == CUSPEC_OK)
+        rc = cuspec__check_pointer(ctx, out, size, "out");
+    if (rc != CUSPEC_OK) {
+        cuspec__ctx_leave(ctx, pushed);
+        return cuspec__fail_context(rc, "cuspec_transpose");
+    }
+
+    static const int by_size[] = {0, CUSPEC_U8, CUSPEC_U16, 0, CUSPEC_U32, 0, 0, 0, CUSPEC_U64};
+    struct cuspec__variant v = {0};
+    v.family = CUSPEC__FAM_TRANSPOSE;
+    v.dtype = by_size[size];
+    cuspec__family_transpose.defaults(ctx->arch, &v);
+    /* Narrow the vectors until the pointers and leading dimensions allow
+     * them (vec 1 always does). */
+    while (v.p[P_VEC] > 1 && !vec_fits(&v, &s)) {
+        v.p[P_VEC] /= 2;
+        while (!legal(&v) && v.p[P_ROWS] > 1)
+            v.p[P_ROWS] /= 2;
+    }
+    rc = cuspec__transpose_variant(ctx, &v, &s, (CUstream)stream);
+    cuspec__ctx_leave(ctx, pushed);
+    return rc;
+}
+
+int cuspec_transpose(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_t rows, size_t cols,
+                     size_t ld_in, cuspec_devptr out, size_t ld_out, void *stream)
+{
+    return cuspec_transpose_batched(ctx, dtype, in, rows, cols, ld_in, 0, out, ld_out, 0, 1,
+                                    stream);
+}

@@ -1,0 +1,525 @@
+/*
+ * cuspec transpose kernel template (out-of-place, batched, any shape).
+ *
+ * Self-contained CUDA C++17: no #include, so NVRTC can compile this file on
+ * its own (-std=c++17 --gpu-architecture=sm_XY or compute_75) and an nvcc .cu
+ * can #include it.  Only builtins are used (vector types, __ldg,
+ * __byte_perm, __syncthreads).
+ *
+ * ---------------------------------------------------------------------------
+ * WHAT IT COMPUTES
+ *   For b in [0, batch):  out_b = in_b^T, where
+ *     in_b  = in  + b*stride_in   is rows x cols, row-major, leading dim ld_in
+ *     out_b = out + b*stride_out  is cols x rows, row-major, leading dim ld_out
+ *   i.e. out_b[j*ld_out + i] = in_b[i*ld_in + j] for i < rows, j < cols.
+ *   Nothing else in `out` is written (columns rows..ld_out-1 of each output
+ *   row and the gaps between batch entries stay untouched).
+ *   Elements are opaque words; nothing is computed on them.
+ *
+ * ENTRY POINT (NVRTC name expression, e.g.
+ *   "cuspec_transpose<unsigned int, 32, 8, 1, 1>")
+ *
+ *   template <typename E, int TILE, int ROWS, int PAD, int VEC>
+ *   __global__ void cuspec_transpose(const E *in, E *out,
+ *       unsigned long long rows,      unsigned long long cols,
+ *       unsigned long long ld_in,     unsigned long long ld_out,
+ *       unsigned long long stride_in, unsigned long long stride_out,
+ *       unsigned long long batch);
+ *
+ *   All seven scalar parameters are 8-byte unsigned (kernelParams[] entries
+ *   point to unsigned long long).  Strides/lds are in ELEMENTS.
+ *   (The tile counts of the first draft are gone: the kernel derives
+ *   tiles_x = ceil(cols/TILE), tiles_y = ceil(rows/TILE) itself with shifts,
+ *   so the host cannot pass inconsistent geometry.)
+ *
+ * TEMPLATE PARAMETERS AND LEGAL VALUES (illegal ones fail a static_assert)
+ *   E     unsigned char | unsigned short | unsigned int | unsigned long long
+ *         (S = sizeof(E) = 1, 2, 4, 8).  Use the unsigned type of the right
+ *         size for any payload (float -> unsigned int, double/complex<float>
+ *         -> unsigned long long, half -> unsigned short).
+ *   TILE  16, 32, 64; also 128 as an extension where the shared tile fits in
+ *         48 KB (i.e. S <= 2).  Tile = TILE x TILE elements.
+ *   VEC   1, 2, 4, 8, 16 with VEC*S <= 16 and TILE % VEC == 0.  Elements per
+ *         vector access: a thread loads VEC consecutive elements of an input
+ *         row and stores VEC consecutive elements of an output row.
+ *   PAD   0 or 1.  1 = pad every shared-tile row by PADU units (see below)
+ *         so column accesses spread over the banks; 0 = no padding.
+ *   ROWS  tile rows covered per pass.  Must be a power of two with
+ *         (TILE / K) % ROWS == 0, where K is the row-packing factor
+ *             K = 1                      if S >= 4
+ *             K = min(VEC, 4 / S)        if S <= 2   (1-, 2- or 4-way)
+ *         and NT = (TILE / VEC) * ROWS must satisfy 1 <= NT <= 1024.
+ *         Each thread loads TILE/ROWS vectors (all issued before first use)
+ *         and stores TILE/ROWS vectors.  Recommended: NT a multiple of 32
+ *         (whole warps; the bank-conflict-avoiding lane mapping below only
+ *         kicks in then).
+ *
+ * DERIVED CONSTANTS (what the C catalogue needs)
+ *   K    = as above;  U = K*S bytes per shared "unit" (1, 2, 4 or 8)
+ *   NT   = (TILE / VEC) * ROWS                        threads per block
+ *   PADU = PAD ? (U >= 4 ? 1 : 4 / U) : 0             pad, in units
+ *   SMEM = (TILE / K) * (TILE + PADU) * U  bytes      STATIC shared memory
+ *        (= TILE*TILE*S + PAD * (TILE/K) * max(U, 4)); max 33,280 B
+ *        (S=8, TILE=64, PAD=1), always <= 48 KB for legal parameters.
+ *   Registers are what ptxas reports (no min-blocks in __launch_bounds__).
+ *
+ * LAUNCH FORMULA (cuLaunchKernel)
+ *   blockDim = (NT, 1, 1)
+ *   gridDim  = (GX, GY, 1) with
+ *       GX = min(tiles_x * tiles_y, 2^31 - 1)   [any value >= 1 is correct]
+ *       GY = min(batch, 65535)                   [any value in 1..65535 ok]
+ *       tiles_x = ceil(cols / TILE), tiles_y = ceil(rows / TILE)
+ *   sharedMemBytes = 0 (all shared memory is static), any stream.
+ *   The kernel grid-strides over tiles (x) and batch entries (y), so a
+ *   smaller grid is still correct; the recommended grid gives one tile per
+ *   block, which is fastest.  batch is unlimited; rows, cols unlimited
+ *   (64-bit index math everywhere products can exceed 2^31).
+ *   rows == 0 || cols == 0 || batch == 0 is a no-op (host may skip launch).
+ *
+ * LEGALITY RULES THE HOST MUST ENFORCE (the kernel does not check them)
+ *   R1  in and out are aligned to S bytes (always) and to VEC*S bytes.
+ *   R2  ld_in % VEC == 0 and ld_out % VEC == 0.
+ *   R3  if batch > 1: stride_in % VEC == 0 and stride_out % VEC == 0.
+ *       (R1-R3 together: every vector address is VEC*S aligned.  With
+ *       VEC == 1 there is no rule beyond natural alignment of E.)
+ *   R4  ld_in >= cols, ld_out >= rows; matrices of one side must not
+ *       overlap each other (stride_in >= rows*ld_in-ish, same for out), and
+ *       in and out must not overlap at all (out-of-place, __restrict__).
+ *   R5  the template rules above (TILE, VEC, ROWS, PAD, K, NT).
+ *   rows and cols need NOT be multiples of TILE or VEC: edge tiles are
+ *   handled in the kernel (below).
+ *
+ * EDGE HANDLING
+ *   Each tile is classified (block-uniform branch) as interior (fully inside
+ *   rows x cols) or edge.  Interior tiles run with no per-element checks.
+ *   Edge tiles check every row/column: a vector that is fully inside is
+ *   still accessed as one vector; a vector that straddles the right edge
+ *   (input) or bottom edge (output row end, i.e. i >= rows) is split into
+ *   scalar element accesses of the valid elements only.  Rules R1-R3 make
+ *   every vector start aligned, so VEC only needs those rules.
+ *
+ * DESIGN (why it looks like this)
+ *   * Read phase: thread (x, y) of the TILE/VEC x ROWS grid loads VEC
+ *     consecutive elements (one 1..16-byte vector) of an input row; all
+ *     TILE/ROWS loads of a thread are issued before any is used, so each
+ *     thread keeps several independent 16-byte loads in flight.
+ *   * Sub-word elements (S = 1, 2) are packed in registers before they go to
+ *     shared memory: a thread loads K rows at the same columns and byte-
+ *     permutes them (PRMT) so that each 32-bit "unit" holds the K elements
+ *     of ONE input column from K consecutive input rows -- which are K
+ *     consecutive elements of an OUTPUT row.  The shared tile is therefore a
+ *     (TILE/K) x TILE array of 4-byte units (8-byte for S = 8) and all
+ *     shared traffic is in whole 32/64-bit words, never single bytes.
+ *   * Write phase: thread (x, y) writes VEC consecutive elements of an output
+ *     row = D = VEC/K units read down one column of the shared tile, stored
+ *     as one vector.  So 1- and 2-byte types also get 16-byte stores.
+ *   * Banks: PAD=1 makes the row pitch TILE+1 words (== 1 mod 32 for TILE >=
+ *     32).  Which threads share a warp is chosen per phase at compile time
+ *     (cuspec_tr_pick_wx): among warp footprints of WX x (32/WX) threads
+ *     that keep >= 32 contiguous bytes per row per warp access (full
+ *     sectors), take the one with the fewest bank conflicts, computed by a
+ *     constexpr model of the addresses.  E.g. f32 TILE=64 VEC=4 uses 8x4
+ *     warps (conflict-free) instead of 16x2 (2-way).
+ *   * One tile per block with the recommended grid; a grid-stride loop over
+ *     tiles/batch lets the host cap the grid.  Tile coordinates come from a
+ *     32-bit division when the tile index fits (always, in practice), a
+ *     64-bit one otherwise.
+ */
+#ifndef CUSPEC_TRANSPOSE_CUH
+#define CUSPEC_TRANSPOSE_CUH
+
+namespace cuspec_transpose_detail {
+
+typedef unsigned long long u64;
+
+/* ---- element types: only the four unsigned words are accepted ---------- */
+template <typename T> struct IsWord { static constexpr bool value = false; };
+template <> struct IsWord<unsigned char> { static constexpr bool value = true; };
+template <> struct IsWord<unsigned short> { static constexpr bool value = true; };
+template <> struct IsWord<unsigned int> { static constexpr bool value = true; };
+template <> struct IsWord<unsigned long long> { static constexpr bool value = true; };
+
+template <int U> struct UnitT;
+template <> struct UnitT<1> { typedef unsigned char T; };
+template <> struct UnitT<2> { typedef unsigned short T; };
+template <> struct UnitT<4> { typedef unsigned int T; };
+template <> struct UnitT<8> { typedef unsigned long long T; };
+
+/* ---- raw vector of B bytes held as NW 32-bit words ----------------------
+ * Loads go through __ldg (read-only path, LDG.E.*.CONSTANT).  8- and 16-byte
+ * stores are inline PTX st.global.v2/v4: NVVM was seen to split a plain
+ * uint4 store here into four 4-byte STGs, and __stwb compiles to
+ * STG.E.STRONG.SM.  (The #else branch is for CPU emulation only.) */
+template <int B> struct Raw;
+template <> struct Raw<1> {
+  static constexpr int NW = 1;
+  static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[1]) {
+    w[0] = __ldg(static_cast<const unsigned char *>(p));
+  }
+  static __device__ __forceinline__ void st(void *p, const unsigned (&w)[1]) {
+    *static_cast<unsigned char *>(p) = (unsigned char)w[0];
+  }
+};
+template <> struct Raw<2> {
+  static constexpr int NW = 1;
+  static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[1]) {
+    w[0] = __ldg(static_cast<const unsigned short *>(p));
+  }
+  static __device__ __forceinline__ void st(void *p, const unsigned (&w)[1]) {
+    *static_cast<unsigned short *>(p) = (unsigned short)w[0];
+  }
+};
+template <> struct Raw<4> {
+  static constexpr int NW = 1;
+  static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[1]) {
+    w[0] = __ldg(static_cast<const unsigned int *>(p));
+  }
+  static __device__ __forceinline__ void st(void *p, const unsigned (&w)[1]) {
+    *static_cast<unsigned int *>(p) = w[0];
+  }
+};
+template <> struct Raw<8> {
+  static constexpr int NW = 2;
+  static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[2]) {
+    uint2 v = __ldg(static_cast<const uint2 *>(p));
+    w[0] = v.x; w[1] = v.y;
+  }
+  static __device__ __forceinline__ void st(void *p, const unsigned (&w)[2]) {
+#ifdef __CUDA_ARCH__
+    asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]));
+#else
+    uint2 v; v.x = w[0]; v.y = w[1];
+    *static_cast<uint2 *>(p) = v;
+#endif
+  }
+};
+template <> struct Raw<16> {
+  static constexpr int NW = 4;
+  static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[4]) {
+    uint4 v = __ldg(static_cast<const uint4 *>(p));
+    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+  }
+  static __device__ __forceinline__ void st(void *p, const unsigned (&w)[4]) {
+#ifdef __CUDA_ARCH__
+    asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]),
+                 "r"(w[3]));
+#else
+    uint4 v; v.x = w[0]; v.y = w[1]; v.z = w[2]; v.w = w[3];
+    *static_cast<uint4 *>(p) = v;
+#endif
+  }
+};
+
+/* ---- element e (S bytes) of a little-endian word array ------------------ */
+template <int S, int NW>
+__device__ __forceinline__ u64 get_elem(const unsigned (&w)[NW], int e) {
+  if constexpr (S == 8) {
+    return (u64)w[2 * e] | ((u64)w[2 * e + 1] << 32);
+  } else if constexpr (S == 4) {
+    return w[e];
+  } else {
+    return (w[(e * S) / 4] >> (8 * ((e * S) % 4))) & ((1u << (8 * S)) - 1u);
+  }
+}
+/* ---- partial vectors at the right/bottom edge ----------------------------
+ * Only the first n (1..VEC-1) elements are valid.  Deliberately a rolled
+ * loop with shift accumulators: unrolled scalar accesses would all be hoisted
+ * and keep up to 64 loaded bytes in separate registers, raising the register
+ * count of the whole kernel (interior tiles included).  Edge vectors are
+ * rare, so their speed does not matter. */
+template <typename E, int NW>
+__device__ __forceinline__ void load_partial(const E *p, int n, unsigned (&w)[NW]) {
+  constexpr int S = (int)sizeof(E);
+  u64 lo = 0, hi = 0;
+#pragma unroll 1
+  for (int e = 0; e < n; ++e) {
+    const u64 v = (u64)__ldg(p + e);
+    const int bit = 8 * S * e;
+    if (bit < 64) lo |= v << bit;
+    else hi |= v << (bit - 64);
+  }
+#pragma unroll
+  for (int k = 0; k < NW; ++k) w[k] = (unsigned)((k < 2 ? lo : hi) >> (32 * (k & 1)));
+}
+template <typename E, int NW>
+__device__ __forceinline__ void store_partial(E *p, int n, const unsigned (&w)[NW]) {
+  constexpr int S = (int)sizeof(E);
+  u64 lo = w[0], hi = 0;
+  if constexpr (NW > 1) lo |= (u64)w[1] << 32;
+  if constexpr (NW > 2) hi = (u64)w[2] | ((u64)w[3] << 32);
+#pragma unroll 1
+  for (int e = 0; e < n; ++e) {
+    const int bit = 8 * S * e;
+    p[e] = (E)(bit < 64 ? lo >> bit : hi >> (bit - 64));
+  }
+}
+
+/* ---- pack K rows of VEC elements into VEC units --------------------------
+ * unit e = { row0[e], row1[e], ..., row(K-1)[e] }  (row m at byte m*S), i.e.
+ * K consecutive elements of output row e. */
+template <int S, int K, int VEC, int NW, typename Ut>
+__device__ __forceinline__ void pack_units(const unsigned (&w)[K][NW], Ut (&u)[VEC]) {
+  if constexpr (S == 1 && K == 4) {
+    /* 4x4 byte transpose per word column: 8 PRMT per 4 units. */
+#pragma unroll
+    for (int i = 0; i < NW; ++i) {
+      const unsigned a = w[0][i], b = w[1][i], c = w[2][i], d = w[3][i];
+      const unsigned ab_lo = __byte_perm(a, b, 0x5140); /* a0 b0 a1 b1 */
+      const unsigned cd_lo = __byte_perm(c, d, 0x5140); /* c0 d0 c1 d1 */
+      const unsigned ab_hi = __byte_perm(a, b, 0x7362); /* a2 b2 a3 b3 */
+      const unsigned cd_hi = __byte_perm(c, d, 0x7362); /* c2 d2 c3 d3 */
+      u[4 * i + 0] = __byte_perm(ab_lo, cd_lo, 0x5410); /* a0 b0 c0 d0 */
+      u[4 * i + 1] = __byte_perm(ab_lo, cd_lo, 0x7632); /* a1 b1 c1 d1 */
+      u[4 * i + 2] = __byte_perm(ab_hi, cd_hi, 0x5410);
+      u[4 * i + 3] = __byte_perm(ab_hi, cd_hi, 0x7632);
+    }
+  } else if constexpr (S == 2 && K == 2) {
+#pragma unroll
+    for (int i = 0; i < NW; ++i) {
+      u[2 * i + 0] = __byte_perm(w[0][i], w[1][i], 0x5410); /* lo halves */
+      u[2 * i + 1] = __byte_perm(w[0][i], w[1][i], 0x7632); /* hi halves */
+    }
+  } else {
+    /* K == 1 (any S), or S == 1 && K == 2 (16-bit units). */
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) {
+      u64 v = 0;
+#pragma unroll
+      for (int m = 0; m < K; ++m) v |= get_elem<S>(w[m], e) << (8 * S * m);
+      u[e] = (Ut)v;
+    }
+  }
+}
+
+/* ---- D units -> the output vector's words -------------------------------- */
+template <int U, int D, int NW, typename Ut>
+__device__ __forceinline__ void unpack_units(const Ut (&v)[D], unsigned (&w)[NW]) {
+  if constexpr (U >= 4) {
+#pragma unroll
+    for (int q = 0; q < D; ++q)
+#pragma unroll
+      for (int k = 0; k < U / 4; ++k) w[q * (U / 4) + k] = (unsigned)((u64)v[q] >> (32 * k));
+  } else {
+    static_assert(D == 1 && NW == 1, "sub-word units come one per vector");
+    w[0] = (unsigned)v[0];
+  }
+}
+
+/* ---- compile-time bank-conflict model -------------------------------------
+ * A warp of WX x (32/WX) lanes; lane (lx, ly) touches shared unit
+ * sx*lx + sy*ly (plus a warp-uniform offset).  Returns the worst number of
+ * distinct 32-bit words any bank must serve = shared wavefronts needed. */
+__host__ __device__ constexpr int cuspec_tr_bank_cost(int WX, int sx, int sy, int U) {
+  int words[64] = {};
+  int n = 0;
+  const int WY = 32 / WX;
+  const int nw = U >= 4 ? U / 4 : 1;
+  for (int ly = 0; ly < WY; ++ly)
+    for (int lx = 0; lx < WX; ++lx) {
+      const long long byte = ((long long)sx * lx + (long long)sy * ly) * U;
+      for (int k = 0; k < nw; ++k) words[n++] = (int)(byte / 4) + k;
+    }
+  int worst = 0;
+  for (int b = 0; b < 32; ++b) {
+    int cnt = 0;
+    for (int i = 0; i < n; ++i) {
+      if (words[i] % 32 != b) continue;
+      bool dup = false;
+      for (int j = 0; j < i; ++j)
+        if (words[j] == words[i]) { dup = true; break; }
+      if (!dup) ++cnt;
+    }
+    if (cnt > worst) worst = cnt;
+  }
+  return worst;
+}
+
+/* Threads per row of a warp's footprint (power of two, <= min(NX, 32)).
+ * Natural layout (tid = x + NX*y) is WX = min(NX, 32).  A smaller WX is
+ * taken only if it has strictly fewer bank conflicts, keeps >= 32 bytes
+ * (a full sector) per row per warp access, and tiles the block exactly. */
+__host__ __device__ constexpr int cuspec_tr_pick_wx(int NX, int ROWS, int NT, int bytes_per_thread,
+                                                    int sx, int sy, int U) {
+  const int natural = NX < 32 ? NX : 32;
+  if (NT % 32 != 0) return natural;
+  int best = natural;
+  int best_cost = cuspec_tr_bank_cost(natural, sx, sy, U);
+  for (int wx = natural / 2; wx >= 1; wx /= 2) {
+    if (ROWS % (32 / wx) != 0) continue;
+    if (wx * bytes_per_thread < 32) continue;
+    const int c = cuspec_tr_bank_cost(wx, sx, sy, U);
+    if (c < best_cost) { best = wx; best_cost = c; }
+  }
+  return best;
+}
+
+template <typename E, int TILE, int ROWS, int PAD, int VEC>
+struct Cfg {
+  static constexpr int S = (int)sizeof(E);
+  static constexpr int K = S >= 4 ? 1 : (VEC < 4 / S ? VEC : 4 / S);
+  static constexpr int U = K * S;
+  static constexpr int D = VEC / K;          /* units per output vector */
+  static constexpr int B = VEC * S;          /* bytes per vector access */
+  static constexpr int NW = B >= 4 ? B / 4 : 1;
+  static constexpr int NX = TILE / VEC;      /* threads along a tile row */
+  static constexpr int NT = NX * ROWS;       /* threads per block */
+  static constexpr int UR = TILE / K;        /* unit rows in the shared tile */
+  static constexpr int G = UR / ROWS;        /* unit-row groups per thread */
+  static constexpr int P = TILE / ROWS;      /* output vectors per thread */
+  static constexpr int PADU = PAD ? (U >= 4 ? 1 : 4 / U) : 0;
+  static constexpr int PU = TILE + PADU;     /* shared row pitch, in units */
+  static constexpr long long SMEM = (long long)UR * PU * U;
+  static constexpr int VEC_ = VEC;
+  static constexpr int ROWS_ = ROWS;
+  typedef typename UnitT<U>::T Ut;
+
+  static_assert(IsWord<E>::value,
+                "E must be unsigned char/short/int/long long");
+  static_assert(TILE == 16 || TILE == 32 || TILE == 64 || TILE == 128, "TILE must be 16, 32, 64 (or 128)");
+  static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8 || VEC == 16, "VEC must be 1,2,4,8,16");
+  static_assert(VEC * S <= 16, "VEC*sizeof(E) must be <= 16");
+  static_assert(TILE % VEC == 0, "TILE % VEC != 0");
+  static_assert(PAD == 0 || PAD == 1, "PAD must be 0 or 1");
+  static_assert(ROWS >= 1 && (ROWS & (ROWS - 1)) == 0, "ROWS must be a power of two");
+  static_assert(UR % ROWS == 0, "(TILE/K) % ROWS != 0  (K = row packing factor)");
+  static_assert(NT >= 1 && NT <= 1024, "(TILE/VEC)*ROWS must be in 1..1024");
+  static_assert(SMEM <= 48 * 1024, "shared tile exceeds 48 KB (TILE=128 needs sizeof(E) <= 2)");
+
+  /* read phase: lane (lx,ly) stores unit ly*PU + VEC*lx (+e) */
+  static constexpr int WXR = cuspec_tr_pick_wx(NX, ROWS, NT, B, VEC, PU, U);
+  /* write phase: lane (lx,ly) loads unit (D*lx)*PU + ly (+q*PU) */
+  static constexpr int WXW = cuspec_tr_pick_wx(NX, ROWS, NT, B, D * PU, 1, U);
+};
+
+/* tid -> (x, y) on the NX x ROWS thread grid with warps of WX x (32/WX). */
+template <int NX, int WX>
+__device__ __forceinline__ void map_thread(unsigned tid, unsigned &x, unsigned &y) {
+  if constexpr (WX >= NX || WX >= 32) {
+    x = tid % NX;
+    y = tid / NX;
+  } else {
+    const unsigned w = tid / 32, l = tid % 32;
+    const unsigned xb = w % (NX / WX), yb = w / (NX / WX);
+    x = xb * WX + l % WX;
+    y = yb * (32 / WX) + l / WX;
+  }
+}
+
+/* One TILE x TILE tile.  EDGE = some row or column of the tile is outside
+ * the matrix (block-uniform).  Ends with the shared tile consumed; the
+ * caller syncs before the next tile overwrites it. */
+template <typename C, typename E, bool EDGE>
+__device__ __forceinline__ void tile_xpose(typename C::Ut (&tile)[C::UR][C::PU],
+                                           const E *__restrict__ inb, E *__restrict__ outb,
+                                           u64 rows, u64 cols, u64 ld_in, u64 ld_out,
+                                           u64 r0, u64 c0,
+                                           unsigned rx, unsigned ry, unsigned wx, unsigned wy) {
+  typedef typename C::Ut Ut;
+  constexpr int S = C::S, K = C::K, VEC = C::VEC_, NW = C::NW, G = C::G, D = C::D, P = C::P;
+  constexpr int ROWS = C::ROWS_;
+
+  /* ---- read phase: all G*K = TILE/ROWS loads first ---- */
+  const u64 cc = c0 + (u64)(VEC * rx);                 /* first column of my vector */
+  const u64 rbase = r0 + (u64)(K * ry);                /* my first input row */
+  const E *p0 = inb + rbase * ld_in + cc;
+  unsigned w[G][K][NW];
+#pragma unroll
+  for (int g = 0; g < G; ++g)
+#pragma unroll
+    for (int m = 0; m < K; ++m) {
+      const E *p = p0 + (u64)(K * ROWS * g + m) * ld_in;
+      if constexpr (!EDGE) {
+        Raw<C::B>::ld(p, w[g][m]);
+      } else {
+#pragma unroll
+        for (int k = 0; k < NW; ++k) w[g][m][k] = 0u;
+        if (rbase + (u64)(K * ROWS * g + m) < rows) {
+          if constexpr (VEC == 1) {
+            if (cc < cols) Raw<C::B>::ld(p, w[g][m]);
+          } else {
+            if (cc + VEC <= cols) Raw<C::B>::ld(p, w[g][m]);
+            else if (cc < cols) load_partial<E>(p, (int)(cols - cc), w[g][m]);
+          }
+        }
+      }
+    }
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    Ut u[VEC];
+    pack_units<S, K, VEC, NW, Ut>(w[g], u);
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) tile[ry + g * ROWS][VEC * rx + e] = u[e];
+  }
+  __syncthreads();
+
+  /* ---- write phase: output row c0+jj, output columns r0+VEC*wx .. +VEC-1 ---- */
+  const u64 oc = r0 + (u64)(VEC * wx);
+  E *q0 = outb + (c0 + wy) * ld_out + oc;
+#pragma unroll
+  for (int p = 0; p < P; ++p) {
+    const unsigned jj = wy + p * ROWS;
+    Ut v[D];
+#pragma unroll
+    for (int q = 0; q < D; ++q) v[q] = tile[D * wx + q][jj];
+    unsigned ow[NW];
+    unpack_units<C::U, D, NW, Ut>(v, ow);
+    E *q = q0 + (u64)(p * ROWS) * ld_out;
+    if constexpr (!EDGE) {
+      Raw<C::B>::st(q, ow);
+    } else {
+      if (c0 + jj < cols) {
+        if constexpr (VEC == 1) {
+          if (oc < rows) Raw<C::B>::st(q, ow);
+        } else {
+          if (oc + VEC <= rows) Raw<C::B>::st(q, ow);
+          else if (oc < rows) store_partial<E>(q, (int)(rows - oc), ow);
+        }
+      }
+    }
+  }
+}
+
+} /* namespace cuspec_transpose_detail */
+
+template <typename E, int TILE, int ROWS, int PAD, int VEC>
+__global__ void __launch_bounds__((TILE / VEC) * ROWS)
+cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
+                 unsigned long long rows, unsigned long long cols,
+                 unsigned long long ld_in, unsigned long long ld_out,
+                 unsigned long long stride_in, unsigned long long stride_out,
+                 unsigned long long batch) {
+  using namespace cuspec_transpose_detail;
+  typedef Cfg<E, TILE, ROWS, PAD, VEC> C;
+  __shared__ typename C::Ut tile[C::UR][C::PU];
+
+  unsigned rx, ry, wx, wy;
+  map_thread<C::NX, C::WXR>(threadIdx.x, rx, ry);
+  map_thread<C::NX, C::WXW>(threadIdx.x, wx, wy);
+
+  const u64 tiles_x = (cols + (TILE - 1)) / TILE;   /* TILE is 2^k: shifts */
+  const u64 ntiles = tiles_x * ((rows + (TILE - 1)) / TILE);
+
+  for (u64 b = blockIdx.y; b < batch; b += gridDim.y) {
+    const E *inb = in + b * stride_in;
+    E *outb = out + b * stride_out;
+    for (u64 t = blockIdx.x; t < ntiles; t += gridDim.x) {
+      u64 ti, tj;
+      if (((t | tiles_x) >> 32) == 0) {            /* the normal case: 32-bit div */
+        const unsigned qt = (unsigned)t / (unsigned)tiles_x;
+        ti = qt;
+        tj = (unsigned)t - qt * (unsigned)tiles_x;
+      } else {
+        ti = t / tiles_x;
+        tj = t - ti * tiles_x;
+      }
+      const u64 r0 = ti * TILE, c0 = tj * TILE;
+      if (r0 + TILE <= rows && c0 + TILE <= cols)
+        tile_xpose<C, E, false>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
+      else
+        tile_xpose<C, E, true>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
+      __syncthreads(); /* shared tile is rewritten by the next iteration */
+    }
+  }
+}
+
+#endif /* CUSPEC_TRANSPOSE_CUH */

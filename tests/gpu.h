@@ -1,0 +1,87 @@
+/* Helpers for GPU tests: skip without a device, check driver calls, random
+ * host data. Tests reach the driver through the library's own loader. */
+#ifndef CUSPEC_TEST_GPU_H
+#define CUSPEC_TEST_GPU_H
+
+#include "context.h"
+#include "tap.h"
+
+#include <stdint.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const struct cuspec__driver *drv;
+
+/* Skips the whole test program unless a driver and a device are here. */
+static inline void gpu_require(void)
+{
+    int count = 0;
+    int rc = cuspec_device_count(&count);
+    if (rc != CUSPEC_OK) {
+        char reason[512];
+        snprintf(reason, sizeof reason, "no CUDA driver: %.400s", cuspec_last_error());
+        tap_skip(reason);
+    }
+    if (count == 0)
+        tap_skip("the CUDA driver reports no device");
+    cuspec__driver(&drv);
+}
+
+/* The same, decided in a child, for tests that fork: a parent that opened
+ * the driver would leave its children a CUDA they cannot use. */
+static inline void gpu_require_in_child(void)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        gpu_require(); /* prints the skip plan and exits 77 */
+        _exit(0);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+        tap_skip("could not probe for a GPU in a child process");
+    if (WEXITSTATUS(st) == 77)
+        exit(77); /* the child printed the skip plan */
+}
+
+#define CU_OK(call)                                                                                \
+    do {                                                                                           \
+        CUresult cu_r = (call);                                                                    \
+        if (cu_r != CUDA_SUCCESS)                                                                  \
+            TAP_FAIL("%s: CUresult %d", #call, (int)cu_r);                                         \
+    } while (0)
+
+#define CUSPEC_OK_(call)                                                                           \
+    do {                                                                                           \
+        int cs_r = (call);                                                                         \
+        if (cs_r != CUSPEC_OK)                                                                     \
+            TAP_FAIL("%s: %s: %s", #call, cuspec_strerror(cs_r), cuspec_last_error());             \
+    } while (0)
+
+/* xorshift64*: fresh bytes for every run (seeded from the clock). */
+static uint64_t rng_state;
+static inline uint64_t rng_next(void)
+{
+    uint64_t x = rng_state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    rng_state = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+static inline void rng_seed(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    rng_state = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ULL ^ (uint64_t)ts.tv_sec ^ 1;
+    printf("# seed %llu\n", (unsigned long long)rng_state);
+}
+static inline void rng_fill(void *buf, size_t bytes)
+{
+    unsigned char *p = buf;
+    for (size_t i = 0; i < bytes; i++)
+        p[i] = (unsigned char)(rng_next() >> 56);
+}
+
+#endif

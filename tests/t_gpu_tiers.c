@@ -1,0 +1,120 @@
+/* GPU: the copy kernel served by each tier gives correct results: compiled
+ * now by NVRTC into an empty store, then from the user store in a new
+ * process, then from the shipped PTX with NVRTC disabled and an empty
+ * store. Each scenario runs in a child (the store and NVRTC are chosen once
+ * per process). */
+#include "gpu.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char store_dir[] = "/tmp/cuspec-tiers-XXXXXX";
+
+/* Copies random bytes at a few sizes and offsets through cuspec_copy and
+ * checks every byte and the tier that served the kernel. */
+static void copy_and_check(int want_tier)
+{
+    cuspec_ctx *ctx = NULL;
+    CUSPEC_OK_(cuspec_ctx_create(&ctx, 0));
+    if (ctx == NULL)
+        return;
+    int pushed;
+    cuspec__ctx_enter(ctx, &pushed);
+    const size_t max = (64u << 20) + 64;
+    unsigned char *host = malloc(max), *back = malloc(max);
+    CUdeviceptr src = 0, dst = 0;
+    CU_OK(drv->cuMemAlloc(&src, max));
+    CU_OK(drv->cuMemAlloc(&dst, max));
+    /* The first call loads the kernel from the tier under test. */
+    CUSPEC_OK_(cuspec_copy(ctx, dst, src, 16, NULL));
+    cuspec_launch_info info;
+    CUSPEC_OK_(cuspec_last_launch(&info));
+    printf("# first call served by %s: %s\n", cuspec_tier_name(info.tier), info.kernel);
+    CHECK_INT_EQ(info.tier, want_tier);
+
+    const size_t sizes[] = {1, 15, 4096, 1000003, 64u << 20};
+    const size_t offsets[][2] = {{0, 0}, {3, 3}, {1, 6}};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (size_t o = 0; o < sizeof offsets / sizeof *offsets; o++) {
+            size_t n = sizes[s], so = offsets[o][0], d_o = offsets[o][1];
+            rng_fill(host, n + so);
+            memset(back, 0xA5, max);
+            CU_OK(drv->cuMemcpyHtoD(src, host, n + so));
+            CU_OK(drv->cuMemsetD8(dst, 0xA5, max)); /* poison */
+            CUSPEC_OK_(cuspec_copy(ctx, dst + d_o, src + so, n, NULL));
+            CU_OK(drv->cuCtxSynchronize());
+            CU_OK(drv->cuMemcpyDtoH(back, dst, n + d_o + 8 < max ? n + d_o + 8 : max));
+            if (memcmp(back + d_o, host + so, n) != 0)
+                TAP_FAIL("copy of %zu bytes (src+%zu -> dst+%zu) differs", n, so, d_o);
+            for (size_t i = 0; i < d_o; i++)
+                if (back[i] != 0xA5)
+                    TAP_FAIL("byte %zu before dst was written", i);
+            if (n + d_o + 8 < max && back[n + d_o] != 0xA5)
+                TAP_FAIL("byte after the copy of %zu bytes was written", n);
+        }
+    /* Later calls hit the module table. */
+    CUSPEC_OK_(cuspec_last_launch(&info));
+    CHECK_INT_EQ(info.tier, CUSPEC_TIER_TABLE);
+    drv->cuMemFree(src);
+    drv->cuMemFree(dst);
+    free(host);
+    free(back);
+    cuspec__ctx_leave(ctx, pushed);
+    cuspec_ctx_destroy(ctx);
+}
+
+static void in_child(const char *nvrtc, int want_tier)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("CUSPEC_CACHE_DIR", store_dir, 1);
+        if (nvrtc != NULL)
+            setenv("CUSPEC_LIBNVRTC", nvrtc, 1);
+        tap_current_failed = 0;
+        gpu_require();
+        rng_seed();
+        copy_and_check(want_tier);
+        fflush(stdout);
+        _exit(tap_current_failed);
+    }
+    int st = 0;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+TEST(fresh_nvrtc_compile)
+{
+    in_child(NULL, CUSPEC_TIER_NVRTC);
+}
+
+TEST(user_store_in_a_new_process)
+{
+    in_child("/nonexistent/libnvrtc.so", CUSPEC_TIER_STORE);
+}
+
+TEST(shipped_ptx_without_nvrtc)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'/*", store_dir);
+    CHECK_INT_EQ(system(cmd), 0);
+    in_child("/nonexistent/libnvrtc.so", CUSPEC_TIER_PTX);
+}
+
+int main(void)
+{
+    /* CUDA does not survive fork: only children touch the driver. */
+    gpu_require_in_child();
+    CHECK(mkdtemp(store_dir) != NULL);
+    static const struct tap_test tests[] = {TAP_ENTRY(fresh_nvrtc_compile),
+                                            TAP_ENTRY(user_store_in_a_new_process),
+                                            TAP_ENTRY(shipped_ptx_without_nvrtc)};
+    int rc = tap_run(tests, sizeof tests / sizeof *tests);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", store_dir);
+    if (system(cmd) != 0)
+        rc = 1;
+    return rc;
+}
