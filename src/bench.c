@@ -441,3 +441,119 @@ out_free:
     free(back);
     return rc;
 }
+
+/* ## Dispatch latency */
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+struct latency_arg {
+    cuspec_ctx *ctx;
+    CUdeviceptr in, out;
+    struct cuspec__kernel k;
+    void **args;
+};
+
+static int raw_call(void *arg, unsigned i)
+{
+    struct latency_arg *l = arg;
+    (void)i;
+    return cuspec__cu_check(
+        l->ctx->drv->cuLaunchKernel(l->k.function, 1, 1, 1, 256, 1, 1, 0, NULL, l->args, NULL),
+        "cuLaunchKernel");
+}
+
+static int reduce_small(void *arg, unsigned i)
+{
+    struct latency_arg *l = arg;
+    (void)i;
+    return cuspec_reduce(l->ctx, CUSPEC_SUM, CUSPEC_F32, l->in, 256, l->out, NULL);
+}
+
+static int copy_small(void *arg, unsigned i)
+{
+    struct latency_arg *l = arg;
+    (void)i;
+    return cuspec_copy(l->ctx, l->out, l->in, 16, NULL);
+}
+
+/* Host microseconds per enqueue: batches short enough that the launch queue
+ * never fills (which would time the GPU instead), synchronized between
+ * batches, median over batches. */
+static int enqueue_us(cuspec_ctx *ctx, call_fn call, void *arg, double *us)
+{
+    enum { BATCH = 200, BATCHES = 25 };
+    double t[BATCHES];
+    int rc = CUSPEC_OK;
+    for (int b = 0; rc == CUSPEC_OK && b < BATCHES; b++) {
+        double t0 = now_us();
+        for (unsigned i = 0; rc == CUSPEC_OK && i < BATCH; i++)
+            rc = call(arg, i);
+        t[b] = (now_us() - t0) / BATCH;
+        if (rc == CUSPEC_OK)
+            rc = cuspec__cu_check(ctx->drv->cuCtxSynchronize(), "kernel execution");
+    }
+    qsort(t, BATCHES, sizeof *t, cmp_double);
+    *us = t[BATCHES / 2];
+    return rc;
+}
+
+int cuspec_bench_latency(cuspec_ctx *ctx, cuspec_latency *lat)
+{
+    CUSPEC__RETURN_IF(ctx == NULL || lat == NULL, CUSPEC_ERR_INVALID,
+                      "cuspec_bench_latency: NULL argument");
+    memset(lat, 0, sizeof *lat);
+    const struct cuspec__driver *drv = ctx->drv;
+    struct latency_arg l = {ctx, 0, 0, {0}, NULL};
+    float host[256];
+    int pushed, rc = cuspec__ctx_enter(ctx, &pushed);
+    if (rc != CUSPEC_OK)
+        return rc;
+    seed();
+    fill(host, 256, CUSPEC_F32);
+    rc = cuspec__cu_check(drv->cuMemAlloc(&l.in, sizeof host), "cuMemAlloc");
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(drv->cuMemAlloc(&l.out, sizeof host), "cuMemAlloc");
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(drv->cuMemcpyHtoD(l.in, host, sizeof host), "cuMemcpyHtoD");
+
+    if (rc == CUSPEC_OK) {
+        double t0 = now_us();
+        rc = reduce_small(&l, 0);
+        if (rc == CUSPEC_OK)
+            rc = cuspec__cu_check(drv->cuCtxSynchronize(), "kernel execution");
+        lat->first_call_ms = (now_us() - t0) / 1e3;
+        cuspec_launch_info info;
+        if (rc == CUSPEC_OK && cuspec_last_launch(&info) == CUSPEC_OK) {
+            lat->first_tier = info.tier;
+            cuspec__strlcpy(lat->kernel, info.kernel, sizeof lat->kernel);
+        }
+    }
+    /* The raw launch runs the copy kernel cuspec_copy itself would use. */
+    struct cuspec__variant v = {0};
+    v.family = CUSPEC__FAM_COPY;
+    cuspec__family_copy.defaults(ctx->arch, &v);
+    unsigned long long n = 16;
+    void *args[] = {&l.in, &l.out, &n};
+    l.args = args;
+    if (rc == CUSPEC_OK)
+        rc = copy_small(&l, 0); /* loads the copy kernel */
+    if (rc == CUSPEC_OK)
+        rc = cuspec__function(ctx, &v, &l.k);
+    if (rc == CUSPEC_OK)
+        rc = enqueue_us(ctx, raw_call, &l, &lat->raw_launch_us);
+    if (rc == CUSPEC_OK)
+        rc = enqueue_us(ctx, copy_small, &l, &lat->copy_call_us);
+    if (rc == CUSPEC_OK)
+        rc = enqueue_us(ctx, reduce_small, &l, &lat->reduce_call_us);
+    if (l.in)
+        drv->cuMemFree(l.in);
+    if (l.out)
+        drv->cuMemFree(l.out);
+    cuspec__ctx_leave(ctx, pushed);
+    return rc;
+}

@@ -379,6 +379,21 @@ CUSPEC_EXPORT int cuspec_bench_reduce(cuspec_ctx *ctx, int op, int dtype, size_t
 CUSPEC_EXPORT int cuspec_bench_transpose(cuspec_ctx *ctx, int dtype, size_t rows, size_t cols,
                                          int reps, cuspec_bench_result *result);
 
+typedef struct cuspec_latency {
+    /* The first f32 sum on this context: resolve (module table miss: store,
+     * NVRTC or shipped PTX), load, launch, complete. */
+    double first_call_ms;
+    int first_tier;
+    char kernel[256];
+    /* Host time to enqueue one call once everything is loaded (microseconds):
+     * a raw cuLaunchKernel of the same kernel, and through cuspec. */
+    double raw_launch_us, reduce_call_us, copy_call_us;
+} cuspec_latency;
+
+/* Measures dispatch: run it first on a fresh context for an honest first
+ * call (a later run finds the kernel in the module table). */
+CUSPEC_EXPORT int cuspec_bench_latency(cuspec_ctx *ctx, cuspec_latency *latency);
+
 #ifdef __cplusplus
 }
 #endif

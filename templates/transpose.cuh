@@ -28,7 +28,8 @@
  *
  *   All seven scalar parameters are 8-byte unsigned (kernelParams[] entries
  *   point to unsigned long long).  Strides/lds are in ELEMENTS.
- *   (The tile counts of the first draft are gone: the kernel derives
+ *   (Trailing parameters differ from the draft signature: tiles_x and
+ *   tiles_total are dropped, batch is added.  The kernel derives
  *   tiles_x = ceil(cols/TILE), tiles_y = ceil(rows/TILE) itself with shifts,
  *   so the host cannot pass inconsistent geometry.)
  *
@@ -48,7 +49,8 @@
  *         (TILE / K) % ROWS == 0, where K is the row-packing factor
  *             K = 1                      if S >= 4
  *             K = min(VEC, 4 / S)        if S <= 2   (1-, 2- or 4-way)
- *         and NT = (TILE / VEC) * ROWS must satisfy 1 <= NT <= 1024.
+ *         (so ROWS <= TILE/K) and NT = (TILE / VEC) * ROWS must satisfy
+ *         1 <= NT <= 1024.
  *         Each thread loads TILE/ROWS vectors (all issued before first use)
  *         and stores TILE/ROWS vectors.  Recommended: NT a multiple of 32
  *         (whole warps; the bank-conflict-avoiding lane mapping below only
@@ -61,7 +63,8 @@
  *   SMEM = (TILE / K) * (TILE + PADU) * U  bytes      STATIC shared memory
  *        (= TILE*TILE*S + PAD * (TILE/K) * max(U, 4)); max 33,280 B
  *        (S=8, TILE=64, PAD=1), always <= 48 KB for legal parameters.
- *   Registers are what ptxas reports (no min-blocks in __launch_bounds__).
+ *   Registers: whatever ptxas picks (no min-blocks in __launch_bounds__);
+ *   26..64 with no spills for every variant in scratch/transpose/bench.cu.
  *
  * LAUNCH FORMULA (cuLaunchKernel)
  *   blockDim = (NT, 1, 1)
@@ -82,9 +85,10 @@
  *   R3  if batch > 1: stride_in % VEC == 0 and stride_out % VEC == 0.
  *       (R1-R3 together: every vector address is VEC*S aligned.  With
  *       VEC == 1 there is no rule beyond natural alignment of E.)
- *   R4  ld_in >= cols, ld_out >= rows; matrices of one side must not
- *       overlap each other (stride_in >= rows*ld_in-ish, same for out), and
- *       in and out must not overlap at all (out-of-place, __restrict__).
+ *   R4  ld_in >= cols, ld_out >= rows.  Output matrices must not overlap
+ *       each other (batch > 1: stride_out >= (cols-1)*ld_out + rows), and
+ *       the output must not overlap the input at all (out-of-place; the
+ *       pointers are __restrict__).  Input matrices may overlap (read only).
  *   R5  the template rules above (TILE, VEC, ROWS, PAD, K, NT).
  *   rows and cols need NOT be multiples of TILE or VEC: edge tiles are
  *   handled in the kernel (below).

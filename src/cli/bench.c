@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 static const char help[] =
-    "Usage: cuspec bench copy|reduce|transpose [options] [--json]\n"
+    "Usage: cuspec bench copy|reduce|transpose|latency [options] [--json]\n"
     "\n"
     "Times operations on a GPU with CUDA events (warm-up, median of --reps calls,\n"
     "fresh random inputs larger than L2 or rotated through a pool 4x its size) after\n"
@@ -17,6 +17,11 @@ static const char help[] =
     "measured in the same run: the better of cuMemcpyDtoDAsync and cuspec's copy\n"
     "kernel, counting bytes read + written. Reductions count bytes read (both inputs\n"
     "for dot); transposes count bytes read + written.\n"
+    "\n"
+    "latency: the first f32 sum in this process (resolve, load, launch, complete:\n"
+    "from the store, NVRTC or shipped PTX, and which) and the host time to enqueue a\n"
+    "call once loaded, against a raw cuLaunchKernel of the same kernel. Run it in a\n"
+    "fresh process twice on a new CUSPEC_CACHE_DIR to see cold and warm first calls.\n"
     "\n"
     "  --device N        GPU ordinal (default 0)\n"
     "  --reps N          timed calls per case (default 50)\n"
@@ -182,6 +187,30 @@ static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
     return wrong ? EXIT_FAILED : EXIT_OK;
 }
 
+static int bench_latency(cuspec_ctx *ctx, int json)
+{
+    cuspec_latency l;
+    int rc = cuspec_bench_latency(ctx, &l);
+    if (rc != CUSPEC_OK)
+        return cli_fail(rc, "latency benchmark failed");
+    const char *tier = cuspec_tier_name(l.first_tier) ? cuspec_tier_name(l.first_tier) : "?";
+    if (json) {
+        printf("{\"first_call_ms\":%.3f,\"first_tier\":\"%s\",\"raw_launch_us\":%.3f,"
+               "\"reduce_call_us\":%.3f,\"copy_call_us\":%.3f,\"kernel\":",
+               l.first_call_ms, tier, l.raw_launch_us, l.reduce_call_us, l.copy_call_us);
+        json_string(stdout, l.kernel);
+        printf("}\n");
+        return EXIT_OK;
+    }
+    printf("first call      %9.3f ms  from %s (%s)\n", l.first_call_ms, tier, l.kernel);
+    printf("raw launch      %9.3f us  per cuLaunchKernel\n", l.raw_launch_us);
+    printf("cuspec_copy     %9.3f us  per call (+%.3f over raw)\n", l.copy_call_us,
+           l.copy_call_us - l.raw_launch_us);
+    printf("cuspec_reduce   %9.3f us  per call (+%.3f over raw)\n", l.reduce_call_us,
+           l.reduce_call_us - l.raw_launch_us);
+    return EXIT_OK;
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -216,8 +245,10 @@ static int run(int argc, char **argv)
     if (optind + 1 != argc)
         return cli_usage(&cmd_bench, "name one of copy, reduce, transpose");
     o.what = argv[optind];
-    if (strcmp(o.what, "copy") && strcmp(o.what, "reduce") && strcmp(o.what, "transpose"))
-        return cli_usage(&cmd_bench, "unknown benchmark '%s' (copy, reduce, transpose)", o.what);
+    if (strcmp(o.what, "copy") && strcmp(o.what, "reduce") && strcmp(o.what, "transpose") &&
+        strcmp(o.what, "latency"))
+        return cli_usage(&cmd_bench, "unknown benchmark '%s' (copy, reduce, transpose, latency)",
+                         o.what);
     if ((o.ops || o.ns) && strcmp(o.what, "reduce") != 0)
         return cli_usage(&cmd_bench, "--op and --n are for reduce");
     if (o.shapes && strcmp(o.what, "transpose") != 0)
@@ -227,6 +258,11 @@ static int run(int argc, char **argv)
     int rc = cuspec_ctx_create(&ctx, o.device);
     if (rc != CUSPEC_OK)
         return cli_fail(rc, "cannot open the GPU");
+    if (strcmp(o.what, "latency") == 0) {
+        rc = bench_latency(ctx, o.json);
+        cuspec_ctx_destroy(ctx);
+        return rc;
+    }
     /* The ceiling: 1 GiB copies, or a quarter of a smaller card's memory. */
     const cuspec_device_info *d = cuspec_ctx_device(ctx);
     size_t bytes = d->total_mem / 8 < (1u << 30) ? d->total_mem / 8 : (1u << 30);

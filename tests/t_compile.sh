@@ -1,0 +1,41 @@
+#!/bin/sh
+# cuspec compile: defaults into an empty store, found on a second run, eight
+# processes compiling the same empty store at once, no NVRTC, usage errors.
+. "$top_srcdir/tests/tap.sh"
+plan 12
+store=$(mktemp -d)
+trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
+export CUSPEC_CACHE_DIR="$store/a"
+
+check_exit 0 "compile the defaults for sm_90" "$CUSPEC" compile --arch sm_90 --json
+check_grep "$tap_out" '"failed":0' "no default failed to compile"
+total=$(sed -n 's/.*"total":\([0-9]*\).*/\1/p' "$tap_out")
+check_exit 0 "compile them again" "$CUSPEC" compile --arch sm_90 --json
+check_grep "$tap_out" "\"compiled\":0,\"found\":$total," "the second run finds all $total in the store"
+
+# Eight processes on one empty store: all succeed, nothing bad is left.
+export CUSPEC_CACHE_DIR="$store/b"
+pids=""
+for i in 1 2 3 4 5 6 7 8; do
+    "$CUSPEC" compile --arch sm_90 --family copy --jobs 1 >"$store/out$i" 2>&1 &
+    pids="$pids $!"
+done
+failed=0
+for p in $pids; do wait "$p" || failed=$((failed + 1)); done
+[ "$failed" -eq 0 ] || cat "$store"/out* | sed 's/^/#   /'
+ok "$failed" "8 processes compiling the same empty store all succeed"
+check_exit 0 "verify finds nothing bad after them" "$CUSPEC" cache verify
+
+# Without NVRTC: an empty store cannot be filled, a warm one needs nothing.
+export CUSPEC_CACHE_DIR="$store/c"
+CUSPEC_LIBNVRTC=/nonexistent check_exit 1 "compile without NVRTC fails" \
+    "$CUSPEC" compile --arch sm_90 --family copy
+check_grep "$tap_err" 'NVRTC not found.*CUSPEC_LIBNVRTC' "and says NVRTC is missing and how to point at it"
+export CUSPEC_CACHE_DIR="$store/a"
+CUSPEC_LIBNVRTC=/nonexistent check_exit 0 "a warm store needs no NVRTC" \
+    "$CUSPEC" compile --arch sm_90
+
+check_exit 2 "a bad --arch is a usage error" "$CUSPEC" compile --arch sm_x
+check_exit 2 "an unknown family is a usage error" "$CUSPEC" compile --arch sm_90 --family fft
+CUSPEC_LIBCUDA=/nonexistent check_exit 2 "no GPU and no --arch is a usage error" "$CUSPEC" compile
+done_testing
