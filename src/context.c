@@ -1,7 +1,7 @@
 /* Contexts: one device's retained primary context and its module table,
  * (variant) -> loaded CUmodule/CUfunction, thread-safe and bounded. A hit
  * costs one hash of the small variant struct and no I/O. */
-#include "context.h"
+#include "tuning.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +39,7 @@ int cuspec_ctx_create(cuspec_ctx **out, int ordinal)
         return rc;
     }
     ctx->arch = ctx->info.sm_major * 10 + ctx->info.sm_minor;
+    cuspec__device_identity(&ctx->info, ctx->device_id, sizeof ctx->device_id);
     pthread_mutex_init(&ctx->lock, NULL);
     int pushed;
     rc = cuspec__ctx_enter(ctx, &pushed);

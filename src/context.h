@@ -27,8 +27,18 @@ struct cuspec__kernel {
 #define CUSPEC__WS_SLOTS 256
 #define CUSPEC__WS_PARTIALS 4096 /* 8-byte partials per slot: the largest grid */
 
+/* Parameters a call used for (family, dtype, op, bucket): looked up in the
+ * store once, then served from here. */
+#define CUSPEC__TUNED_SLOTS 512
+struct cuspec__tuned {
+    int used;
+    int family, dtype, op, bucket;
+    int p[CUSPEC__MAX_PARAMS];
+};
+
 struct cuspec_ctx {
     cuspec_device_info info;
+    char device_id[512]; /* cuspec__device_identity: what tuning records are keyed by */
     int arch; /* sm_XY as 10*X+Y */
     CUdevice dev;
     CUcontext cu; /* the retained primary context */
@@ -38,6 +48,8 @@ struct cuspec_ctx {
     struct cuspec__slot *slots;
     size_t n_loaded;
     uint64_t clock;
+
+    struct cuspec__tuned tuned[CUSPEC__TUNED_SLOTS];
 
     CUdeviceptr workspace;
     CUstream ws_stream[CUSPEC__WS_SLOTS];
@@ -80,6 +92,11 @@ struct cuspec__shape {
     cuspec_devptr in, out;
     unsigned long long rows, cols, ld_in, ld_out, stride_in, stride_out, batch;
 };
+/* The kernel dtype standing for `dtype` (the unsigned type of its size), and
+ * the widest vector (in elements) that the shape's pointers and leading
+ * dimensions allow: the alignment class tuning records are keyed by. */
+int cuspec__transpose_dtype(int dtype);
+int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype);
 /* Runs transpose variant v on checked arguments; CUSPEC_ERR_INVALID when v's
  * vector width does not fit them. The context must be current. */
 int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,

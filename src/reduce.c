@@ -1,6 +1,6 @@
 /* The reduce family (templates/reduce.cuh): sum, min, max and dot, and the
  * cuspec_reduce / cuspec_dot operations. */
-#include "context.h"
+#include "tuning.h"
 
 #include <stdio.h>
 
@@ -164,10 +164,8 @@ static int run(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr a, cuspec_devpt
         rc = cuspec__check_pointer(ctx, b, size, "b");
     if (rc == CUSPEC_OK) {
         struct cuspec__variant v = {0};
-        v.family = CUSPEC__FAM_REDUCE;
-        v.dtype = dtype;
-        v.op = op;
-        cuspec__family_reduce.defaults(ctx->arch, &v);
+        struct cuspec__spec spec = {.family = CUSPEC__FAM_REDUCE, .op = op, .dtype = dtype, .n = n};
+        cuspec__tuned_params(ctx, &spec, &v);
         rc = cuspec__reduce_variant(ctx, &v, a, op == OP_DOT ? b : 0, n, out, (CUstream)stream);
     } else {
         rc = cuspec__fail_context(rc, "%s", what);

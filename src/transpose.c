@@ -1,6 +1,6 @@
 /* The transpose family (templates/transpose.cuh) and cuspec_transpose:
  * out-of-place, batched, any shape, 1-, 2-, 4- and 8-byte elements. */
-#include "context.h"
+#include "tuning.h"
 
 #include <stdio.h>
 
@@ -92,6 +92,23 @@ static int vec_fits(const struct cuspec__variant *v, const struct cuspec__shape 
            (s->batch == 1 || (s->stride_in % vec == 0 && s->stride_out % vec == 0));
 }
 
+int cuspec__transpose_dtype(int dtype)
+{
+    static const int by_size[] = {0, CUSPEC_U8, CUSPEC_U16, 0, CUSPEC_U32, 0, 0, 0, CUSPEC_U64};
+    size_t size = cuspec_dtype_size(dtype);
+    return size <= 8 ? by_size[size] : 0;
+}
+
+int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype)
+{
+    struct cuspec__variant v = {0};
+    v.dtype = kdtype;
+    for (v.p[P_VEC] = (int)(16 / cuspec_dtype_size(kdtype)); v.p[P_VEC] > 1; v.p[P_VEC] /= 2)
+        if (vec_fits(&v, s))
+            break;
+    return v.p[P_VEC];
+}
+
 int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
                               const struct cuspec__shape *s, CUstream stream)
 {
@@ -179,11 +196,13 @@ int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_
         return cuspec__fail_context(rc, "cuspec_transpose");
     }
 
-    static const int by_size[] = {0, CUSPEC_U8, CUSPEC_U16, 0, CUSPEC_U32, 0, 0, 0, CUSPEC_U64};
     struct cuspec__variant v = {0};
-    v.family = CUSPEC__FAM_TRANSPOSE;
-    v.dtype = by_size[size];
-    cuspec__family_transpose.defaults(ctx->arch, &v);
+    struct cuspec__spec spec = {.family = CUSPEC__FAM_TRANSPOSE,
+                                .dtype = cuspec__transpose_dtype(dtype),
+                                .rows = rows,
+                                .cols = cols,
+                                .align = cuspec__transpose_align(&s, cuspec__transpose_dtype(dtype))};
+    cuspec__tuned_params(ctx, &spec, &v);
     /* Narrow the vectors until the pointers and leading dimensions allow
      * them (vec 1 always does). */
     while (v.p[P_VEC] > 1 && !vec_fits(&v, &s)) {

@@ -1,0 +1,235 @@
+/* Tuning records in the store, and the lookup every call makes: exact
+ * bucket, nearest bucket on this device, built-in defaults. */
+#include "tuning.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int log2_floor(unsigned long long x)
+{
+    int k = 0;
+    while (x > 1) {
+        x >>= 1;
+        k++;
+    }
+    return k;
+}
+
+int cuspec__bucket(const struct cuspec__spec *s)
+{
+    if (s->family == CUSPEC__FAM_REDUCE)
+        return log2_floor(s->n);
+    return log2_floor(s->rows) << 16 | log2_floor(s->cols) << 8 | log2_floor((unsigned)s->align);
+}
+
+void cuspec__bucket_text(const struct cuspec__spec *s, int bucket, char *buf, size_t size)
+{
+    if (s->family == CUSPEC__FAM_REDUCE)
+        snprintf(buf, size, "n=2^%d", bucket);
+    else
+        snprintf(buf, size, "rows=2^%d cols=2^%d align=%d", bucket >> 16, bucket >> 8 & 0xff,
+                 1 << (bucket & 0xff));
+}
+
+void cuspec__device_identity(const cuspec_device_info *d, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s|sm_%d%d|%d|%" PRIu64 "|%d", d->name, d->sm_major, d->sm_minor,
+             d->sm_count, d->total_mem, d->driver_version);
+}
+
+void cuspec__tuning_key(const char *device, const struct cuspec__spec *s, int bucket, int session,
+                        char *key, size_t size)
+{
+    char b[64];
+    cuspec__bucket_text(s, bucket, b, sizeof b);
+    snprintf(key, size,
+             "cuspec tuning %s\nformat=%d\nlibrary=%s\ndevice=%s\nfamily=%s\ndtype=%s\nop=%d\n"
+             "bucket=%s\n",
+             session ? "session" : "record", CUSPEC__TUNING_FORMAT, PACKAGE_VERSION, device,
+             cuspec__family(s->family)->name, cuspec_dtype_name(s->dtype), s->op, b);
+}
+
+void cuspec__record_encode(const struct cuspec__record *r, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "params=%d %d %d %d %d %d\nkernel=%s\nmedian_us=%.6g\ngbs=%.6g\ndefault_gbs=%.6g\n"
+             "copy_gbs=%.6g\nspread=%.6g\ncandidates=%u\nwhen=%lld\n",
+             r->p[0], r->p[1], r->p[2], r->p[3], r->p[4], r->p[5], r->kernel, r->median_us,
+             r->gbs, r->default_gbs, r->copy_gbs, r->spread, r->candidates, r->when);
+}
+
+int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r)
+{
+    char buf[2048];
+    CUSPEC__RETURN_IF(len >= sizeof buf, CUSPEC_ERR_CORRUPT, "tuning record too long (%zu)", len);
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    memset(r, 0, sizeof *r);
+    unsigned seen = 0;
+    for (char *line = strtok(buf, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        char *eq = strchr(line, '=');
+        CUSPEC__RETURN_IF(eq == NULL, CUSPEC_ERR_CORRUPT, "tuning record line '%.60s'", line);
+        *eq = '\0';
+        const char *v = eq + 1;
+        char tail;
+        int ok;
+        if (strcmp(line, "params") == 0) {
+            ok = sscanf(v, "%d %d %d %d %d %d%c", &r->p[0], &r->p[1], &r->p[2], &r->p[3], &r->p[4],
+                        &r->p[5], &tail) == 6;
+            seen |= ok << 0;
+        } else if (strcmp(line, "kernel") == 0) {
+            ok = strlen(v) < sizeof r->kernel;
+            if (ok)
+                strcpy(r->kernel, v);
+            seen |= ok << 1;
+        } else if (strcmp(line, "median_us") == 0) {
+            ok = sscanf(v, "%lf%c", &r->median_us, &tail) == 1 && r->median_us > 0;
+            seen |= ok << 2;
+        } else if (strcmp(line, "gbs") == 0) {
+            ok = sscanf(v, "%lf%c", &r->gbs, &tail) == 1 && r->gbs >= 0;
+            seen |= ok << 3;
+        } else if (strcmp(line, "default_gbs") == 0) {
+            ok = sscanf(v, "%lf%c", &r->default_gbs, &tail) == 1 && r->default_gbs >= 0;
+        } else if (strcmp(line, "copy_gbs") == 0) {
+            ok = sscanf(v, "%lf%c", &r->copy_gbs, &tail) == 1 && r->copy_gbs >= 0;
+        } else if (strcmp(line, "spread") == 0) {
+            ok = sscanf(v, "%lf%c", &r->spread, &tail) == 1 && r->spread >= 0;
+        } else if (strcmp(line, "candidates") == 0) {
+            ok = sscanf(v, "%u%c", &r->candidates, &tail) == 1;
+        } else if (strcmp(line, "when") == 0) {
+            ok = sscanf(v, "%lld%c", &r->when, &tail) == 1;
+        } else {
+            ok = 0;
+        }
+        CUSPEC__RETURN_IF(!ok, CUSPEC_ERR_CORRUPT, "tuning record field '%s' is not valid: '%.60s'",
+                          line, v);
+    }
+    CUSPEC__RETURN_IF(seen != 0xf, CUSPEC_ERR_CORRUPT,
+                      "tuning record lacks params, kernel, median_us or gbs");
+    return CUSPEC_OK;
+}
+
+int cuspec__record_put(const char *device, const struct cuspec__spec *s, int bucket,
+                       const struct cuspec__record *r)
+{
+    char key[2048], payload[2048];
+    cuspec__tuning_key(device, s, bucket, 0, key, sizeof key);
+    cuspec__record_encode(r, payload, sizeof payload);
+    return cuspec__store_put(key, CUSPEC_KIND_TUNING, "", payload, strlen(payload));
+}
+
+int cuspec__record_get(const char *device, const struct cuspec__spec *s, int bucket,
+                       struct cuspec__record *r)
+{
+    char key[2048];
+    struct cuspec__entry e;
+    int tier;
+    cuspec__tuning_key(device, s, bucket, 0, key, sizeof key);
+    int rc = cuspec__store_get(key, CUSPEC_KIND_TUNING, &e, &tier);
+    if (rc != CUSPEC_OK)
+        return rc;
+    rc = cuspec__record_decode(e.payload, e.len, r);
+    cuspec__entry_free(&e);
+    return rc;
+}
+
+/* A record whose parameters its family rejects is not used. */
+static int usable(const struct cuspec__spec *s, const struct cuspec__record *r)
+{
+    struct cuspec__variant v;
+    memset(&v, 0, sizeof v);
+    v.family = s->family;
+    v.dtype = s->dtype;
+    v.op = s->op;
+    memcpy(v.p, r->p, sizeof v.p);
+    return cuspec__family(s->family)->legal(&v);
+}
+
+int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct cuspec__record *r,
+                        int *bucket)
+{
+    int b = cuspec__bucket(s);
+    if (cuspec__record_get(device, s, b, r) == CUSPEC_OK && usable(s, r)) {
+        *bucket = b;
+        return CUSPEC_OK;
+    }
+    /* Nearest first: by distance in log2 size (for transposes, in rows and
+     * cols together, at the same alignment class). */
+    for (int d = 1; d <= 12; d++) {
+        if (s->family == CUSPEC__FAM_REDUCE) {
+            for (int sign = -1; sign <= 1; sign += 2) {
+                int nb = b + sign * d;
+                if (nb >= 0 && nb < 64 && cuspec__record_get(device, s, nb, r) == CUSPEC_OK &&
+                    usable(s, r)) {
+                    *bucket = nb;
+                    return CUSPEC_OK;
+                }
+            }
+            continue;
+        }
+        int rb = b >> 16, cb = b >> 8 & 0xff, ab = b & 0xff;
+        for (int dr = -d; dr <= d; dr++) {
+            int rest = d - abs(dr);
+            for (int sign = -1; sign <= 1; sign += 2) {
+                int nr = rb + dr, nc = cb + sign * rest, nb = nr << 16 | nc << 8 | ab;
+                if (nr < 0 || nc < 0 || nr > 63 || nc > 63 || (rest == 0 && sign > 0))
+                    continue;
+                if (cuspec__record_get(device, s, nb, r) == CUSPEC_OK && usable(s, r)) {
+                    *bucket = nb;
+                    return CUSPEC_OK;
+                }
+            }
+        }
+    }
+    return cuspec__fail(CUSPEC_ERR_NOT_FOUND, "no tuning record for this device near %s",
+                        cuspec__family(s->family)->name);
+}
+
+void cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
+{
+    int b = cuspec__bucket(s);
+    uint64_t id[4] = {(uint64_t)s->family, (uint64_t)s->dtype, (uint64_t)s->op, (uint64_t)b};
+    size_t i = cuspec__hash64(id, sizeof id) & (CUSPEC__TUNED_SLOTS - 1);
+    v->family = s->family;
+    v->dtype = s->dtype;
+    v->op = s->op;
+
+    pthread_mutex_lock(&ctx->lock);
+    for (size_t probe = 0; probe < CUSPEC__TUNED_SLOTS && ctx->tuned[i].used;
+         probe++, i = (i + 1) & (CUSPEC__TUNED_SLOTS - 1)) {
+        struct cuspec__tuned *t = &ctx->tuned[i];
+        if (t->family == s->family && t->dtype == s->dtype && t->op == s->op && t->bucket == b) {
+            memcpy(v->p, t->p, sizeof v->p);
+            pthread_mutex_unlock(&ctx->lock);
+            return;
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+
+    /* First call for this bucket: the store, outside the lock. */
+    struct cuspec__record r;
+    int rb;
+    if (cuspec__record_find(ctx->device_id, s, &r, &rb) == CUSPEC_OK)
+        memcpy(v->p, r.p, sizeof v->p);
+    else
+        cuspec__family(s->family)->defaults(ctx->arch, v);
+    cuspec__clear_error();
+
+    pthread_mutex_lock(&ctx->lock);
+    for (size_t probe = 0; probe < CUSPEC__TUNED_SLOTS; probe++, i = (i + 1) & (CUSPEC__TUNED_SLOTS - 1))
+        if (!ctx->tuned[i].used) {
+            ctx->tuned[i] = (struct cuspec__tuned){1, s->family, s->dtype, s->op, b, {0}};
+            memcpy(ctx->tuned[i].p, v->p, sizeof v->p);
+            break;
+        }
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+void cuspec__tuned_forget(cuspec_ctx *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    memset(ctx->tuned, 0, sizeof ctx->tuned);
+    pthread_mutex_unlock(&ctx->lock);
+}

@@ -1,0 +1,69 @@
+/* Tuning records: what `cuspec tune` found, kept in the store as entries of
+ * kind tuning (never evicted by size), keyed by the device's identity, the
+ * library version, the family, dtype, op and size bucket. Internal. */
+#ifndef CUSPEC_TUNING_H
+#define CUSPEC_TUNING_H
+
+#include "context.h"
+
+#define CUSPEC__TUNING_FORMAT 1
+
+/* One operation to tune or to look parameters up for. */
+struct cuspec__spec {
+    int family; /* CUSPEC__FAM_REDUCE or CUSPEC__FAM_TRANSPOSE */
+    int op;     /* reduce: family op (0 sum, 1 min, 2 max, 3 dot) */
+    int dtype;  /* the kernel's dtype (transpose: by element size) */
+    unsigned long long n;          /* reduce */
+    unsigned long long rows, cols; /* transpose */
+    int align;                     /* transpose: the widest vector (elements) the shape allows */
+};
+
+/* The size bucket: reduce log2(n); transpose log2(rows), log2(cols) and the
+ * alignment class packed in one int. */
+int cuspec__bucket(const struct cuspec__spec *s);
+/* "n=2^28" or "rows=2^13 cols=2^13 align=4". */
+void cuspec__bucket_text(const struct cuspec__spec *s, int bucket, char *buf, size_t size);
+
+/* "NAME|sm_XY|SMs|memory bytes|driver version": a record made on another
+ * device, driver or memory size never matches. */
+void cuspec__device_identity(const cuspec_device_info *d, char *buf, size_t size);
+
+/* The store key of the record for (device, spec, bucket); with `session`,
+ * the key of the tuner's per-candidate log for it instead. */
+void cuspec__tuning_key(const char *device, const struct cuspec__spec *s, int bucket, int session,
+                        char *key, size_t size);
+
+/* A best-parameters record. */
+struct cuspec__record {
+    int p[CUSPEC__MAX_PARAMS];
+    char kernel[256];
+    double median_us, gbs, default_gbs, copy_gbs, spread;
+    unsigned candidates;
+    long long when;
+};
+/* Text payload <-> record; decode checks every field (CUSPEC_ERR_CORRUPT). */
+void cuspec__record_encode(const struct cuspec__record *r, char *buf, size_t size);
+int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r);
+
+/* Publishes / reads the record for (device, spec, bucket). */
+int cuspec__record_put(const char *device, const struct cuspec__spec *s, int bucket,
+                       const struct cuspec__record *r);
+int cuspec__record_get(const char *device, const struct cuspec__spec *s, int bucket,
+                       struct cuspec__record *r);
+
+/* The record to use for spec on this device: exact bucket, else the nearest
+ * bucket that has one. CUSPEC_ERR_NOT_FOUND when there is none. *bucket gets
+ * the bucket it came from. */
+int cuspec__record_find(const char *device, const struct cuspec__spec *s,
+                        struct cuspec__record *r, int *bucket);
+
+/* Fills v->p for a call: the tuned parameters for this device and bucket
+ * when a record exists and is legal, else the family's defaults. Cached in
+ * the context after the first lookup per (family, dtype, op, bucket). */
+void cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s,
+                          struct cuspec__variant *v);
+
+/* Drops the cached lookups (after tuning wrote new records). */
+void cuspec__tuned_forget(cuspec_ctx *ctx);
+
+#endif

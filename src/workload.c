@@ -1,0 +1,348 @@
+/* Workloads for the benchmarks and the tuner: fresh random inputs, one
+ * correctness check against a CPU reference, CUDA-event timing with inputs
+ * rotated through a pool several times the L2 size. */
+#include "workload.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_REPS 1000
+#define SLICE_ALIGN 256
+
+struct pool {
+    CUdeviceptr base;
+    size_t slice;   /* bytes between slices (aligned) */
+    unsigned count; /* slices rotated through */
+};
+
+struct cuspec__workload {
+    cuspec_ctx *ctx;
+    struct cuspec__spec spec;
+    size_t size, bytes; /* element size, bytes of one input */
+    struct pool a, b;   /* reduce: inputs (b for dot); transpose: in, out */
+    CUdeviceptr out;    /* reduce: the result */
+    void *ha, *hb;      /* host copies of the inputs, for the reference */
+    void *back;         /* transpose: room for the result read back */
+    cuspec__after_run_fn hook;
+    void *hook_user;
+};
+
+static uint64_t rng = 0x853c49e6748fea9bULL;
+
+static uint64_t next(void)
+{
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return rng * 0x2545F4914F6CDD1DULL;
+}
+
+/* Random values valid for the dtype: floats uniform in [-1, 1), integers and
+ * opaque words over their whole range. */
+static void fill(void *buf, size_t n, int dtype)
+{
+    size_t size = cuspec_dtype_size(dtype);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = next();
+        if (dtype == CUSPEC_F32)
+            ((float *)buf)[i] = (float)((double)(x >> 40) / (double)(1 << 23) - 1.0);
+        else if (dtype == CUSPEC_F64)
+            ((double *)buf)[i] = (double)(x >> 11) / 4503599627370496.0 - 1.0;
+        else
+            memcpy((char *)buf + i * size, &x, size);
+    }
+}
+
+void cuspec__random_fill(void *buf, size_t n, int dtype)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    rng ^= (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ULL + (uint64_t)ts.tv_sec;
+    if (rng == 0)
+        rng = 1;
+    fill(buf, n, dtype);
+}
+
+/* A pool of slices of `bytes` each, enough that rotating through them keeps
+ * every call's input out of the L2 (4x its size), uploaded from host. */
+static int pool_make(cuspec_ctx *ctx, size_t bytes, const void *host, struct pool *p)
+{
+    size_t want = 4 * (size_t)ctx->info.l2_bytes;
+    p->slice = (bytes + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN;
+    p->count = p->slice >= want ? 1 : (unsigned)((want + p->slice - 1) / p->slice);
+    if (p->count > 4096)
+        p->count = 4096;
+    int rc = cuspec__cu_check(ctx->drv->cuMemAlloc(&p->base, p->slice * p->count),
+                              "cuMemAlloc (benchmark buffer)");
+    for (unsigned i = 0; rc == CUSPEC_OK && host != NULL && i < p->count; i++)
+        rc = cuspec__cu_check(ctx->drv->cuMemcpyHtoD(p->base + i * p->slice, host, bytes),
+                              "cuMemcpyHtoD (benchmark input)");
+    return rc;
+}
+
+int cuspec__workload_create(cuspec_ctx *ctx, const struct cuspec__spec *spec,
+                            struct cuspec__workload **out)
+{
+    struct cuspec__workload *w = calloc(1, sizeof *w);
+    CUSPEC__RETURN_IF(w == NULL, CUSPEC_ERR_NOMEM, "out of memory");
+    *out = NULL;
+    w->ctx = ctx;
+    w->spec = *spec;
+    w->size = cuspec_dtype_size(spec->dtype);
+    int reduce = spec->family == CUSPEC__FAM_REDUCE, dot = reduce && spec->op == 3;
+    w->bytes = w->size * (reduce ? spec->n : spec->rows * spec->cols);
+    int pushed, rc = cuspec__ctx_enter(ctx, &pushed);
+    if (rc != CUSPEC_OK) {
+        free(w);
+        return rc;
+    }
+    w->ha = malloc(w->bytes ? w->bytes : 1);
+    w->hb = dot ? malloc(w->bytes ? w->bytes : 1) : NULL;
+    w->back = reduce ? NULL : malloc(w->bytes);
+    if (w->ha == NULL || (dot && w->hb == NULL) || (!reduce && w->back == NULL)) {
+        rc = cuspec__fail(CUSPEC_ERR_NOMEM, "no host memory for %zu bytes of input", w->bytes);
+        goto out;
+    }
+    if (reduce) {
+        cuspec__random_fill(w->ha, spec->n, spec->dtype);
+    } else { /* a transpose moves bytes: any bits will do */
+        cuspec__random_fill(w->ha, w->bytes / 8, CUSPEC_U64);
+        fill((char *)w->ha + w->bytes / 8 * 8, w->bytes % 8, CUSPEC_U8);
+    }
+    if (dot)
+        fill(w->hb, spec->n, spec->dtype);
+    rc = pool_make(ctx, w->bytes, w->ha, &w->a);
+    if (rc == CUSPEC_OK && (dot || !reduce))
+        rc = pool_make(ctx, w->bytes, dot ? w->hb : NULL, &w->b);
+    if (rc == CUSPEC_OK && reduce)
+        rc = cuspec__cu_check(ctx->drv->cuMemAlloc(&w->out, 8), "cuMemAlloc (result)");
+out:
+    cuspec__ctx_leave(ctx, pushed);
+    if (rc != CUSPEC_OK) {
+        cuspec__workload_destroy(w);
+        return rc;
+    }
+    *out = w;
+    return CUSPEC_OK;
+}
+
+void cuspec__workload_destroy(struct cuspec__workload *w)
+{
+    if (w == NULL)
+        return;
+    int pushed;
+    if (cuspec__ctx_enter(w->ctx, &pushed) == CUSPEC_OK) {
+        const struct cuspec__driver *drv = w->ctx->drv;
+        if (w->a.base)
+            drv->cuMemFree(w->a.base);
+        if (w->b.base)
+            drv->cuMemFree(w->b.base);
+        if (w->out)
+            drv->cuMemFree(w->out);
+        cuspec__ctx_leave(w->ctx, pushed);
+    }
+    free(w->ha);
+    free(w->hb);
+    free(w->back);
+    free(w);
+}
+
+void cuspec__workload_set_hook(struct cuspec__workload *w, cuspec__after_run_fn fn, void *user)
+{
+    w->hook = fn;
+    w->hook_user = user;
+}
+
+double cuspec__workload_bytes(const struct cuspec__workload *w)
+{
+    int reduce = w->spec.family == CUSPEC__FAM_REDUCE;
+    return (double)w->bytes * (reduce ? (w->spec.op == 3 ? 2 : 1) : 2);
+}
+
+/* One call on slice i of the pools, through v or the public API. */
+static int run(struct cuspec__workload *w, const struct cuspec__variant *v, unsigned i)
+{
+    const struct cuspec__spec *s = &w->spec;
+    unsigned slice = i % w->a.count;
+    CUdeviceptr a = w->a.base + slice * w->a.slice, b = w->b.base + slice * w->b.slice;
+    if (s->family == CUSPEC__FAM_REDUCE) {
+        if (v != NULL)
+            return cuspec__reduce_variant(w->ctx, v, a, s->op == 3 ? b : 0, s->n, w->out, NULL);
+        if (s->op == 3)
+            return cuspec_dot(w->ctx, s->dtype, a, b, s->n, w->out, NULL);
+        return cuspec_reduce(w->ctx, s->op, s->dtype, a, s->n, w->out, NULL);
+    }
+    if (v != NULL) {
+        struct cuspec__shape sh = {a, b, s->rows, s->cols, s->cols, s->rows, 0, 0, 1};
+        return cuspec__transpose_variant(w->ctx, v, &sh, NULL);
+    }
+    return cuspec_transpose(w->ctx, s->dtype, a, s->rows, s->cols, s->cols, b, s->rows, NULL);
+}
+
+/* ## The reference */
+
+static double get_f(const void *x, int dtype, size_t i)
+{
+    return dtype == CUSPEC_F32 ? ((const float *)x)[i] : ((const double *)x)[i];
+}
+
+/* Element i widened to 64 bits the way the kernel accumulates it. */
+static uint64_t get_i(const void *x, int dtype, size_t i)
+{
+    switch (dtype) {
+    case CUSPEC_I32: return (uint64_t)(int64_t)((const int32_t *)x)[i];
+    case CUSPEC_U32: return ((const uint32_t *)x)[i];
+    default: return ((const uint64_t *)x)[i];
+    }
+}
+
+static int less(const void *x, int dtype, size_t i, size_t j)
+{
+    switch (dtype) {
+    case CUSPEC_F32:
+    case CUSPEC_F64: return get_f(x, dtype, i) < get_f(x, dtype, j);
+    case CUSPEC_U32: return get_i(x, dtype, i) < get_i(x, dtype, j);
+    default: return (int64_t)get_i(x, dtype, i) < (int64_t)get_i(x, dtype, j);
+    }
+}
+
+/* Compares a reduction's result (the out dtype's bytes) with the CPU. */
+static void reduce_compare(const struct cuspec__workload *w, const void *got, int *correct,
+                           double *error)
+{
+    const struct cuspec__spec *s = &w->spec;
+    const void *a = w->ha, *b = w->hb;
+    size_t n = s->n;
+    *error = 0;
+    if (s->op == 1 || s->op == 2) {
+        size_t best = 0;
+        for (size_t i = 1; i < n; i++)
+            if (s->op == 1 ? less(a, s->dtype, i, best) : less(a, s->dtype, best, i))
+                best = i;
+        *correct = n > 0 && memcmp(got, (const char *)a + best * w->size, w->size) == 0;
+        return;
+    }
+    if (s->dtype == CUSPEC_F32 || s->dtype == CUSPEC_F64) {
+        double sum = 0, mag = 0;
+        for (size_t i = 0; i < n; i++) {
+            double x = get_f(a, s->dtype, i) * (s->op == 3 ? get_f(b, s->dtype, i) : 1.0);
+            sum += x;
+            mag += fabs(x);
+        }
+        double g = s->dtype == CUSPEC_F32 ? *(const float *)got : *(const double *)got;
+        double eps = s->dtype == CUSPEC_F32 ? 0x1p-24 : 0x1p-53;
+        *error = mag > 0 ? fabs(g - sum) / mag : fabs(g - sum);
+        *correct = *error <= 200 * eps; /* see the bound in cuspec.h */
+        return;
+    }
+    uint64_t sum = 0; /* integers: exact modulo 2^64 */
+    for (size_t i = 0; i < n; i++)
+        sum += get_i(a, s->dtype, i) * (s->op == 3 ? get_i(b, s->dtype, i) : 1);
+    *correct = memcmp(got, &sum, 8) == 0;
+}
+
+static int transpose_correct(const struct cuspec__workload *w)
+{
+    const unsigned char *in = w->ha, *back = w->back;
+    size_t rows = w->spec.rows, cols = w->spec.cols, size = w->size;
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++)
+            if (memcmp(back + (j * rows + i) * size, in + (i * cols + j) * size, size) != 0)
+                return 0;
+    return 1;
+}
+
+int cuspec__workload_check(struct cuspec__workload *w, const struct cuspec__variant *v,
+                           int *correct, double *error)
+{
+    const struct cuspec__driver *drv = w->ctx->drv;
+    int reduce = w->spec.family == CUSPEC__FAM_REDUCE;
+    CUdeviceptr out = reduce ? w->out : w->b.base;
+    size_t out_bytes = reduce ? 8 : w->bytes;
+    unsigned char got[8];
+    *correct = 0;
+    *error = 0;
+    int pushed, rc = cuspec__ctx_enter(w->ctx, &pushed);
+    if (rc != CUSPEC_OK)
+        return rc;
+    rc = cuspec__cu_check(drv->cuMemsetD8(out, 0xA5, out_bytes), "cuMemsetD8 (poison)");
+    if (rc == CUSPEC_OK)
+        rc = run(w, v, 0);
+    if (rc == CUSPEC_OK && w->hook != NULL)
+        w->hook(w->hook_user, v, out, out_bytes);
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(drv->cuMemcpyDtoH(reduce ? (void *)got : w->back, out, out_bytes),
+                              "reading the result back");
+    if (rc == CUSPEC_OK && reduce)
+        reduce_compare(w, got, correct, error);
+    else if (rc == CUSPEC_OK)
+        *correct = transpose_correct(w);
+    cuspec__ctx_leave(w->ctx, pushed);
+    return rc;
+}
+
+/* ## Timing */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__variant *v, int reps,
+                          cuspec_bench_result *r)
+{
+    const struct cuspec__driver *drv = w->ctx->drv;
+    CUevent ev[2 * MAX_REPS + 2];
+    double t[MAX_REPS];
+    int made = 0;
+    reps = reps < 3 ? 3 : reps > MAX_REPS ? MAX_REPS : reps;
+    r->bytes = cuspec__workload_bytes(w);
+    int pushed, rc = cuspec__ctx_enter(w->ctx, &pushed);
+    if (rc != CUSPEC_OK)
+        return rc;
+    for (; made < 2 * reps + 2 && rc == CUSPEC_OK; made++)
+        rc = cuspec__cu_check(drv->cuEventCreate(&ev[made], CU_EVENT_DEFAULT), "cuEventCreate");
+    for (unsigned i = 0; rc == CUSPEC_OK && i < 3; i++) /* warm-up */
+        rc = run(w, v, i);
+    for (int i = 0; rc == CUSPEC_OK && i < reps; i++) {
+        drv->cuEventRecord(ev[2 * i], NULL);
+        rc = run(w, v, (unsigned)i + 1);
+        drv->cuEventRecord(ev[2 * i + 1], NULL);
+    }
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(drv->cuCtxSynchronize(), "kernel execution");
+    for (int i = 0; rc == CUSPEC_OK && i < reps; i++) {
+        float ms = 0;
+        rc = cuspec__cu_check(drv->cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]),
+                              "cuEventElapsedTime");
+        t[i] = ms * 1e3;
+    }
+    if (rc == CUSPEC_OK) {
+        qsort(t, (size_t)reps, sizeof *t, cmp_double);
+        r->median_us = t[reps / 2];
+        r->p10_us = t[reps / 10];
+        r->p90_us = t[reps - 1 - reps / 10];
+        r->gbs = r->bytes / (r->median_us * 1e-6) / 1e9;
+        /* Back to back: enough calls for ~20 ms, between 10 and 200. */
+        int batch = r->median_us > 0 ? (int)(20000 / r->median_us) : 200;
+        batch = batch < 10 ? 10 : batch > 200 ? 200 : batch;
+        drv->cuEventRecord(ev[2 * reps], NULL);
+        for (int i = 0; rc == CUSPEC_OK && i < batch; i++)
+            rc = run(w, v, (unsigned)i);
+        drv->cuEventRecord(ev[2 * reps + 1], NULL);
+        float ms = 0;
+        if (rc == CUSPEC_OK)
+            rc = cuspec__cu_check(drv->cuEventSynchronize(ev[2 * reps + 1]), "kernel execution");
+        if (rc == CUSPEC_OK)
+            rc = cuspec__cu_check(drv->cuEventElapsedTime(&ms, ev[2 * reps], ev[2 * reps + 1]),
+                                  "cuEventElapsedTime");
+        r->batch_us = ms * 1e3 / batch;
+    }
+    for (int i = 0; i < made; i++)
+        drv->cuEventDestroy(ev[i]);
+    cuspec__ctx_leave(w->ctx, pushed);
+    return rc;
+}

@@ -1,0 +1,43 @@
+/* Workloads: one operation on fresh random inputs of a given size, with
+ * device buffers, a CPU reference, a correctness check and CUDA-event
+ * timing. The benchmarks and the tuner both run through these. Internal. */
+#ifndef CUSPEC_WORKLOAD_H
+#define CUSPEC_WORKLOAD_H
+
+#include "tuning.h"
+
+struct cuspec__workload;
+
+/* Called after each checked run with the device output, before it is read
+ * back: tests use it to make one candidate deliberately wrong. */
+typedef void (*cuspec__after_run_fn)(void *user, const struct cuspec__variant *v,
+                                     CUdeviceptr out, size_t bytes);
+
+/* Allocates and fills the inputs for spec (reduce: n elements, op 3 = dot;
+ * transpose: rows x cols, ld = the row). Inputs are rotated through a pool
+ * four times the L2 size when one call's data is smaller. */
+int cuspec__workload_create(cuspec_ctx *ctx, const struct cuspec__spec *spec,
+                            struct cuspec__workload **w);
+void cuspec__workload_destroy(struct cuspec__workload *w);
+void cuspec__workload_set_hook(struct cuspec__workload *w, cuspec__after_run_fn fn, void *user);
+
+/* Bytes one call must move (reduce: read; transpose: read + write). */
+double cuspec__workload_bytes(const struct cuspec__workload *w);
+
+/* Runs variant v (NULL: the public call, with whatever parameters it picks)
+ * once on poisoned output and compares with the CPU reference: *correct,
+ * and for floats *error = |got - ref| / sum|x|. */
+int cuspec__workload_check(struct cuspec__workload *w, const struct cuspec__variant *v,
+                           int *correct, double *error);
+
+/* Times v (NULL: the public call): warm-up, `reps` calls between events,
+ * median and spread, then a back-to-back batch. Fills the timing fields and
+ * gbs of r. */
+int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__variant *v, int reps,
+                          cuspec_bench_result *r);
+
+/* Fills n elements of buf with fresh random values valid for dtype (floats
+ * in [-1, 1), integers over their range), reseeded from the clock. */
+void cuspec__random_fill(void *buf, size_t n, int dtype);
+
+#endif
