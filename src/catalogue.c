@@ -68,16 +68,19 @@ const char *cuspec_tier_name(int tier)
     return tier > 0 && tier <= CUSPEC_TIER_PTX ? names[tier] : NULL;
 }
 
-/* Walks the cartesian product of parameter values from index `at` on. */
-static int each_param(const struct cuspec__family *f, struct cuspec__variant *v, int at,
+/* Walks the cartesian product of parameter values from index `at` on: for
+ * compiling (tune = 0) launch-only parameters stay at their first value, for
+ * tuning (tune = 1) helper-kernel parameters do. */
+static int each_param(const struct cuspec__family *f, struct cuspec__variant *v, int at, int tune,
                       int (*fn)(const struct cuspec__variant *, void *), void *user)
 {
     if (at == f->n_params)
         return f->legal(v) ? fn(v, user) : 0;
-    int n = f->params[at].launch_only ? 1 : f->params[at].n;
+    const struct cuspec__param *p = &f->params[at];
+    int n = (tune ? p->not_tuned : p->launch_only) ? 1 : p->n;
     for (int i = 0; i < n; i++) {
-        v->p[at] = f->params[at].values[i];
-        int rc = each_param(f, v, at + 1, fn, user);
+        v->p[at] = p->values[i];
+        int rc = each_param(f, v, at + 1, tune, fn, user);
         if (rc != 0)
             return rc;
     }
@@ -97,7 +100,7 @@ int cuspec__family_each(int family, int arch, int all,
             v.op = op;
             int rc;
             if (all) {
-                rc = each_param(f, &v, 0, fn, user);
+                rc = each_param(f, &v, 0, 0, fn, user);
             } else {
                 f->defaults(arch, &v);
                 rc = f->legal(&v) ? fn(&v, user) : 0;
@@ -106,4 +109,15 @@ int cuspec__family_each(int family, int arch, int all,
                 return rc;
         }
     return 0;
+}
+
+int cuspec__family_space(int family, int dtype, int op,
+                         int (*fn)(const struct cuspec__variant *v, void *user), void *user)
+{
+    struct cuspec__variant v;
+    memset(&v, 0, sizeof v);
+    v.family = family;
+    v.dtype = dtype;
+    v.op = op;
+    return each_param(cuspec__family(family), &v, 0, 1, fn, user);
 }

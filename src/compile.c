@@ -1,5 +1,6 @@
-/* Ahead-of-time compilation: fill the store with no GPU, on a pool of
- * threads (NVRTC is thread-safe), for a packager or CI before deployment. */
+/* Compiling many specializations into the store on a pool of threads (NVRTC
+ * is thread-safe): `cuspec compile` ahead of time, and the tuner's
+ * candidates while the GPU is idle. */
 #include "family.h"
 
 #include <pthread.h>
@@ -9,30 +10,16 @@
 #include <unistd.h>
 
 struct job {
-    struct cuspec__variant *variants;
-    unsigned n, cap, next, done;
+    const struct cuspec__variant *variants;
+    unsigned n, next, done;
     int arch;
+    int *ok;
     pthread_mutex_t lock;
     cuspec_progress_fn progress;
     void *user;
     cuspec_compile_report *report;
     int first_status;
 };
-
-static int collect(const struct cuspec__variant *v, void *user)
-{
-    struct job *job = user;
-    if (job->n == job->cap) {
-        unsigned cap = job->cap ? 2 * job->cap : 64;
-        struct cuspec__variant *grown = realloc(job->variants, cap * sizeof *grown);
-        if (grown == NULL)
-            return cuspec__fail(CUSPEC_ERR_NOMEM, "out of memory listing specializations");
-        job->variants = grown;
-        job->cap = cap;
-    }
-    job->variants[job->n++] = *v;
-    return 0;
-}
 
 static void *worker(void *arg)
 {
@@ -55,6 +42,8 @@ static void *worker(void *arg)
 
         pthread_mutex_lock(&job->lock);
         cuspec_compile_report *rep = job->report;
+        if (job->ok != NULL)
+            job->ok[i] = rc == CUSPEC_OK;
         if (rc != CUSPEC_OK && rep->failed++ == 0) {
             job->first_status = rc;
             cuspec__strlcpy(rep->first_error, cuspec_last_error(), sizeof rep->first_error);
@@ -66,6 +55,59 @@ static void *worker(void *arg)
             job->progress(job->done, job->n, name, job->user);
         pthread_mutex_unlock(&job->lock);
     }
+}
+
+int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int arch, int jobs,
+                         int *ok, cuspec_progress_fn progress, void *user,
+                         cuspec_compile_report *report)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(report, 0, sizeof *report);
+    report->total = n;
+    struct job job = {.variants = variants, .n = n, .arch = arch, .ok = ok,
+                      .progress = progress, .user = user, .report = report};
+    pthread_mutex_init(&job.lock, NULL);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n_threads = jobs > 0 ? jobs : cores > 0 ? (int)cores : 1;
+    if ((unsigned)n_threads > n)
+        n_threads = (int)n;
+    pthread_t *threads = n_threads > 0 ? calloc((size_t)n_threads, sizeof *threads) : NULL;
+    int started = 0;
+    for (; threads != NULL && started < n_threads; started++)
+        if (pthread_create(&threads[started], NULL, worker, &job) != 0)
+            break;
+    if (started == 0)
+        worker(&job); /* no threads to be had: do the work here */
+    for (int i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    free(threads);
+    pthread_mutex_destroy(&job.lock);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    report->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (report->failed > 0)
+        return cuspec__fail(job.first_status, "%s", report->first_error);
+    return CUSPEC_OK;
+}
+
+struct list {
+    struct cuspec__variant *v;
+    unsigned n, cap;
+};
+
+static int collect(const struct cuspec__variant *v, void *user)
+{
+    struct list *l = user;
+    if (l->n == l->cap) {
+        unsigned cap = l->cap ? 2 * l->cap : 64;
+        struct cuspec__variant *grown = realloc(l->v, cap * sizeof *grown);
+        if (grown == NULL)
+            return cuspec__fail(CUSPEC_ERR_NOMEM, "out of memory listing specializations");
+        l->v = grown;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *v;
+    return 0;
 }
 
 int cuspec_compile(const char *family, int arch, int all_variants, int jobs,
@@ -82,38 +124,13 @@ int cuspec_compile(const char *family, int arch, int all_variants, int jobs,
     }
     CUSPEC__RETURN_IF(arch < 10 || arch > 1000, CUSPEC_ERR_INVALID,
                       "cuspec_compile: arch %d is not an sm_XY number such as 90", arch);
-
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    struct job job = {.arch = arch, .progress = progress, .user = user, .report = report};
-    pthread_mutex_init(&job.lock, NULL);
+    struct list l = {0};
     int rc = CUSPEC_OK;
     for (int f = 0; f < CUSPEC__N_FAMILIES && rc == CUSPEC_OK; f++)
         if (only < 0 || only == f)
-            rc = cuspec__family_each(f, arch, all_variants, collect, &job);
-    report->total = job.n;
-
-    if (rc == CUSPEC_OK && job.n > 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        int n_threads = jobs > 0 ? jobs : cores > 0 ? (int)cores : 1;
-        if ((unsigned)n_threads > job.n)
-            n_threads = (int)job.n;
-        pthread_t *threads = calloc((size_t)n_threads, sizeof *threads);
-        int started = 0;
-        for (; threads != NULL && started < n_threads; started++)
-            if (pthread_create(&threads[started], NULL, worker, &job) != 0)
-                break;
-        if (started == 0)
-            worker(&job); /* no threads to be had: do the work here */
-        for (int i = 0; i < started; i++)
-            pthread_join(threads[i], NULL);
-        free(threads);
-        if (report->failed > 0)
-            rc = cuspec__fail(job.first_status, "%s", report->first_error);
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    report->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-    pthread_mutex_destroy(&job.lock);
-    free(job.variants);
+            rc = cuspec__family_each(f, arch, all_variants, collect, &l);
+    if (rc == CUSPEC_OK)
+        rc = cuspec__compile_many(l.v, l.n, arch, jobs, NULL, progress, user, report);
+    free(l.v);
     return rc;
 }

@@ -34,6 +34,7 @@ struct cuspec__tuned {
     int used;
     int family, dtype, op, bucket;
     int p[CUSPEC__MAX_PARAMS];
+    int from_record;
 };
 
 struct cuspec_ctx {
@@ -97,6 +98,9 @@ struct cuspec__shape {
  * dimensions allow: the alignment class tuning records are keyed by. */
 int cuspec__transpose_dtype(int dtype);
 int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype);
+/* Narrows v's vectors to `align` elements (the call does this to tuned or
+ * default parameters when the shape allows no wider). */
+void cuspec__transpose_narrow(struct cuspec__variant *v, int align);
 /* Runs transpose variant v on checked arguments; CUSPEC_ERR_INVALID when v's
  * vector width does not fit them. The context must be current. */
 int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,

@@ -394,6 +394,93 @@ typedef struct cuspec_latency {
  * call (a later run finds the kernel in the module table). */
 CUSPEC_EXPORT int cuspec_bench_latency(cuspec_ctx *ctx, cuspec_latency *latency);
 
+/* ## Tuning
+ *
+ * cuspec_tune times the legal specializations of one operation at one size
+ * on this context's device and records the fastest in the store, where every
+ * later call of that operation in that size bucket finds it (reduce: log2 of
+ * n; transpose: log2 of rows and of cols, and the alignment class). */
+
+typedef struct cuspec_tune_spec {
+    const char *family; /* "reduce" or "transpose" */
+    int op;             /* reduce: CUSPEC_SUM, CUSPEC_MIN, CUSPEC_MAX, or -1 for dot */
+    int dtype;
+    size_t n;           /* reduce: elements */
+    size_t rows, cols;  /* transpose */
+} cuspec_tune_spec;
+
+typedef struct cuspec_tune_progress {
+    unsigned done, total; /* candidates of this spec */
+    double best_gbs;      /* best so far */
+    double elapsed_s;     /* since this spec started */
+    const char *what;     /* the candidate just timed */
+} cuspec_tune_progress;
+
+typedef struct cuspec_tune_options {
+    double budget_s;    /* search time per spec, seconds (0: no limit) */
+    int max_candidates; /* 0: 48. Spaces up to this size are searched exhaustively;
+                           larger ones by random sampling and local refinement */
+    int top;            /* re-time the best K to confirm the winner (0: 3) */
+    int reps;           /* timed calls per candidate (0: 15) */
+    int force;          /* re-time candidates a previous run already timed */
+    int jobs;           /* compile threads (0: one per core) */
+    volatile const int *stop; /* when it becomes non-zero, stop after the current candidate */
+    void (*progress)(const cuspec_tune_progress *p, void *user);
+    void *user;
+} cuspec_tune_options;
+
+typedef struct cuspec_tune_result {
+    char kernel[256];    /* the winner's name expression */
+    char params[160];    /* "block=256 items=4 vec=4 single=1 grid=4" */
+    double median_us, gbs, spread; /* spread: (p90 - p10) / median of the winner */
+    double default_us, default_gbs;
+    unsigned candidates; /* in the searched set */
+    unsigned timed;      /* timed now */
+    unsigned reused;     /* timed by an earlier, interrupted or smaller run */
+    unsigned failed;     /* did not compile, launch, or give the right result */
+    int stopped;         /* the stop flag ended the search early */
+} cuspec_tune_result;
+
+/* Tunes one operation; the record it writes serves every later call. The
+ * log of timed candidates is kept in the store too, so an interrupted run
+ * resumes and a re-run with a larger space times only what is new. */
+CUSPEC_EXPORT int cuspec_tune(cuspec_ctx *ctx, const cuspec_tune_spec *spec,
+                              const cuspec_tune_options *options, cuspec_tune_result *result);
+
+/* The parameters a call of spec on ctx would use now, as "name=value" text,
+ * and whether they come from a tuning record (1) or the defaults (0). */
+CUSPEC_EXPORT int cuspec_tuned_params(cuspec_ctx *ctx, const cuspec_tune_spec *spec, char *params,
+                                      size_t size, int *from_record);
+
+typedef struct cuspec_tuning_record {
+    char device[512];   /* "NAME|sm_XY|SMs|memory|driver" */
+    char family[16];
+    char dtype[8];
+    char op[8];         /* reduce: sum, min, max, dot */
+    char bucket[64];    /* "n=2^28", "rows=2^13 cols=2^13 align=4" */
+    char kernel[256];
+    char params[160];
+    double median_us, gbs, default_gbs;
+    long long when;     /* seconds since the epoch */
+} cuspec_tuning_record;
+
+/* Visits the tuning records in the user store: those for ctx's device, or
+ * every device's when ctx is NULL. */
+CUSPEC_EXPORT int cuspec_tuning_list(cuspec_ctx *ctx,
+                                     int (*fn)(const cuspec_tuning_record *r, void *user),
+                                     void *user);
+
+/* Writes the records (ctx's device, or all with NULL) to `path` in the
+ * versioned text format of docs in README ("cuspec-tuning 1"), atomically.
+ * *count gets how many. */
+CUSPEC_EXPORT int cuspec_tuning_export(cuspec_ctx *ctx, const char *path, unsigned *count);
+
+/* Reads an export and publishes its records to the user store. Refuses the
+ * whole file (nothing imported) when anything in it is malformed, of another
+ * format or library version, or names parameters the family rejects.
+ * *count gets how many were imported. */
+CUSPEC_EXPORT int cuspec_tuning_import(const char *path, unsigned *count);
+
 #ifdef __cplusplus
 }
 #endif

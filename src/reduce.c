@@ -92,7 +92,7 @@ const struct cuspec__family cuspec__family_reduce = {
             [P_VEC] = {"vec", 3, {1, 2, 4}},
             [P_SINGLE] = {"single", 2, {0, 1}},
             [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
-            [P_STAGE] = {"stage", 2, {0, 1}},
+            [P_STAGE] = {"stage", 2, {0, 1}, 0, 1},
         },
     .n_dtypes = 5,
     .dtypes = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32},

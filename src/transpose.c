@@ -62,6 +62,12 @@ static void defaults(int arch, struct cuspec__variant *v)
         v->p[P_ROWS] = 4;
 }
 
+/* Only vector widths the shape's alignment class allows can run it. */
+static int fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    return v->p[P_VEC] <= s->align;
+}
+
 const struct cuspec__family cuspec__family_transpose = {
     .name = "transpose",
     .template_file = "transpose.cuh",
@@ -80,6 +86,7 @@ const struct cuspec__family cuspec__family_transpose = {
     .expr = expr,
     .threads = threads,
     .defaults = defaults,
+    .fits = fits,
 };
 
 /* Whether v's vector width fits the pointers and leading dimensions. */
@@ -107,6 +114,15 @@ int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype)
         if (vec_fits(&v, s))
             break;
     return v.p[P_VEC];
+}
+
+void cuspec__transpose_narrow(struct cuspec__variant *v, int align)
+{
+    while (v->p[P_VEC] > align) {
+        v->p[P_VEC] /= 2;
+        while (!legal(v) && v->p[P_ROWS] > 1)
+            v->p[P_ROWS] /= 2;
+    }
 }
 
 int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
@@ -203,13 +219,7 @@ int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_
                                 .cols = cols,
                                 .align = cuspec__transpose_align(&s, cuspec__transpose_dtype(dtype))};
     cuspec__tuned_params(ctx, &spec, &v);
-    /* Narrow the vectors until the pointers and leading dimensions allow
-     * them (vec 1 always does). */
-    while (v.p[P_VEC] > 1 && !vec_fits(&v, &s)) {
-        v.p[P_VEC] /= 2;
-        while (!legal(&v) && v.p[P_ROWS] > 1)
-            v.p[P_ROWS] /= 2;
-    }
+    cuspec__transpose_narrow(&v, spec.align);
     rc = cuspec__transpose_variant(ctx, &v, &s, (CUstream)stream);
     cuspec__ctx_leave(ctx, pushed);
     return rc;

@@ -187,7 +187,7 @@ int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct
                         cuspec__family(s->family)->name);
 }
 
-void cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
+int cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
 {
     int b = cuspec__bucket(s);
     uint64_t id[4] = {(uint64_t)s->family, (uint64_t)s->dtype, (uint64_t)s->op, (uint64_t)b};
@@ -202,16 +202,17 @@ void cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct 
         struct cuspec__tuned *t = &ctx->tuned[i];
         if (t->family == s->family && t->dtype == s->dtype && t->op == s->op && t->bucket == b) {
             memcpy(v->p, t->p, sizeof v->p);
+            int from_record = t->from_record;
             pthread_mutex_unlock(&ctx->lock);
-            return;
+            return from_record;
         }
     }
     pthread_mutex_unlock(&ctx->lock);
 
     /* First call for this bucket: the store, outside the lock. */
     struct cuspec__record r;
-    int rb;
-    if (cuspec__record_find(ctx->device_id, s, &r, &rb) == CUSPEC_OK)
+    int rb, from_record = cuspec__record_find(ctx->device_id, s, &r, &rb) == CUSPEC_OK;
+    if (from_record)
         memcpy(v->p, r.p, sizeof v->p);
     else
         cuspec__family(s->family)->defaults(ctx->arch, v);
@@ -220,11 +221,13 @@ void cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct 
     pthread_mutex_lock(&ctx->lock);
     for (size_t probe = 0; probe < CUSPEC__TUNED_SLOTS; probe++, i = (i + 1) & (CUSPEC__TUNED_SLOTS - 1))
         if (!ctx->tuned[i].used) {
-            ctx->tuned[i] = (struct cuspec__tuned){1, s->family, s->dtype, s->op, b, {0}};
+            ctx->tuned[i] = (struct cuspec__tuned){1, s->family, s->dtype, s->op, b, {0},
+                                                   from_record};
             memcpy(ctx->tuned[i].p, v->p, sizeof v->p);
             break;
         }
     pthread_mutex_unlock(&ctx->lock);
+    return from_record;
 }
 
 void cuspec__tuned_forget(cuspec_ctx *ctx)

@@ -57,10 +57,11 @@ int cuspec__record_get(const char *device, const struct cuspec__spec *s, int buc
 int cuspec__record_find(const char *device, const struct cuspec__spec *s,
                         struct cuspec__record *r, int *bucket);
 
-/* Fills v->p for a call: the tuned parameters for this device and bucket
- * when a record exists and is legal, else the family's defaults. Cached in
- * the context after the first lookup per (family, dtype, op, bucket). */
-void cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s,
+/* Fills v for a call: the tuned parameters for this device and bucket when
+ * a record exists and is legal (returns 1), else the family's defaults
+ * (returns 0). Cached in the context after the first lookup per (family,
+ * dtype, op, bucket). */
+int cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s,
                           struct cuspec__variant *v);
 
 /* Drops the cached lookups (after tuning wrote new records). */

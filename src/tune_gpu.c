@@ -1,0 +1,130 @@
+/* cuspec_tune: the tuner's search run on the GPU through a workload
+ * (compile the candidates on all cores, check each against the CPU
+ * reference, time it with events), and the record it leaves. */
+#include "tune.h"
+#include "workload.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct gpu_env {
+    cuspec_ctx *ctx;
+    struct cuspec__workload *w;
+    int jobs;
+};
+
+static void prepare(void *env, const struct cuspec__variant *v, unsigned n, int *ok)
+{
+    struct gpu_env *g = env;
+    cuspec_compile_report rep;
+    cuspec__compile_many(v, n, g->ctx->arch, g->jobs, ok, NULL, NULL, &rep);
+}
+
+static int measure(void *env, const struct cuspec__variant *v, int reps, double *us,
+                   double *spread)
+{
+    struct gpu_env *g = env;
+    int correct;
+    double error;
+    int rc = cuspec__workload_check(g->w, v, &correct, &error);
+    if (rc != CUSPEC_OK || !correct)
+        return rc != CUSPEC_OK ? rc : CUSPEC__WRONG;
+    cuspec_bench_result r;
+    rc = cuspec__workload_time(g->w, v, reps, &r);
+    *us = r.median_us;
+    *spread = r.median_us > 0 ? (r.p90_us - r.p10_us) / r.median_us : 0;
+    return rc;
+}
+
+/* The internal spec for a public one, with a clear error for bad input. */
+static int to_spec(const cuspec_tune_spec *in, struct cuspec__spec *s)
+{
+    memset(s, 0, sizeof *s);
+    CUSPEC__RETURN_IF(in == NULL || in->family == NULL, CUSPEC_ERR_INVALID, "no spec or family");
+    s->family = cuspec__family_find(in->family);
+    if (s->family == CUSPEC__FAM_REDUCE) {
+        s->op = in->op == -1 ? 3 : in->op;
+        s->dtype = in->dtype;
+        s->n = in->n;
+        CUSPEC__RETURN_IF(cuspec_reduce_out_dtype(in->op, in->dtype) == 0, CUSPEC_ERR_INVALID,
+                          "reduce does not take op %d on dtype %s", in->op,
+                          cuspec_dtype_name(in->dtype) ? cuspec_dtype_name(in->dtype) : "?");
+        CUSPEC__RETURN_IF(in->n == 0, CUSPEC_ERR_INVALID, "n is 0: nothing to tune");
+        return CUSPEC_OK;
+    }
+    CUSPEC__RETURN_IF(s->family != CUSPEC__FAM_TRANSPOSE, CUSPEC_ERR_INVALID,
+                      "family '%s' is not tunable (reduce, transpose)", in->family);
+    s->dtype = cuspec__transpose_dtype(in->dtype);
+    CUSPEC__RETURN_IF(s->dtype == 0, CUSPEC_ERR_INVALID, "unknown dtype %d", in->dtype);
+    CUSPEC__RETURN_IF(in->rows == 0 || in->cols == 0, CUSPEC_ERR_INVALID, "a dimension is 0");
+    s->rows = in->rows;
+    s->cols = in->cols;
+    /* Dense matrices on aligned allocations: the class follows ld = cols. */
+    struct cuspec__shape sh = {256, 256, in->rows, in->cols, in->cols, in->rows, 0, 0, 1};
+    s->align = cuspec__transpose_align(&sh, s->dtype);
+    return CUSPEC_OK;
+}
+
+static void defaults(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
+{
+    memset(v, 0, sizeof *v);
+    v->family = s->family;
+    v->dtype = s->dtype;
+    v->op = s->op;
+    cuspec__family(s->family)->defaults(ctx->arch, v);
+    if (s->family == CUSPEC__FAM_TRANSPOSE)
+        cuspec__transpose_narrow(v, s->align);
+}
+
+int cuspec_tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune_options *options,
+                cuspec_tune_result *res)
+{
+    CUSPEC__RETURN_IF(ctx == NULL || res == NULL, CUSPEC_ERR_INVALID, "cuspec_tune: NULL argument");
+    struct cuspec__tune_job job;
+    memset(&job, 0, sizeof job);
+    int rc = to_spec(pub, &job.spec);
+    if (rc != CUSPEC_OK)
+        return cuspec__fail_context(rc, "cuspec_tune");
+    if (options != NULL)
+        job.opt = *options;
+    job.opt.max_candidates = job.opt.max_candidates > 0 ? job.opt.max_candidates : 48;
+    job.opt.top = job.opt.top > 0 ? job.opt.top : 3;
+    job.opt.reps = job.opt.reps > 0 ? job.opt.reps : 15;
+    job.device = ctx->device_id;
+    defaults(ctx, &job.spec, &job.def);
+
+    struct gpu_env env = {ctx, NULL, job.opt.jobs};
+    rc = cuspec__workload_create(ctx, &job.spec, &env.w);
+    if (rc != CUSPEC_OK)
+        return rc;
+    job.bytes = cuspec__workload_bytes(env.w);
+    struct cuspec__tune_io io = {&env, prepare, measure};
+    struct cuspec__record rec;
+    rc = cuspec__tune_search(&job, &io, res, &rec);
+    if (rc == CUSPEC_OK && !res->stopped) {
+        rc = cuspec__record_put(ctx->device_id, &job.spec, cuspec__bucket(&job.spec), &rec);
+        cuspec__tuned_forget(ctx);
+    }
+    cuspec__workload_destroy(env.w);
+    return rc;
+}
+
+int cuspec_tuned_params(cuspec_ctx *ctx, const cuspec_tune_spec *pub, char *params, size_t size,
+                        int *from_record)
+{
+    CUSPEC__RETURN_IF(ctx == NULL || params == NULL, CUSPEC_ERR_INVALID,
+                      "cuspec_tuned_params: NULL argument");
+    struct cuspec__spec s;
+    int rc = to_spec(pub, &s);
+    if (rc != CUSPEC_OK)
+        return cuspec__fail_context(rc, "cuspec_tuned_params");
+    struct cuspec__variant v;
+    memset(&v, 0, sizeof v);
+    int rec = cuspec__tuned_params(ctx, &s, &v);
+    if (s.family == CUSPEC__FAM_TRANSPOSE)
+        cuspec__transpose_narrow(&v, s.align);
+    cuspec__params_text(&v, params, size);
+    if (from_record != NULL)
+        *from_record = rec;
+    return CUSPEC_OK;
+}
