@@ -63,8 +63,12 @@
  *   SMEM = (TILE / K) * (TILE + PADU) * U  bytes      STATIC shared memory
  *        (= TILE*TILE*S + PAD * (TILE/K) * max(U, 4)); max 33,280 B
  *        (S=8, TILE=64, PAD=1), always <= 48 KB for legal parameters.
- *   Registers: whatever ptxas picks (no min-blocks in __launch_bounds__);
- *   26..64 with no spills for every variant in scratch/transpose/bench.cu.
+ *   Registers: whatever ptxas picks under __launch_bounds__(NT) (no
+ *   min-blocks): 26..64.  ptxas mostly aims for full occupancy (32 regs)
+ *   and may spill a few words.  Of the variants in scratch/transpose/bench.cu
+ *   only T64 R8 of u16 V8, u32 V2 and u64 V2 do (<= 40 B, at most 3 local
+ *   accesses per interior tile).  Forcing min-blocks = 1024/NT removed the
+ *   spills but raised registers and cut occupancy on most variants.
  *
  * LAUNCH FORMULA (cuLaunchKernel)
  *   blockDim = (NT, 1, 1)
@@ -126,8 +130,9 @@
  *     warps (conflict-free) instead of 16x2 (2-way).
  *   * One tile per block with the recommended grid; a grid-stride loop over
  *     tiles/batch lets the host cap the grid.  Tile coordinates come from a
- *     32-bit division when the tile index fits (always, in practice), a
- *     64-bit one otherwise.
+ *     32-bit division when the tile index fits (always, in practice), an
+ *     inline 64-bit shift-subtract division otherwise (no ABI call, so no
+ *     register saves leak into the hot path).
  */
 #ifndef CUSPEC_TRANSPOSE_CUH
 #define CUSPEC_TRANSPOSE_CUH
@@ -395,6 +400,23 @@ struct Cfg {
   static constexpr int WXW = cuspec_tr_pick_wx(NX, ROWS, NT, B, D * PU, 1, U);
 };
 
+/* n / d for the cold path (tile index >= 2^32, never seen in practice).
+ * Inline shift-subtract on purpose: the `/` operator on 64-bit operands is
+ * an ABI call, and the registers saved around that call became stack
+ * spills that were reloaded in the hot path. */
+__device__ __forceinline__ u64 udiv64_slow(u64 n, u64 d) {
+  u64 q = 0, r = 0;
+#pragma unroll 1
+  for (int i = 63; i >= 0; --i) {
+    r = (r << 1) | ((n >> i) & 1ull);
+    if (r >= d) {
+      r -= d;
+      q |= 1ull << i;
+    }
+  }
+  return q;
+}
+
 /* tid -> (x, y) on the NX x ROWS thread grid with warps of WX x (32/WX). */
 template <int NX, int WX>
 __device__ __forceinline__ void map_thread(unsigned tid, unsigned &x, unsigned &y) {
@@ -513,7 +535,7 @@ cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
         ti = qt;
         tj = (unsigned)t - qt * (unsigned)tiles_x;
       } else {
-        ti = t / tiles_x;
+        ti = udiv64_slow(t, tiles_x);
         tj = t - ti * tiles_x;
       }
       const u64 r0 = ti * TILE, c0 = tj * TILE;

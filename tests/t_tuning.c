@@ -1,0 +1,338 @@
+/* Tuning without a GPU: record encode/decode, key separation, the
+ * nearest-bucket lookup, export/import (and refusing what cannot be
+ * trusted), and the search's resume and rejection logic with a fake timer. */
+#include "tune.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static char store_dir[] = "/tmp/cuspec-tuning-XXXXXX";
+
+static struct cuspec__spec reduce_spec(unsigned long long n)
+{
+    struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE, .op = 0, .dtype = CUSPEC_F32, .n = n};
+    return s;
+}
+
+static struct cuspec__record sample_record(int block)
+{
+    struct cuspec__record r = {{block, 4, 4, 1, 4, 0}, "", 12.5, 3000, 2500, 3100, 0.02, 48, 1};
+    snprintf(r.kernel, sizeof r.kernel, "cuspec_reduce<float, float, 0, %d, 4, 4, 1>", block);
+    return r;
+}
+
+TEST(record_round_trip)
+{
+    struct cuspec__record r = sample_record(512), back;
+    char text[2048];
+    cuspec__record_encode(&r, text, sizeof text);
+    CHECK_INT_EQ(cuspec__record_decode(text, strlen(text), &back), CUSPEC_OK);
+    CHECK(memcmp(back.p, r.p, sizeof r.p) == 0);
+    CHECK_STR_EQ(back.kernel, r.kernel);
+    CHECK(back.gbs == 3000 && back.default_gbs == 2500 && back.candidates == 48);
+    static const char *const bad[] = {
+        "params=1 2 3\nkernel=k\nmedian_us=1\ngbs=1\n",            /* too few params */
+        "params=1 2 3 4 5 6\nkernel=k\nmedian_us=x\ngbs=1\n",      /* not a number */
+        "params=1 2 3 4 5 6\nkernel=k\nmedian_us=1\n",             /* no gbs */
+        "params=1 2 3 4 5 6\nkernel=k\nmedian_us=1\ngbs=1\nfoo=1\n", /* unknown field */
+        "params=1 2 3 4 5 6\nkernel=k\nmedian_us=-1\ngbs=1\n",     /* negative time */
+        "garbage",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CHECK_INT_EQ(cuspec__record_decode(bad[i], strlen(bad[i]), &back), CUSPEC_ERR_CORRUPT);
+}
+
+TEST(keys_separate_device_driver_and_bucket)
+{
+    struct cuspec__spec s = reduce_spec(1 << 20);
+    char a[2048], b[2048];
+    cuspec_device_info d = {.name = "GPU X", .sm_major = 9, .sm_count = 132,
+                            .total_mem = 80ull << 30, .driver_version = 13000};
+    char id1[512], id2[512];
+    cuspec__device_identity(&d, id1, sizeof id1);
+    d.driver_version = 12080;
+    cuspec__device_identity(&d, id2, sizeof id2);
+    CHECK(strcmp(id1, id2) != 0);
+    cuspec__tuning_key(id1, &s, 20, 0, a, sizeof a);
+    cuspec__tuning_key(id2, &s, 20, 0, b, sizeof b);
+    CHECK(strcmp(a, b) != 0);
+    CHECK_STR_CONTAINS(a, "library=" PACKAGE_VERSION);
+    cuspec__tuning_key(id1, &s, 21, 0, b, sizeof b);
+    CHECK(strcmp(a, b) != 0);
+    cuspec__tuning_key(id1, &s, 20, 1, b, sizeof b); /* the session log is another entry */
+    CHECK(strcmp(a, b) != 0);
+    s.op = 1;
+    cuspec__tuning_key(id1, &s, 20, 0, b, sizeof b);
+    CHECK(strcmp(a, b) != 0);
+
+    /* A record for one driver is not found for another. */
+    struct cuspec__record r = sample_record(512), got;
+    s.op = 0;
+    CHECK_INT_EQ(cuspec__record_put(id1, &s, 20, &r), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_get(id1, &s, 20, &got), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_get(id2, &s, 20, &got), CUSPEC_ERR_NOT_FOUND);
+    int bucket;
+    CHECK_INT_EQ(cuspec__record_find(id2, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+}
+
+TEST(nearest_bucket_lookup)
+{
+    const char *dev = "nearest|sm_90|132|1|13000";
+    struct cuspec__spec s = reduce_spec(1 << 10);
+    struct cuspec__record r10 = sample_record(128), r20 = sample_record(1024), got;
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 10, &r10), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 20, &r20), CUSPEC_OK);
+    int bucket;
+    static const struct {
+        int log2n, bucket, block;
+    } cases[] = {{10, 10, 128}, {12, 10, 128}, {19, 20, 1024}, {20, 20, 1024}, {28, 20, 1024}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        s.n = 1ull << cases[i].log2n;
+        s.n += 3; /* not a power of two: the bucket is log2 rounded down */
+        CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
+        CHECK_INT_EQ(bucket, cases[i].bucket);
+        CHECK_INT_EQ(got.p[0], cases[i].block);
+    }
+    /* A record with parameters the family rejects is passed over. */
+    struct cuspec__record bad = sample_record(1024);
+    bad.p[2] = 16; /* vec 16 of floats: illegal */
+    s.n = 1ull << 24;
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 24, &bad), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(bucket, 20);
+
+    /* Transposes: nearest in rows and cols, same alignment class. */
+    struct cuspec__spec t = {.family = CUSPEC__FAM_TRANSPOSE, .dtype = CUSPEC_U32,
+                             .rows = 8192, .cols = 8192, .align = 4};
+    struct cuspec__record tr = {{32, 8, 1, 4, 0, 0}, "t", 10, 2900, 2800, 3000, 0, 10, 1};
+    CHECK_INT_EQ(cuspec__record_put(dev, &t, cuspec__bucket(&t), &tr), CUSPEC_OK);
+    t.rows = 4096;
+    t.cols = 16384;
+    CHECK_INT_EQ(cuspec__record_find(dev, &t, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(got.p[0], 32);
+    t.align = 1;
+    CHECK_INT_EQ(cuspec__record_find(dev, &t, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static int count_records(const cuspec_tuning_record *r, void *user)
+{
+    (void)r;
+    ++*(int *)user;
+    return 0;
+}
+
+TEST(export_import_and_refusals)
+{
+    char path[512], file[4096];
+    unsigned n = 0;
+    snprintf(path, sizeof path, "%s/export.txt", store_dir);
+    CHECK_INT_EQ(cuspec_tuning_export(NULL, path, &n), CUSPEC_OK);
+    CHECK(n >= 4); /* the records the tests above wrote */
+    unsigned back = 0;
+    if (cuspec_tuning_import(path, &back) != CUSPEC_OK)
+        TAP_FAIL("import of an export failed: %s", cuspec_last_error());
+    CHECK_UINT_EQ(back, n);
+
+    const char *good = "cuspec-tuning 1\nrecord\ndevice=imported|sm_80|108|1|12080\nlibrary="
+                       PACKAGE_VERSION "\nformat=1\nfamily=reduce\ndtype=f64\nop=2\n"
+                       "bucket=n=2^16\nparams=512 2 2 1 2 0\nkernel=k\nmedian_us=3\ngbs=900\n"
+                       "end\n";
+    static const struct {
+        const char *what, *from, *to, *detail;
+    } bad[] = {
+        {"not an export", "cuspec-tuning 1", "hello", "not a cuspec tuning export"},
+        {"a foreign library", "library=" PACKAGE_VERSION, "library=0.0.1", "made by cuspec 0.0.1"},
+        {"illegal params", "params=512 2 2", "params=512 2 4", "not legal"},
+        {"an unknown family", "family=reduce", "family=fft", "family 'fft'"},
+        {"an unknown dtype", "dtype=f64", "dtype=u8", "dtype 'u8'"},
+        {"a bad bucket", "n=2^16", "n=2^x", "bucket"},
+        {"a truncated file", "end\n", "", "no 'end'"},
+        {"a bad number", "gbs=900", "gbs=lots", "gbs"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        /* One good record, then the bad one: nothing at all is imported. */
+        const char *at = strstr(good, bad[i].from);
+        int len = snprintf(file, sizeof file, "%s", good);
+        len += snprintf(file + len, sizeof file - (size_t)len, "%.*s%s%s",
+                        (int)(at - good) - (int)strlen("cuspec-tuning 1\n"),
+                        good + strlen("cuspec-tuning 1\n"), bad[i].to, at + strlen(bad[i].from));
+        if (i == 0) /* the header itself */
+            snprintf(file, sizeof file, "hello\n%s", good + strlen("cuspec-tuning 1\n"));
+        write_file(path, file);
+        int before = 0, after = 0;
+        cuspec_tuning_list(NULL, count_records, &before);
+        int rc = cuspec_tuning_import(path, &back);
+        cuspec_tuning_list(NULL, count_records, &after);
+        if (rc == CUSPEC_OK)
+            TAP_FAIL("import of %s was accepted", bad[i].what);
+        else if (strstr(cuspec_last_error(), bad[i].detail) == NULL)
+            TAP_FAIL("import of %s: detail '%s' lacks '%s'", bad[i].what, cuspec_last_error(),
+                     bad[i].detail);
+        CHECK_INT_EQ(after, before);
+    }
+    write_file(path, good);
+    CHECK_INT_EQ(cuspec_tuning_import(path, &back), CUSPEC_OK);
+    CHECK_UINT_EQ(back, 1);
+    CHECK_INT_EQ(cuspec_tuning_import("/nonexistent/file", &back), CUSPEC_ERR_IO);
+}
+
+/* ## The search, with a fake timer */
+
+struct fake {
+    int measured, stop_after;
+    int stop;
+    int wrong_block; /* this block size gives wrong results */
+    int fail_items;  /* these do not compile */
+    int calls[4096];
+};
+
+/* Fastest at block 512, items 2, vec 4, single 1, grid 2. */
+static double fake_time(const struct cuspec__variant *v)
+{
+    return 100 + abs(v->p[0] - 512) / 16.0 + abs(v->p[1] - 2) * 3 + abs(v->p[2] - 4) * 5 +
+           (v->p[3] ? 0 : 20) + abs(v->p[4] - 2) * 2;
+}
+
+static void fake_prepare(void *env, const struct cuspec__variant *v, unsigned n, int *ok)
+{
+    struct fake *f = env;
+    for (unsigned i = 0; i < n; i++)
+        ok[i] = v[i].p[1] != f->fail_items;
+}
+
+static int fake_measure(void *env, const struct cuspec__variant *v, int reps, double *us,
+                        double *spread)
+{
+    struct fake *f = env;
+    (void)reps;
+    f->measured++;
+    if (f->stop_after && f->measured >= f->stop_after)
+        f->stop = 1;
+    if (v->p[0] == f->wrong_block)
+        return CUSPEC__WRONG;
+    *us = fake_time(v);
+    *spread = 0.01;
+    return CUSPEC_OK;
+}
+
+static struct cuspec__tune_job fake_job(const char *device, struct fake *f, int max)
+{
+    struct cuspec__tune_job job;
+    memset(&job, 0, sizeof job);
+    job.device = device;
+    job.spec = reduce_spec(1 << 20);
+    job.bytes = 4.0 * (1 << 20);
+    job.def.family = CUSPEC__FAM_REDUCE;
+    job.def.dtype = CUSPEC_F32;
+    cuspec__family_reduce.defaults(90, &job.def);
+    job.opt.max_candidates = max;
+    job.opt.top = 3;
+    job.opt.reps = 5;
+    job.opt.stop = &f->stop;
+    return job;
+}
+
+TEST(search_resumes_after_a_stop)
+{
+    struct fake full = {0}, part = {0};
+    const struct cuspec__tune_io io_full = {&full, fake_prepare, fake_measure};
+    struct cuspec__tune_job job = fake_job("resume-a", &full, 40);
+    cuspec_tune_result r1, r2, r3;
+    struct cuspec__record rec1, rec2;
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io_full, &r1, &rec1), CUSPEC_OK);
+    CHECK(!r1.stopped);
+    CHECK_INT_EQ(r1.candidates, 40);
+    CHECK_INT_EQ(r1.reused, 0);
+    CHECK(r1.gbs >= r1.default_gbs);
+
+    /* Another device: stopped after 7 candidates, then resumed. */
+    part.stop_after = 7;
+    const struct cuspec__tune_io io_part = {&part, fake_prepare, fake_measure};
+    job = fake_job("resume-b", &part, 40);
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io_part, &r2, &rec2), CUSPEC_OK);
+    CHECK(r2.stopped);
+    CHECK_INT_EQ(r2.timed, 7);
+    part.stop_after = 0;
+    part.stop = 0;
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io_part, &r3, &rec2), CUSPEC_OK);
+    CHECK(!r3.stopped);
+    CHECK_INT_EQ(r3.reused, 7);
+    CHECK_INT_EQ(r3.timed, r1.timed - 7);
+    CHECK_STR_EQ(r3.kernel, r1.kernel); /* the same search, the same winner */
+
+    /* --force times everything again. */
+    job.opt.force = 1;
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io_part, &r3, &rec2), CUSPEC_OK);
+    CHECK_INT_EQ(r3.reused, 0);
+    CHECK_INT_EQ(r3.timed, r1.timed);
+
+    /* A larger space later times only what is new. */
+    job.opt.force = 0;
+    job.opt.max_candidates = 60;
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io_part, &r3, &rec2), CUSPEC_OK);
+    CHECK(r3.reused >= 20); /* what this search chose again was not timed again */
+    CHECK_INT_EQ(r3.timed + r3.reused, r3.candidates);
+}
+
+TEST(search_rejects_wrong_and_failed_candidates)
+{
+    struct fake f = {.wrong_block = 512, .fail_items = 8};
+    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
+    struct cuspec__tune_job job = fake_job("wrong", &f, 400); /* exhaustive */
+    cuspec_tune_result r;
+    struct cuspec__record rec;
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK(rec.p[0] != 512);  /* the fastest block size gave wrong results */
+    CHECK(rec.p[1] != 8);    /* items 8 did not compile */
+    CHECK(r.failed > 0);
+    CHECK_INT_EQ(r.candidates, r.timed);
+    /* Exhaustive: the best of the rest is found: block 256 or 1024 next. */
+    CHECK_INT_EQ(rec.p[1], 2);
+    CHECK_INT_EQ(rec.p[2], 4);
+}
+
+TEST(search_finds_the_optimum_by_refinement)
+{
+    struct fake f = {0};
+    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
+    struct cuspec__tune_job job = fake_job("refine", &f, 48); /* 384 in the space */
+    cuspec_tune_result r;
+    struct cuspec__record rec;
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK(r.candidates <= 48);
+    printf("# winner %s after %u candidates\n", r.kernel, r.candidates);
+    /* The fake's optimum is block 512, items 2, vec 4, single 1, grid 2. */
+    CHECK_INT_EQ(rec.p[0], 512);
+    CHECK_INT_EQ(rec.p[1], 2);
+    CHECK_INT_EQ(rec.p[2], 4);
+    CHECK_INT_EQ(rec.p[3], 1);
+    CHECK_INT_EQ(rec.p[4], 2);
+}
+
+int main(void)
+{
+    if (mkdtemp(store_dir) == NULL)
+        return 1;
+    setenv("CUSPEC_CACHE_DIR", store_dir, 1);
+    static const struct tap_test tests[] = {
+        TAP_ENTRY(record_round_trip), TAP_ENTRY(keys_separate_device_driver_and_bucket),
+        TAP_ENTRY(nearest_bucket_lookup), TAP_ENTRY(export_import_and_refusals),
+        TAP_ENTRY(search_resumes_after_a_stop),
+        TAP_ENTRY(search_rejects_wrong_and_failed_candidates),
+        TAP_ENTRY(search_finds_the_optimum_by_refinement)};
+    int rc = tap_run(tests, sizeof tests / sizeof *tests);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", store_dir);
+    return system(cmd) == 0 ? rc : 1;
+}
