@@ -79,6 +79,12 @@ static void defaults(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspe
 int cuspec_tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune_options *options,
                 cuspec_tune_result *res)
 {
+    return cuspec__tune(ctx, pub, options, NULL, NULL, res);
+}
+
+int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune_options *options,
+                 cuspec__after_run_fn hook, void *hook_user, cuspec_tune_result *res)
+{
     CUSPEC__RETURN_IF(ctx == NULL || res == NULL, CUSPEC_ERR_INVALID, "cuspec_tune: NULL argument");
     struct cuspec__tune_job job;
     memset(&job, 0, sizeof job);
@@ -97,6 +103,7 @@ int cuspec_tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune_
     rc = cuspec__workload_create(ctx, &job.spec, &env.w);
     if (rc != CUSPEC_OK)
         return rc;
+    cuspec__workload_set_hook(env.w, hook, hook_user);
     job.bytes = cuspec__workload_bytes(env.w);
     struct cuspec__tune_io io = {&env, prepare, measure};
     struct cuspec__record rec;

@@ -45,35 +45,6 @@ struct opts {
     char *dtypes, *ops, *ns, *shapes;
 };
 
-/* "2^28", "16M", "1000": a count; 0 when malformed. */
-static size_t parse_count(const char *s)
-{
-    char *end;
-    if (strncmp(s, "2^", 2) == 0) {
-        long e = strtol(s + 2, &end, 10);
-        return *end == '\0' && e >= 0 && e < 63 ? (size_t)1 << e : 0;
-    }
-    unsigned long long v = strtoull(s, &end, 10);
-    switch (*end) {
-    case 'K': v <<= 10; end++; break;
-    case 'M': v <<= 20; end++; break;
-    case 'G': v <<= 30; end++; break;
-    }
-    return *end == '\0' ? (size_t)v : 0;
-}
-
-/* Splits a comma-separated list in place; returns the count or -1. */
-static int split(char *list, char **items)
-{
-    int n = 0;
-    for (char *tok = strtok(list, ","); tok != NULL; tok = strtok(NULL, ","))
-        if (n < MAX_LIST)
-            items[n++] = tok;
-        else
-            return -1;
-    return n;
-}
-
 static void header(const cuspec_device_info *d, double memcpy_gbs, double kernel_gbs, int json)
 {
     if (json) {
@@ -109,9 +80,9 @@ static void row(const char *label, const cuspec_bench_result *r, double copy, in
 static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
 {
     char *dts[MAX_LIST], *ops[MAX_LIST], *ns[MAX_LIST], label[256];
-    int n_dt = split(o->dtypes ? o->dtypes : (char[]){"f32,f64,i32"}, dts);
-    int n_op = split(o->ops ? o->ops : (char[]){"sum"}, ops);
-    int n_n = split(o->ns ? o->ns : (char[]){"2^10,2^15,2^20,2^24,2^28"}, ns);
+    int n_dt = cli_split(o->dtypes ? o->dtypes : (char[]){"f32,f64,i32"}, dts, MAX_LIST);
+    int n_op = cli_split(o->ops ? o->ops : (char[]){"sum"}, ops, MAX_LIST);
+    int n_n = cli_split(o->ns ? o->ns : (char[]){"2^10,2^15,2^20,2^24,2^28"}, ns, MAX_LIST);
     if (n_dt < 0 || n_op < 0 || n_n < 0)
         return cli_usage(&cmd_bench, "at most %d values per list", MAX_LIST);
     if (!o->json)
@@ -126,7 +97,7 @@ static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
                          : strcmp(ops[i], "max") == 0 ? CUSPEC_MAX
                                                       : -2;
                 int dtype = cuspec_dtype_from_name(dts[j]);
-                size_t n = parse_count(ns[k]);
+                size_t n = cli_parse_count(ns[k]);
                 if (op == -2)
                     return cli_usage(&cmd_bench, "unknown op '%s'", ops[i]);
                 if (cuspec_reduce_out_dtype(op, dtype) == 0)
@@ -152,11 +123,11 @@ static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
 static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
 {
     char *dts[MAX_LIST], *shapes[MAX_LIST], label[256];
-    int n_dt = split(o->dtypes ? o->dtypes : (char[]){"f32,f64"}, dts);
-    int n_sh = split(o->shapes ? o->shapes
-                               : (char[]){"1024x1024,8192x8192,16384x16384,8191x8193,"
-                                          "16383x16385,10000x3000"},
-                     shapes);
+    int n_dt = cli_split(o->dtypes ? o->dtypes : (char[]){"f32,f64"}, dts, MAX_LIST);
+    int n_sh = cli_split(o->shapes ? o->shapes
+                                   : (char[]){"1024x1024,8192x8192,16384x16384,8191x8193,"
+                                              "16383x16385,10000x3000"},
+                         shapes, MAX_LIST);
     if (n_dt < 0 || n_sh < 0)
         return cli_usage(&cmd_bench, "at most %d values per list", MAX_LIST);
     if (!o->json)

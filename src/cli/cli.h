@@ -26,6 +26,8 @@ extern const struct command cmd_devices;
 extern const struct command cmd_cache;
 extern const struct command cmd_compile;
 extern const struct command cmd_bench;
+extern const struct command cmd_tune;
+extern const struct command cmd_run;
 
 /* Prints `msg: status text: detail` on stderr and returns the exit status
  * that fits the status (EXIT_NO_GPU for a missing driver or device). */
@@ -39,5 +41,16 @@ int cli_parse_common(const struct command *cmd, int argc, char **argv, int *json
 
 /* A JSON string literal of s on f (quotes and escapes included). */
 void json_string(FILE *f, const char *s);
+
+/* Splits a comma-separated list in place into items; returns the count, or
+ * -1 when it has more than max. */
+int cli_split(char *list, char **items, int max);
+/* "1000", "64K", "16M", "2G" (powers of 1024) or "2^28": a count; 0 when
+ * malformed or too large. */
+size_t cli_parse_count(const char *s);
+/* "8192x8192", each side a count as above: 0, or -1 when malformed. */
+int cli_parse_shape(const char *s, size_t *rows, size_t *cols);
+/* A decimal integer from lo to hi in *v: 0, or -1 when s is not one. */
+int cli_parse_int(const char *s, int lo, int hi, int *v);
 
 #endif

@@ -1,8 +1,11 @@
 /* Error reporting, option handling and JSON output shared by the commands. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 int cli_fail(int status, const char *msg)
@@ -71,4 +74,60 @@ void json_string(FILE *f, const char *s)
             fputc(c, f);
     }
     fputc('"', f);
+}
+
+int cli_split(char *list, char **items, int max)
+{
+    int n = 0;
+    for (char *tok = strtok(list, ","); tok != NULL; tok = strtok(NULL, ","))
+        if (n < max)
+            items[n++] = tok;
+        else
+            return -1;
+    return n;
+}
+
+size_t cli_parse_count(const char *s)
+{
+    char *end;
+    if (strncmp(s, "2^", 2) == 0) {
+        if (!isdigit((unsigned char)s[2]))
+            return 0;
+        long e = strtol(s + 2, &end, 10);
+        return *end == '\0' && e >= 0 && e < 63 ? (size_t)1 << e : 0;
+    }
+    if (!isdigit((unsigned char)s[0]))
+        return 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift != 0)
+        end++;
+    if (*end != '\0' || v > (SIZE_MAX >> 1) >> shift)
+        return 0;
+    return (size_t)v << shift;
+}
+
+int cli_parse_shape(const char *s, size_t *rows, size_t *cols)
+{
+    char buf[64];
+    const char *x = strchr(s, 'x');
+    if (x == NULL || (size_t)(x - s) >= sizeof buf)
+        return -1;
+    memcpy(buf, s, (size_t)(x - s));
+    buf[x - s] = '\0';
+    *rows = cli_parse_count(buf);
+    *cols = cli_parse_count(x + 1);
+    return *rows != 0 && *cols != 0 ? 0 : -1;
+}
+
+int cli_parse_int(const char *s, int lo, int hi, int *v)
+{
+    char *end;
+    if (!isdigit((unsigned char)s[0]) && !(s[0] == '-' && isdigit((unsigned char)s[1])))
+        return -1;
+    long x = strtol(s, &end, 10);
+    if (*end != '\0' || x < lo || x > hi)
+        return -1;
+    *v = (int)x;
+    return 0;
 }

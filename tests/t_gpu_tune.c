@@ -1,0 +1,121 @@
+/* GPU: tuning end to end. A small reduction and a small transpose are tuned;
+ * the record is used by the next call (its kernel is the winner, the
+ * parameters say they come from a record); candidates made deliberately
+ * wrong through the test hook are rejected and never chosen. */
+#include "gpu.h"
+#include "tune.h"
+
+#include <stdlib.h>
+
+static char store_dir[] = "/tmp/cuspec-tune-XXXXXX";
+static cuspec_ctx *ctx;
+
+static cuspec_tune_options small_search(void)
+{
+    cuspec_tune_options o;
+    memset(&o, 0, sizeof o);
+    o.max_candidates = 10;
+    o.top = 2;
+    o.reps = 5;
+    return o;
+}
+
+/* After a tune, the parameters a call uses come from its record, and the
+ * call runs the winner. */
+static void check_used(const cuspec_tune_spec *spec, const cuspec_tune_result *r,
+                       cuspec_bench_result *b)
+{
+    char params[160];
+    int from_record = 0;
+    CUSPEC_OK_(cuspec_tuned_params(ctx, spec, params, sizeof params, &from_record));
+    CHECK_INT_EQ(from_record, 1);
+    CHECK_STR_EQ(params, r->params);
+    CHECK(b->correct);
+    CHECK_STR_EQ(b->kernel, r->kernel);
+    printf("# %s: %s at %.1f GB/s (default %.1f), %u candidates, %u failed\n", spec->family,
+           r->kernel, r->gbs, r->default_gbs, r->candidates, r->failed);
+}
+
+TEST(tune_a_reduction_and_use_it)
+{
+    cuspec_tune_spec spec = {"reduce", CUSPEC_SUM, CUSPEC_F32, (1u << 20) + 5, 0, 0};
+    cuspec_tune_options o = small_search();
+    cuspec_tune_result r;
+    char params[160];
+    int from_record = 1;
+    CUSPEC_OK_(cuspec_tuned_params(ctx, &spec, params, sizeof params, &from_record));
+    CHECK_INT_EQ(from_record, 0); /* nothing tuned yet: the defaults */
+    CUSPEC_OK_(cuspec_tune(ctx, &spec, &o, &r));
+    CHECK(!r.stopped);
+    CHECK(r.timed > 0 && r.gbs > 0 && r.default_gbs > 0);
+    CHECK(r.gbs >= 0.9 * r.default_gbs); /* the default is a candidate too */
+    cuspec_bench_result b;
+    CUSPEC_OK_(cuspec_bench_reduce(ctx, CUSPEC_SUM, CUSPEC_F32, (1u << 20) + 5, 5, &b));
+    check_used(&spec, &r, &b);
+
+    /* A re-run reuses every timed candidate. */
+    cuspec_tune_result again;
+    CUSPEC_OK_(cuspec_tune(ctx, &spec, &o, &again));
+    CHECK_INT_EQ(again.timed, 0);
+    CHECK_INT_EQ(again.reused, r.candidates);
+}
+
+TEST(tune_a_transpose_and_use_it)
+{
+    cuspec_tune_spec spec = {"transpose", 0, CUSPEC_F32, 0, 1024, 1024};
+    cuspec_tune_options o = small_search();
+    cuspec_tune_result r;
+    CUSPEC_OK_(cuspec_tune(ctx, &spec, &o, &r));
+    cuspec_bench_result b;
+    CUSPEC_OK_(cuspec_bench_transpose(ctx, CUSPEC_F32, 1024, 1024, 5, &b));
+    check_used(&spec, &r, &b);
+}
+
+/* Corrupts the output of every candidate with 512-thread blocks. */
+static void corrupt_512(void *user, const struct cuspec__variant *v, CUdeviceptr out, size_t bytes)
+{
+    int *hits = user;
+    if (v != NULL && v->p[0] == 512) {
+        drv->cuMemsetD8(out, 0x5A, bytes);
+        ++*hits;
+    }
+}
+
+TEST(wrong_candidates_are_rejected)
+{
+    cuspec_tune_spec spec = {"reduce", CUSPEC_MAX, CUSPEC_I32, 1u << 16, 0, 0};
+    cuspec_tune_options o = small_search();
+    o.max_candidates = 400; /* exhaustive: every 512-thread variant is tried */
+    o.reps = 3;
+    cuspec_tune_result r;
+    int hits = 0;
+    CUSPEC_OK_(cuspec__tune(ctx, &spec, &o, corrupt_512, &hits, &r));
+    printf("# %d wrong runs, %u failed candidates, winner %s\n", hits, r.failed, r.kernel);
+    CHECK(hits > 0);
+    CHECK(r.failed >= (unsigned)hits);
+    CHECK(strstr(r.kernel, ", 512, ") == NULL);
+    CHECK(r.gbs > 0);
+}
+
+int main(void)
+{
+    gpu_require();
+    if (mkdtemp(store_dir) == NULL)
+        return 1;
+    setenv("CUSPEC_CACHE_DIR", store_dir, 1);
+    if (cuspec_ctx_create(&ctx, 0) != CUSPEC_OK) {
+        printf("Bail out! cuspec_ctx_create: %s\n", cuspec_last_error());
+        return 1;
+    }
+    int pushed;
+    cuspec__ctx_enter(ctx, &pushed);
+    static const struct tap_test tests[] = {TAP_ENTRY(tune_a_reduction_and_use_it),
+                                            TAP_ENTRY(tune_a_transpose_and_use_it),
+                                            TAP_ENTRY(wrong_candidates_are_rejected)};
+    int rc = tap_run(tests, sizeof tests / sizeof *tests);
+    cuspec__ctx_leave(ctx, pushed);
+    cuspec_ctx_destroy(ctx);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", store_dir);
+    return system(cmd) == 0 ? rc : 1;
+}
