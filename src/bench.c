@@ -141,7 +141,7 @@ static int bench(cuspec_ctx *ctx, const struct cuspec__spec *spec, int reps,
     rc = cuspec__workload_check(w, NULL, &res->correct, &res->error);
     if (rc == CUSPEC_OK) {
         note_kernel(res);
-        rc = cuspec__workload_time(w, NULL, reps, res);
+        rc = cuspec__workload_time(w, NULL, reps, 1, res);
     }
     cuspec__workload_destroy(w);
     return rc;

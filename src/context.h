@@ -23,7 +23,8 @@ struct cuspec__kernel {
 /* Device scratch for kernels that need it (reduction partials and ticket).
  * Each stream gets its own slot on first use, from a pool sized once at
  * context creation, so concurrent streams never share scratch and no call
- * allocates. */
+ * allocates. A captured graph keeps its capture stream's slot: replaying it
+ * concurrently with other work on that stream is not supported. */
 #define CUSPEC__WS_SLOTS 256
 #define CUSPEC__WS_PARTIALS 4096 /* 8-byte partials per slot: the largest grid */
 
@@ -54,6 +55,7 @@ struct cuspec_ctx {
 
     CUdeviceptr workspace;
     CUstream ws_stream[CUSPEC__WS_SLOTS];
+    pthread_t ws_thread[CUSPEC__WS_SLOTS]; /* for CU_STREAM_PER_THREAD */
     int ws_used;
 };
 

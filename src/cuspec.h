@@ -306,7 +306,9 @@ CUSPEC_EXPORT int cuspec_copy(cuspec_ctx *ctx, cuspec_devptr dst, cuspec_devptr 
  * independent partial sums and a tree: |error| <= 160 * 2^-24 * sum|x| for
  * n = 2^28 (see templates/reduce.cuh). `in` must be aligned to its element
  * size; any such alignment is fast (vector loads start at the first aligned
- * element). dtypes: f32, f64, i32, i64, u32. */
+ * element); with n = 0 it is not read and may be NULL. dtypes: f32, f64, i32,
+ * i64, u32. Each stream (each thread, for CU_STREAM_PER_THREAD) gets its own
+ * scratch from the context, for up to 256 streams per context. */
 typedef enum cuspec_op {
     CUSPEC_SUM = 0,
     CUSPEC_MIN = 1,
@@ -332,7 +334,8 @@ CUSPEC_EXPORT int cuspec_dot(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec
  * ld = pitch / element size); `out` is cols x rows with rows ld_out apart
  * (ld_out >= rows). Any dtype: only its size matters (1, 2, 4 or 8 bytes).
  * Nothing outside the rows x cols (cols x rows) elements is read (written).
- * in and out must not overlap. Vector loads are used where the pointers and
+ * rows and cols must be at least 1. in and out must not overlap (their whole
+ * extents, from the first element to the last). Vector loads are used where the pointers and
  * leading dimensions allow; otherwise a variant that does not need them. */
 CUSPEC_EXPORT int cuspec_transpose(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_t rows,
                                    size_t cols, size_t ld_in, cuspec_devptr out, size_t ld_out,

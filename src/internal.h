@@ -83,7 +83,13 @@ void cuspec__warn(const char *fmt, ...) CUSPEC__PRINTF(1, 2);
     X(cuEventDestroy, 1)                                                                           \
     X(cuEventRecord, 1)                                                                            \
     X(cuEventSynchronize, 1)                                                                       \
-    X(cuEventElapsedTime, 1)
+    X(cuEventElapsedTime, 1)                                                                       \
+    X(cuStreamBeginCapture, 1)                                                                     \
+    X(cuStreamEndCapture, 1)                                                                       \
+    X(cuGraphInstantiateWithFlags, 1)                                                              \
+    X(cuGraphLaunch, 1)                                                                            \
+    X(cuGraphExecDestroy, 1)                                                                       \
+    X(cuGraphDestroy, 1)
 
 struct cuspec__driver {
 #define CUSPEC__DRIVER_MEMBER(name, required) __typeof__(&name) name;

@@ -177,6 +177,9 @@ static int run(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr a, cuspec_devpt
 int cuspec_reduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in, size_t n,
                   cuspec_devptr out, void *stream)
 {
+    /* Dot is an op of the kernel, not of this call (it takes two inputs). */
+    CUSPEC__RETURN_IF(cuspec_op_name(op) == NULL, CUSPEC_ERR_INVALID,
+                      "cuspec_reduce: unknown op %d (CUSPEC_SUM, CUSPEC_MIN or CUSPEC_MAX)", op);
     return run(ctx, op, dtype, in, 0, n, out, stream);
 }
 

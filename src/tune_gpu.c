@@ -30,7 +30,7 @@ static int measure(void *env, const struct cuspec__variant *v, int reps, double 
     if (rc != CUSPEC_OK || !correct)
         return rc != CUSPEC_OK ? rc : CUSPEC__WRONG;
     cuspec_bench_result r;
-    rc = cuspec__workload_time(g->w, v, reps, &r);
+    rc = cuspec__workload_time(g->w, v, reps, 0, &r);
     *us = r.median_us;
     *spread = r.median_us > 0 ? (r.p90_us - r.p10_us) / r.median_us : 0;
     return rc;

@@ -31,10 +31,10 @@ int cuspec__workload_check(struct cuspec__workload *w, const struct cuspec__vari
                            int *correct, double *error);
 
 /* Times v (NULL: the public call): warm-up, `reps` calls between events,
- * median and spread, then a back-to-back batch. Fills the timing fields and
- * gbs of r. */
+ * median and spread, then (with `batch`) the mean over calls back to back.
+ * Fills the timing fields and gbs of r. */
 int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__variant *v, int reps,
-                          cuspec_bench_result *r);
+                          int batch, cuspec_bench_result *r);
 
 /* Fills n elements of buf with fresh random values valid for dtype (floats
  * in [-1, 1), integers over their range), reseeded from the clock. */

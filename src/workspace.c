@@ -23,12 +23,19 @@ void cuspec__workspace_free(cuspec_ctx *ctx)
 
 int cuspec__workspace(cuspec_ctx *ctx, CUstream stream, CUdeviceptr *partials, CUdeviceptr *ticket)
 {
+    /* The per-thread default stream is one handle for many streams: each
+     * thread that uses it gets its own slot. */
+    pthread_t thread = stream == CU_STREAM_PER_THREAD ? pthread_self() : (pthread_t)0;
     pthread_mutex_lock(&ctx->lock);
     int i = 0;
-    while (i < ctx->ws_used && ctx->ws_stream[i] != stream)
+    while (i < ctx->ws_used &&
+           !(ctx->ws_stream[i] == stream && pthread_equal(ctx->ws_thread[i], thread)))
         i++;
-    if (i == ctx->ws_used && i < CUSPEC__WS_SLOTS)
-        ctx->ws_stream[ctx->ws_used++] = stream;
+    if (i == ctx->ws_used && i < CUSPEC__WS_SLOTS) {
+        ctx->ws_stream[i] = stream;
+        ctx->ws_thread[i] = thread;
+        ctx->ws_used++;
+    }
     pthread_mutex_unlock(&ctx->lock);
     CUSPEC__RETURN_IF(i == CUSPEC__WS_SLOTS, CUSPEC_ERR_UNSUPPORTED,
                       "this context has served %d streams already; use one context per %d "

@@ -8,6 +8,8 @@ static const struct command *const commands[] = {
     &cmd_cache,
     &cmd_compile,
     &cmd_bench,
+    &cmd_tune,
+    &cmd_run,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

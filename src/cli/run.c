@@ -1,0 +1,213 @@
+/* cuspec run: one operation as a program's call would run it now, and what
+ * served it: tuned or default parameters, which kernel, from which tier. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <string.h>
+
+static const char help[] =
+    "Usage: cuspec run reduce [--op sum|min|max|dot] [--dtype T] [--n N] [options]\n"
+    "       cuspec run transpose [--dtype T] [--shape RxC] [options]\n"
+    "\n"
+    "Runs one operation on this GPU the way a call in a program would run it now,\n"
+    "on fresh random data, checks the result against a CPU reference, and shows\n"
+    "what served it:\n"
+    "  params   the parameters the call uses: 'tuned' when the store holds a tuning\n"
+    "           record for this device in this size bucket (or the nearest bucket),\n"
+    "           else 'default' (the built-in defaults); see 'cuspec tune'\n"
+    "  kernel   the specialization's name expression\n"
+    "  tier     where the kernel came from on the first call: table (already loaded),\n"
+    "           store (the user store), system (the read-only system store), nvrtc\n"
+    "           (compiled now, and published to the store), ptx (shipped PTX,\n"
+    "           compiled by the driver)\n"
+    "  check    the result against the CPU reference (float sums: the error\n"
+    "           relative to sum|x|)\n"
+    "  time     the median of 3 calls timed with CUDA events, and the GB/s it means\n"
+    "           (the bytes the operation must move)\n"
+    "\n"
+    "  --op O          reduce: sum, min, max or dot (default sum)\n"
+    "  --dtype T       reduce: f32, f64, i32, i64, u32; transpose: any of u8, i8, u16,\n"
+    "                  i16, f16, bf16, f32, i32, u32, f64, i64, u64 (default f32)\n"
+    "  --n N           reduce: elements: 1000, 64K, 16M (powers of 1024) or 2^K\n"
+    "                  (default 2^24)\n"
+    "  --shape RxC     transpose: rows x cols, each written as for --n\n"
+    "                  (default 8192x8192)\n"
+    "  --device N      GPU ordinal (default 0)\n"
+    "  --json          one JSON object on stdout instead of the lines\n"
+    "\n"
+    "Environment: CUSPEC_CACHE_DIR, the store that holds the tuning records and the\n"
+    "compiled kernels (default $XDG_CACHE_HOME/cuspec or ~/.cache/cuspec).\n"
+    "\n"
+    "Exit status: 0 the result was right; 1 it was wrong or the call failed; 2 bad\n"
+    "command line; 3 no usable CUDA driver or device.\n";
+
+#define REPS 3
+
+struct opts {
+    const char *family, *op_name, *dtype_name, *n_text, *shape_text;
+    int device, json;
+};
+
+/* The spec a call would make; 0, or the exit status of a usage error. */
+static int make_spec(const struct opts *o, cuspec_tune_spec *spec)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->family = o->family;
+    spec->dtype = cuspec_dtype_from_name(o->dtype_name);
+    if (spec->dtype == 0)
+        return cli_usage(&cmd_run, "unknown dtype '%s'", o->dtype_name);
+    if (strcmp(o->family, "transpose") == 0) {
+        if (cli_parse_shape(o->shape_text, &spec->rows, &spec->cols) != 0)
+            return cli_usage(&cmd_run, "'%s' is not a shape such as 8192x8192", o->shape_text);
+        return 0;
+    }
+    spec->op = strcmp(o->op_name, "dot") == 0 ? -1 : -2;
+    for (int op = 0; cuspec_op_name(op) != NULL; op++)
+        if (strcmp(o->op_name, cuspec_op_name(op)) == 0)
+            spec->op = op;
+    if (spec->op == -2)
+        return cli_usage(&cmd_run, "unknown op '%s' (sum, min, max, dot)", o->op_name);
+    if (cuspec_reduce_out_dtype(spec->op, spec->dtype) == 0)
+        return cli_usage(&cmd_run, "reduce %s does not take dtype '%s' (f32, f64, i32, i64, u32)",
+                         o->op_name, o->dtype_name);
+    spec->n = cli_parse_count(o->n_text);
+    if (spec->n == 0)
+        return cli_usage(&cmd_run, "'%s' is not an element count such as 1000, 64K, 16M or 2^20",
+                         o->n_text);
+    return 0;
+}
+
+static void print(const struct opts *o, const cuspec_device_info *d, const cuspec_tune_spec *s,
+                  const char *params, int tuned, const cuspec_bench_result *r)
+{
+    const char *tier = cuspec_tier_name(r->tier) ? cuspec_tier_name(r->tier) : "?";
+    int reduce = strcmp(s->family, "reduce") == 0;
+    if (o->json) {
+        printf("{\"device\":");
+        json_string(stdout, d->name);
+        printf(",\"ordinal\":%d,\"family\":\"%s\",\"dtype\":\"%s\",", d->ordinal, s->family,
+               o->dtype_name);
+        if (reduce)
+            printf("\"op\":\"%s\",\"n\":%zu,", o->op_name, s->n);
+        else
+            printf("\"rows\":%zu,\"cols\":%zu,", s->rows, s->cols);
+        printf("\"params\":");
+        json_string(stdout, params);
+        printf(",\"tuned\":%s,\"kernel\":", tuned ? "true" : "false");
+        json_string(stdout, r->kernel);
+        printf(",\"tier\":\"%s\",\"correct\":%s,\"error\":%.3g,\"median_us\":%.3f,"
+               "\"p10_us\":%.3f,\"p90_us\":%.3f,\"gbs\":%.1f}\n",
+               tier, r->correct ? "true" : "false", r->error, r->median_us, r->p10_us, r->p90_us,
+               r->gbs);
+        return;
+    }
+    printf("GPU %d: %s (sm_%d%d)\n", d->ordinal, d->name, d->sm_major, d->sm_minor);
+    if (reduce)
+        printf("call      reduce %s %s, n = %zu\n", o->op_name, o->dtype_name, s->n);
+    else
+        printf("call      transpose %s, %zu x %zu\n", o->dtype_name, s->rows, s->cols);
+    printf("params    %s (%s)\n", params, tuned ? "tuned" : "default");
+    printf("kernel    %s\n", r->kernel);
+    printf("tier      %s\n", tier);
+    if (r->error > 0)
+        printf("check     %s (relative error %.3g)\n", r->correct ? "ok" : "WRONG", r->error);
+    else
+        printf("check     %s\n", r->correct ? "ok" : "WRONG");
+    printf("time      %.2f us (median of %d; p10 %.2f, p90 %.2f), %.0f GB/s\n", r->median_us, REPS,
+           r->p10_us, r->p90_us, r->gbs);
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"op", required_argument, NULL, 'o'},     {"dtype", required_argument, NULL, 't'},
+        {"n", required_argument, NULL, 'n'},      {"shape", required_argument, NULL, 's'},
+        {"device", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'J'},
+        {"help", no_argument, NULL, 'h'},         {0, 0, 0, 0},
+    };
+    struct opts o = {.dtype_name = "f32"};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            o.op_name = optarg;
+            break;
+        case 't':
+            o.dtype_name = optarg;
+            break;
+        case 'n':
+            o.n_text = optarg;
+            break;
+        case 's':
+            o.shape_text = optarg;
+            break;
+        case 'd':
+            if (cli_parse_int(optarg, 0, 1023, &o.device) != 0)
+                return cli_usage(&cmd_run, "--device takes a GPU ordinal, not '%s'", optarg);
+            break;
+        case 'J':
+            o.json = 1;
+            break;
+        case 'h':
+            fputs(help, stdout);
+            return EXIT_OK;
+        default:
+            return cli_usage(&cmd_run, "unknown option or missing value '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind == argc)
+        return cli_usage(&cmd_run, "name the operation: reduce or transpose");
+    o.family = argv[optind++];
+    if (strcmp(o.family, "reduce") != 0 && strcmp(o.family, "transpose") != 0)
+        return cli_usage(&cmd_run, "unknown operation '%s' (reduce, transpose)", o.family);
+    if (optind < argc)
+        return cli_usage(&cmd_run, "unexpected argument '%s'", argv[optind]);
+    int reduce = strcmp(o.family, "reduce") == 0;
+    if (reduce && o.shape_text)
+        return cli_usage(&cmd_run, "--shape is for transpose, not reduce (--op, --dtype, --n)");
+    if (!reduce && (o.op_name || o.n_text))
+        return cli_usage(&cmd_run, "%s is for reduce, not transpose (--dtype, --shape)",
+                         o.op_name ? "--op" : "--n");
+    o.op_name = o.op_name ? o.op_name : "sum";
+    o.n_text = o.n_text ? o.n_text : "2^24";
+    o.shape_text = o.shape_text ? o.shape_text : "8192x8192";
+    cuspec_tune_spec spec;
+    int rc = make_spec(&o, &spec);
+    if (rc != 0)
+        return rc;
+
+    cuspec_ctx *ctx;
+    rc = cuspec_ctx_create(&ctx, o.device);
+    if (rc != CUSPEC_OK)
+        return cli_fail(rc, "cannot open the GPU");
+    char params[160];
+    int tuned = 0, status = EXIT_OK;
+    cuspec_bench_result r;
+    rc = cuspec_tuned_params(ctx, &spec, params, sizeof params, &tuned);
+    if (rc != CUSPEC_OK) {
+        status = cli_fail(rc, "cannot look up the parameters");
+        goto out;
+    }
+    /* The benchmark makes fresh random inputs, runs the call (the first one
+     * resolves the kernel through the tiers), checks it and times it. */
+    if (reduce)
+        rc = cuspec_bench_reduce(ctx, spec.op, spec.dtype, spec.n, REPS, &r);
+    else
+        rc = cuspec_bench_transpose(ctx, spec.dtype, spec.rows, spec.cols, REPS, &r);
+    if (rc != CUSPEC_OK) {
+        status = cli_fail(rc, reduce ? "the reduction failed" : "the transpose failed");
+        goto out;
+    }
+    print(&o, cuspec_ctx_device(ctx), &spec, params, tuned, &r);
+    if (!r.correct) {
+        fprintf(stderr, "cuspec run: the result does not match the CPU reference\n");
+        status = EXIT_FAILED;
+    }
+out:
+    cuspec_ctx_destroy(ctx);
+    return status;
+}
+
+const struct command cmd_run = {"run", "run one operation and show what served it", help, run};

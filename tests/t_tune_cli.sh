@@ -1,0 +1,76 @@
+#!/bin/sh
+# cuspec tune and cuspec run without a GPU: help, usage errors (exit 2), no
+# driver (exit 3), and export/import of tuning records, which need no GPU.
+. "$top_srcdir/tests/tap.sh"
+plan 53
+store=$(mktemp -d)
+trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
+export CUSPEC_CACHE_DIR="$store/cache"
+
+# Help
+check_exit 0 "tune --help exits 0" "$CUSPEC" tune --help
+check_grep "$tap_out" '^Usage: cuspec tune' "tune --help prints the usage on stdout"
+check_grep "$tap_out" 'CPU reference' "tune --help says candidates are checked against the CPU"
+check_grep "$tap_out" 'CUDA events' "tune --help says how candidates are timed"
+check_grep "$tap_out" 'Ctrl-C.*130|130.*Ctrl-C' "tune --help tells what Ctrl-C does"
+check_grep "$tap_out" 'resume' "tune --help tells that a re-run resumes"
+check_grep "$tap_out" 'CUSPEC_CACHE_DIR' "tune --help names the store's variable"
+check_grep "$tap_out" '2\^10, 2\^12, \.\.\., 2\^28' "tune --help shows the default suite"
+check_exit 0 "help tune exits 0" "$CUSPEC" help tune
+check_exit 0 "run --help exits 0" "$CUSPEC" run --help
+check_grep "$tap_out" '^Usage: cuspec run reduce' "run --help prints the usage on stdout"
+check_grep "$tap_out" "'tuned' when the store holds a tuning" "run --help explains tuned parameters"
+check_grep "$tap_out" "'default' \\(the built-in defaults\\)" "run --help explains default parameters"
+check_grep "$tap_out" 'ptx \(shipped PTX' "run --help names the tiers"
+check_exit 0 "cuspec --help exits 0" "$CUSPEC" --help
+check_grep "$tap_out" '^  tune ' "cuspec --help lists tune"
+check_grep "$tap_out" '^  run ' "cuspec --help lists run"
+
+# Usage errors: exit 2 before any GPU is looked for.
+export CUSPEC_LIBCUDA=/nonexistent/libcuda.so.1
+check_exit 2 "an unknown family is a usage error" "$CUSPEC" tune fft
+check_grep "$tap_err" "unknown family 'fft'" "and is named"
+check_exit 2 "--shape with reduce is a usage error" "$CUSPEC" tune reduce --shape 64x64
+check_exit 2 "--n with transpose is a usage error" "$CUSPEC" tune transpose --n 1K
+check_exit 2 "a bad --n is a usage error" "$CUSPEC" tune reduce --n 12Q
+check_grep "$tap_err" "'12Q' is not an element count" "and the value is named"
+check_exit 2 "an unknown dtype is a usage error" "$CUSPEC" tune reduce --dtype f33
+check_exit 2 "a dtype reduce does not take is a usage error" "$CUSPEC" tune reduce --dtype f16
+check_exit 2 "an unknown op is a usage error" "$CUSPEC" tune reduce --op prod
+check_exit 2 "a bad shape is a usage error" "$CUSPEC" tune transpose --shape 64by64
+check_exit 2 "--list with a family is a usage error" "$CUSPEC" tune --list reduce
+check_exit 2 "--list with a tuning option is a usage error" "$CUSPEC" tune --list --budget 5
+check_exit 2 "--export and --import together are a usage error" \
+    "$CUSPEC" tune --export "$store/a" --import "$store/b"
+check_exit 2 "a bad --budget is a usage error" "$CUSPEC" tune reduce --budget -3
+check_exit 2 "--op without a family is a usage error" "$CUSPEC" tune --op sum
+check_exit 2 "a second operand is a usage error" "$CUSPEC" tune reduce transpose
+check_exit 2 "run with no operation is a usage error" "$CUSPEC" run
+check_exit 2 "run --shape with reduce is a usage error" "$CUSPEC" run reduce --shape 8x8
+check_exit 2 "run with an unknown dtype is a usage error" "$CUSPEC" run transpose --dtype q7
+
+# No driver: exit 3 with the library's reason.
+check_exit 3 "tune without a driver exits 3" "$CUSPEC" tune
+check_grep "$tap_err" 'cannot open the CUDA driver.*CUSPEC_LIBCUDA' \
+    "and says what was tried and how to fix it"
+check_exit 3 "run reduce --n 1K without a driver exits 3" "$CUSPEC" run reduce --n 1K
+check_grep "$tap_err" 'cannot open the GPU.*no usable CUDA driver' "and says why"
+
+# Records travel without a GPU.
+check_exit 0 "export --all-devices of an empty store needs no GPU" \
+    "$CUSPEC" tune --export "$store/empty.tuning" --all-devices
+check_grep "$tap_out" '^exported 0 tuning records' "and says it exported 0 records"
+check_grep "$store/empty.tuning" '^cuspec-tuning 1$' "and writes a file in the export format"
+check_exit 0 "import of that file succeeds" "$CUSPEC" tune --import "$store/empty.tuning"
+check_grep "$tap_out" '^imported 0 tuning records' "and says it imported 0 records"
+printf 'this is no tuning export\n\001\002\n' >"$store/garbage"
+check_exit 1 "import of a garbage file fails" "$CUSPEC" tune --import "$store/garbage"
+check_grep "$tap_err" "cannot import '.*garbage' \\(nothing was imported\\): .*not a cuspec tuning export" \
+    "and says that the file is no tuning export"
+check_exit 1 "import of a missing file fails" "$CUSPEC" tune --import "$store/missing"
+check_grep "$tap_err" "cannot import '.*missing'.*No such file" "and says that the file is missing"
+check_exit 0 "list --all-devices of an empty store needs no GPU" "$CUSPEC" tune --list --all-devices
+check_grep "$tap_out" '^No tuning records' "and says there are none"
+check_exit 3 "list for a device without a driver exits 3" "$CUSPEC" tune --list
+check_grep "$tap_err" 'all-devices' "and points at --all-devices"
+done_testing
