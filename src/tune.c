@@ -175,6 +175,43 @@ out:
     free(ok);
 }
 
+/* Compiles every kernel of the space at once, on all cores, before any
+ * timing: the searches of the later sizes of this operation then find them
+ * all in the store, and refinement never waits for the compiler. Launch-only
+ * parameters make several candidates share a kernel; each is compiled once. */
+static void prefetch(struct search *s)
+{
+    struct cuspec__variant *vs = malloc((size_t)s->n * sizeof *vs);
+    unsigned *of = malloc((size_t)s->n * sizeof *of);
+    int *ok = malloc((size_t)s->n * sizeof *ok);
+    char (*names)[256] = malloc((size_t)s->n * sizeof *names);
+    unsigned m = 0;
+    if (vs == NULL || of == NULL || ok == NULL || names == NULL)
+        goto out;
+    for (unsigned i = 0; i < s->n; i++) {
+        char name[256];
+        unsigned k = 0;
+        cuspec__variant_name(&s->c[i].v, name, sizeof name);
+        while (k < m && strcmp(names[k], name) != 0)
+            k++;
+        if (k == m) {
+            memcpy(names[m], name, sizeof name);
+            vs[m] = s->c[i].v;
+            ok[m++] = 1;
+        }
+        of[i] = k;
+    }
+    s->io->prepare(s->io->env, vs, m, ok);
+    for (unsigned i = 0; i < s->n; i++)
+        if (!ok[of[i]] && s->c[i].status == UNTRIED)
+            s->c[i].status = FAILED;
+out:
+    free(vs);
+    free(of);
+    free(ok);
+    free(names);
+}
+
 static void choose(struct search *s, struct cand *c)
 {
     if (c->chosen)
@@ -239,6 +276,8 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
     if (!job->opt.force)
         log_load(&s);
     s.rng = cuspec__hash64(s.log_key, strlen(s.log_key)) | 1;
+
+    prefetch(&s);
 
     /* The defaults first (the baseline), then everything or a sample. */
     unsigned max = (unsigned)job->opt.max_candidates;

@@ -100,6 +100,26 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     job.device = ctx->device_id;
     defaults(ctx, &job.spec, &job.def);
 
+    /* Already tuned with at least this many candidates: nothing to do. */
+    struct cuspec__record rec;
+    if (!job.opt.force &&
+        cuspec__record_get(job.device, &job.spec, cuspec__bucket(&job.spec), &rec) == CUSPEC_OK &&
+        rec.candidates >= (unsigned)job.opt.max_candidates) {
+        struct cuspec__variant v = job.def;
+        memcpy(v.p, rec.p, sizeof v.p);
+        memset(res, 0, sizeof *res);
+        cuspec__strlcpy(res->kernel, rec.kernel, sizeof res->kernel);
+        cuspec__params_text(&v, res->params, sizeof res->params);
+        res->median_us = rec.median_us;
+        res->gbs = rec.gbs;
+        res->spread = rec.spread;
+        res->default_gbs = rec.default_gbs;
+        res->default_us = rec.default_gbs > 0 ? rec.median_us * rec.gbs / rec.default_gbs : 0;
+        res->candidates = res->reused = rec.candidates;
+        return CUSPEC_OK;
+    }
+    cuspec__clear_error();
+
     struct gpu_env env = {ctx, NULL, NULL, job.opt.jobs};
     rc = cuspec__workload_create(ctx, &job.spec, &env.w);
     if (rc != CUSPEC_OK)
@@ -124,7 +144,6 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     cuspec__workload_set_hook(env.check, hook, hook_user);
     job.bytes = cuspec__workload_bytes(env.w);
     struct cuspec__tune_io io = {&env, prepare, measure};
-    struct cuspec__record rec;
     rc = cuspec__tune_search(&job, &io, res, &rec);
     if (rc == CUSPEC_OK && !res->stopped) {
         rc = cuspec__record_put(ctx->device_id, &job.spec, cuspec__bucket(&job.spec), &rec);
