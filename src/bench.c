@@ -81,8 +81,8 @@ static int copy_call(void *arg)
 int cuspec_bench_copy(cuspec_ctx *ctx, size_t bytes, int reps, double *memcpy_gbs,
                       double *kernel_gbs)
 {
-    CUSPEC__RETURN_IF(ctx == NULL || bytes == 0, CUSPEC_ERR_INVALID,
-                      "cuspec_bench_copy: %s", ctx ? "bytes is 0" : "ctx is NULL");
+    CUSPEC__RETURN_IF(ctx == NULL || bytes == 0, CUSPEC_ERR_INVALID, "cuspec_bench_copy: %s",
+                      ctx ? "bytes is 0" : "ctx is NULL");
     const struct cuspec__driver *drv = ctx->drv;
     struct copy_arg a = {ctx, 0, 0, bytes, 0};
     double us;
@@ -162,11 +162,10 @@ int cuspec_bench_reduce(cuspec_ctx *ctx, int op, int dtype, size_t n, int reps,
 int cuspec_bench_transpose(cuspec_ctx *ctx, int dtype, size_t rows, size_t cols, int reps,
                            cuspec_bench_result *res)
 {
-    CUSPEC__RETURN_IF(ctx == NULL || res == NULL || rows == 0 || cols == 0 ||
-                          cuspec_dtype_size(dtype) == 0,
-                      CUSPEC_ERR_INVALID, "cuspec_bench_transpose: %s",
-                      cuspec_dtype_size(dtype) == 0 ? "unknown dtype"
-                                                    : "NULL argument or zero dimension");
+    CUSPEC__RETURN_IF(
+        ctx == NULL || res == NULL || rows == 0 || cols == 0 || cuspec_dtype_size(dtype) == 0,
+        CUSPEC_ERR_INVALID, "cuspec_bench_transpose: %s",
+        cuspec_dtype_size(dtype) == 0 ? "unknown dtype" : "NULL argument or zero dimension");
     struct cuspec__spec spec = {
         .family = CUSPEC__FAM_TRANSPOSE, .dtype = dtype, .rows = rows, .cols = cols};
     return bench(ctx, &spec, reps, res);

@@ -14,10 +14,10 @@ static const struct {
     const char *name;
     size_t size;
 } dtypes[] = {
-    [CUSPEC_F32] = {"f32", 4}, [CUSPEC_F64] = {"f64", 8},  [CUSPEC_I32] = {"i32", 4},
-    [CUSPEC_I64] = {"i64", 8}, [CUSPEC_U32] = {"u32", 4},  [CUSPEC_U64] = {"u64", 8},
-    [CUSPEC_I8] = {"i8", 1},   [CUSPEC_U8] = {"u8", 1},    [CUSPEC_I16] = {"i16", 2},
-    [CUSPEC_U16] = {"u16", 2}, [CUSPEC_F16] = {"f16", 2},  [CUSPEC_BF16] = {"bf16", 2},
+    [CUSPEC_F32] = {"f32", 4}, [CUSPEC_F64] = {"f64", 8}, [CUSPEC_I32] = {"i32", 4},
+    [CUSPEC_I64] = {"i64", 8}, [CUSPEC_U32] = {"u32", 4}, [CUSPEC_U64] = {"u64", 8},
+    [CUSPEC_I8] = {"i8", 1},   [CUSPEC_U8] = {"u8", 1},   [CUSPEC_I16] = {"i16", 2},
+    [CUSPEC_U16] = {"u16", 2}, [CUSPEC_F16] = {"f16", 2}, [CUSPEC_BF16] = {"bf16", 2},
 };
 #define N_DTYPES (int)(sizeof dtypes / sizeof *dtypes)
 
@@ -61,7 +61,7 @@ const char *cuspec_family_name(int index)
 const char *cuspec_tier_name(int tier)
 {
     static const char *const names[] = {
-        [CUSPEC_TIER_TABLE] = "table", [CUSPEC_TIER_STORE] = "store",
+        [CUSPEC_TIER_TABLE] = "table",   [CUSPEC_TIER_STORE] = "store",
         [CUSPEC_TIER_SYSTEM] = "system", [CUSPEC_TIER_NVRTC] = "nvrtc",
         [CUSPEC_TIER_PTX] = "ptx",
     };

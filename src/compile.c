@@ -65,8 +65,13 @@ int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int
     clock_gettime(CLOCK_MONOTONIC, &t0);
     memset(report, 0, sizeof *report);
     report->total = n;
-    struct job job = {.variants = variants, .n = n, .arch = arch, .ok = ok,
-                      .progress = progress, .user = user, .report = report};
+    struct job job = {.variants = variants,
+                      .n = n,
+                      .arch = arch,
+                      .ok = ok,
+                      .progress = progress,
+                      .user = user,
+                      .report = report};
     pthread_mutex_init(&job.lock, NULL);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int n_threads = jobs > 0 ? jobs : cores > 0 ? (int)cores : 1;

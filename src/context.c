@@ -152,7 +152,7 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
     CUresult r = drv->cuModuleLoadDataEx(mod, img->data, 2, opts, vals);
     if (r != CUDA_SUCCESS) {
         int rc = cuspec__cu_check(r, img->kind == CUSPEC_KIND_PTX ? "cuModuleLoadDataEx (PTX)"
-                                                                   : "cuModuleLoadDataEx (cubin)");
+                                                                  : "cuModuleLoadDataEx (cubin)");
         return log[0] ? cuspec__fail_context(rc, "%s", log) : rc;
     }
     r = drv->cuModuleGetFunction(fn, *mod, img->lowered);
@@ -164,10 +164,10 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
     r = drv->cuOccupancyMaxActiveBlocksPerMultiprocessor(&slot->blocks_per_sm, *fn, threads, 0);
     if (r != CUDA_SUCCESS || slot->blocks_per_sm < 1) {
         drv->cuModuleUnload(*mod);
-        return r != CUDA_SUCCESS ? cuspec__cu_check(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
-                                 : cuspec__fail(CUSPEC_ERR_UNSUPPORTED,
-                                                "no block of %d threads fits on this device",
-                                                threads);
+        return r != CUDA_SUCCESS
+                   ? cuspec__cu_check(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+                   : cuspec__fail(CUSPEC_ERR_UNSUPPORTED,
+                                  "no block of %d threads fits on this device", threads);
     }
     return CUSPEC_OK;
 }
@@ -229,18 +229,17 @@ int cuspec_last_launch(cuspec_launch_info *info)
     return CUSPEC_OK;
 }
 
-int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k,
-                   const struct cuspec__variant *v, unsigned grid, unsigned grid_y, unsigned block,
-                   CUstream stream, void **args)
+int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k, const struct cuspec__variant *v,
+                   unsigned grid, unsigned grid_y, unsigned block, CUstream stream, void **args)
 {
-    CUresult r = ctx->drv->cuLaunchKernel(k->function, grid, grid_y, 1, block, 1, 1, 0, stream,
-                                          args, NULL);
+    CUresult r =
+        ctx->drv->cuLaunchKernel(k->function, grid, grid_y, 1, block, 1, 1, 0, stream, args, NULL);
     if (r == CUDA_SUCCESS)
         return CUSPEC_OK;
     char name[256];
     cuspec__variant_name(v, name, sizeof name);
-    return cuspec__fail_context(cuspec__cu_check(r, "cuLaunchKernel"), "%s with grid %ux%u, block %u",
-                                name, grid, grid_y, block);
+    return cuspec__fail_context(cuspec__cu_check(r, "cuLaunchKernel"),
+                                "%s with grid %ux%u, block %u", name, grid, grid_y, block);
 }
 
 int cuspec__check_pointer(cuspec_ctx *ctx, cuspec_devptr p, size_t align, const char *what)
@@ -250,7 +249,8 @@ int cuspec__check_pointer(cuspec_ctx *ctx, cuspec_devptr p, size_t align, const 
                       "%s (0x%llx) is not aligned to its %zu-byte elements", what,
                       (unsigned long long)p, align);
     CUcontext owner = NULL;
-    CUresult r = ctx->drv->cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)p);
+    CUresult r =
+        ctx->drv->cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, (CUdeviceptr)p);
     CUSPEC__RETURN_IF(r != CUDA_SUCCESS, CUSPEC_ERR_INVALID,
                       "%s (0x%llx) is not memory the CUDA driver knows", what,
                       (unsigned long long)p);
@@ -259,4 +259,3 @@ int cuspec__check_pointer(cuspec_ctx *ctx, cuspec_devptr p, size_t align, const 
                       what, (unsigned long long)p, ctx->info.ordinal);
     return CUSPEC_OK;
 }
-

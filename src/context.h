@@ -41,7 +41,7 @@ struct cuspec__tuned {
 struct cuspec_ctx {
     cuspec_device_info info;
     char device_id[512]; /* cuspec__device_identity: what tuning records are keyed by */
-    int arch; /* sm_XY as 10*X+Y */
+    int arch;            /* sm_XY as 10*X+Y */
     CUdevice dev;
     CUcontext cu; /* the retained primary context */
     const struct cuspec__driver *drv;
@@ -73,13 +73,11 @@ int cuspec__workspace_init(cuspec_ctx *ctx);
 void cuspec__workspace_free(cuspec_ctx *ctx);
 /* The stream's scratch: CUSPEC__WS_PARTIALS 8-byte partials, then a 4-byte
  * ticket that is zero between launches. */
-int cuspec__workspace(cuspec_ctx *ctx, CUstream stream, CUdeviceptr *partials,
-                      CUdeviceptr *ticket);
+int cuspec__workspace(cuspec_ctx *ctx, CUstream stream, CUdeviceptr *partials, CUdeviceptr *ticket);
 
 /* Launch with the error detail naming the kernel. */
-int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k,
-                   const struct cuspec__variant *v, unsigned grid, unsigned grid_y, unsigned block,
-                   CUstream stream, void **args);
+int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k, const struct cuspec__variant *v,
+                   unsigned grid, unsigned grid_y, unsigned block, CUstream stream, void **args);
 
 /* Runs copy variant v (the benchmark's ceiling and the tuner use this
  * directly); the context must be current. */

@@ -75,17 +75,17 @@ CUSPEC_EXPORT int cuspec_device_count(int *count);
 typedef struct cuspec_device_info {
     int ordinal;
     char name[256];
-    int sm_major, sm_minor;       /* compute capability: sm_XY */
-    int sm_count;                 /* multiprocessors */
-    uint64_t total_mem;           /* bytes */
-    int mem_bus_width;            /* bits */
-    int mem_clock_khz;            /* peak memory clock */
-    double peak_bandwidth;        /* bytes/s implied by bus width and clock (DDR) */
+    int sm_major, sm_minor; /* compute capability: sm_XY */
+    int sm_count;           /* multiprocessors */
+    uint64_t total_mem;     /* bytes */
+    int mem_bus_width;      /* bits */
+    int mem_clock_khz;      /* peak memory clock */
+    double peak_bandwidth;  /* bytes/s implied by bus width and clock (DDR) */
     int l2_bytes;
     int max_threads_per_block;
-    int max_smem_per_block;       /* bytes, with the opt-in limit */
-    int driver_version;           /* as cuspec_driver_version() */
-    char uuid[48];                /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+    int max_smem_per_block; /* bytes, with the opt-in limit */
+    int driver_version;     /* as cuspec_driver_version() */
+    char uuid[48];          /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
 } cuspec_device_info;
 
 /* Fills *info for device `ordinal` (0-based). CUSPEC_ERR_NO_DEVICE when the
@@ -101,10 +101,10 @@ CUSPEC_EXPORT int cuspec_device_get_info(int ordinal, cuspec_device_info *info);
 #define CUSPEC_MAX_ARCHS 64
 
 typedef struct cuspec_nvrtc_info {
-    char path[1024];              /* the file that was opened */
-    int major, minor;             /* NVRTC version */
+    char path[1024];  /* the file that was opened */
+    int major, minor; /* NVRTC version */
     int n_archs;
-    int archs[CUSPEC_MAX_ARCHS];  /* supported sm_XY as 10*X+Y, ascending */
+    int archs[CUSPEC_MAX_ARCHS]; /* supported sm_XY as 10*X+Y, ascending */
 } cuspec_nvrtc_info;
 
 /* Loads NVRTC (if not yet loaded) and describes it. CUSPEC_ERR_NO_NVRTC
@@ -144,13 +144,13 @@ typedef enum cuspec_entry_kind {
 CUSPEC_EXPORT const char *cuspec_kind_name(int kind);
 
 typedef struct cuspec_store_stats {
-    char path[1024];                        /* the user store's folder */
-    char system_path[1024];                 /* the system store's folder, "" if none */
-    int writable;                           /* 0 when the user store is refused or read-only */
-    uint64_t max_bytes;                     /* the size bound */
-    uint64_t entries[CUSPEC_N_KINDS];       /* user store, by kind; [0]: bad entries */
-    uint64_t bytes[CUSPEC_N_KINDS];         /* user store, by kind (file sizes); [0]: bad */
-    uint64_t system_entries;                /* system store, all kinds */
+    char path[1024];                  /* the user store's folder */
+    char system_path[1024];           /* the system store's folder, "" if none */
+    int writable;                     /* 0 when the user store is refused or read-only */
+    uint64_t max_bytes;               /* the size bound */
+    uint64_t entries[CUSPEC_N_KINDS]; /* user store, by kind; [0]: bad entries */
+    uint64_t bytes[CUSPEC_N_KINDS];   /* user store, by kind (file sizes); [0]: bad */
+    uint64_t system_entries;          /* system store, all kinds */
     /* Counters of this process since it started. */
     uint64_t hits, misses, compiles, publishes, bad_entries, evictions, write_failures;
 } cuspec_store_stats;
@@ -160,13 +160,13 @@ typedef struct cuspec_store_stats {
 CUSPEC_EXPORT int cuspec_store_get_stats(cuspec_store_stats *stats);
 
 typedef struct cuspec_store_entry {
-    char path[1024];      /* the entry's file */
-    int kind;             /* cuspec_entry_kind; 0 when the entry is bad */
-    uint64_t size;        /* file size in bytes */
-    int64_t last_use;     /* seconds since the epoch: last publish or hit */
-    char key[2048];       /* the full key text (truncated if longer) */
-    char meta[512];       /* what the entry records about itself (NVRTC version, ...) */
-    char problem[256];    /* why the entry is bad, "" when it is good */
+    char path[1024];   /* the entry's file */
+    int kind;          /* cuspec_entry_kind; 0 when the entry is bad */
+    uint64_t size;     /* file size in bytes */
+    int64_t last_use;  /* seconds since the epoch: last publish or hit */
+    char key[2048];    /* the full key text (truncated if longer) */
+    char meta[512];    /* what the entry records about itself (NVRTC version, ...) */
+    char problem[256]; /* why the entry is bad, "" when it is good */
 } cuspec_store_entry;
 
 /* Called once per entry; a non-zero return stops the walk and is returned. */
@@ -224,11 +224,11 @@ CUSPEC_EXPORT int cuspec_dtype_from_name(const char *name);
 CUSPEC_EXPORT const char *cuspec_family_name(int index);
 
 typedef struct cuspec_compile_report {
-    unsigned total;     /* specializations asked for */
-    unsigned compiled;  /* compiled by NVRTC and published */
-    unsigned found;     /* already in the store */
+    unsigned total;    /* specializations asked for */
+    unsigned compiled; /* compiled by NVRTC and published */
+    unsigned found;    /* already in the store */
     unsigned failed;
-    double seconds;     /* wall time */
+    double seconds; /* wall time */
     char first_error[2048];
 } cuspec_compile_report;
 
@@ -324,8 +324,8 @@ CUSPEC_EXPORT int cuspec_reduce_out_dtype(int op, int dtype);
 CUSPEC_EXPORT int cuspec_reduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in, size_t n,
                                 cuspec_devptr out, void *stream);
 /* out[0] = sum of a[i] * b[i] (fused multiply-add for floats). */
-CUSPEC_EXPORT int cuspec_dot(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec_devptr b,
-                             size_t n, cuspec_devptr out, void *stream);
+CUSPEC_EXPORT int cuspec_dot(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec_devptr b, size_t n,
+                             cuspec_devptr out, void *stream);
 
 /* ## Transposes
  *
@@ -344,9 +344,9 @@ CUSPEC_EXPORT int cuspec_transpose(cuspec_ctx *ctx, int dtype, cuspec_devptr in,
 /* The batched form: `batch` matrices, the b-th at in + b*stride_in and
  * out + b*stride_out (elements). Output matrices must not overlap. */
 CUSPEC_EXPORT int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_devptr in,
-                                           size_t rows, size_t cols, size_t ld_in,
-                                           size_t stride_in, cuspec_devptr out, size_t ld_out,
-                                           size_t stride_out, size_t batch, void *stream);
+                                           size_t rows, size_t cols, size_t ld_in, size_t stride_in,
+                                           cuspec_devptr out, size_t ld_out, size_t stride_out,
+                                           size_t batch, void *stream);
 
 /* ## Benchmarks
  *
@@ -357,15 +357,15 @@ CUSPEC_EXPORT int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_de
  * through a pool several times its size). Bandwidth counts the fewest bytes
  * the operation must move, in GB/s (1e9 bytes per second). */
 typedef struct cuspec_bench_result {
-    double median_us;  /* one call, CUDA events */
+    double median_us; /* one call, CUDA events */
     double p10_us, p90_us;
-    double batch_us;   /* mean per call over back-to-back calls on one stream */
-    double bytes;      /* bytes one call moves */
-    double gbs;        /* bytes / median */
-    int correct;       /* the checked result matched the CPU reference */
-    double error;      /* float results: |got - ref| / sum|x| (0 for exact types) */
-    char kernel[256];  /* name expression of the kernel that ran */
-    int tier;          /* where it came from on its first call (cuspec_tier) */
+    double batch_us;  /* mean per call over back-to-back calls on one stream */
+    double bytes;     /* bytes one call moves */
+    double gbs;       /* bytes / median */
+    int correct;      /* the checked result matched the CPU reference */
+    double error;     /* float results: |got - ref| / sum|x| (0 for exact types) */
+    char kernel[256]; /* name expression of the kernel that ran */
+    int tier;         /* where it came from on its first call (cuspec_tier) */
 } cuspec_bench_result;
 
 /* The device's copy bandwidth measured now, counting bytes read + written,
@@ -408,8 +408,8 @@ typedef struct cuspec_tune_spec {
     const char *family; /* "reduce" or "transpose" */
     int op;             /* reduce: CUSPEC_SUM, CUSPEC_MIN, CUSPEC_MAX, or -1 for dot */
     int dtype;
-    size_t n;           /* reduce: elements */
-    size_t rows, cols;  /* transpose */
+    size_t n;          /* reduce: elements */
+    size_t rows, cols; /* transpose */
 } cuspec_tune_spec;
 
 typedef struct cuspec_tune_progress {
@@ -420,21 +420,21 @@ typedef struct cuspec_tune_progress {
 } cuspec_tune_progress;
 
 typedef struct cuspec_tune_options {
-    double budget_s;    /* search time per spec, seconds (0: no limit) */
-    int max_candidates; /* 0: 48. Spaces up to this size are searched exhaustively;
-                           larger ones by random sampling and local refinement */
-    int top;            /* re-time the best K to confirm the winner (0: 3) */
-    int reps;           /* timed calls per candidate (0: 15) */
-    int force;          /* re-time candidates a previous run already timed */
-    int jobs;           /* compile threads (0: one per core) */
+    double budget_s;          /* search time per spec, seconds (0: no limit) */
+    int max_candidates;       /* 0: 48. Spaces up to this size are searched exhaustively;
+                                 larger ones by random sampling and local refinement */
+    int top;                  /* re-time the best K to confirm the winner (0: 3) */
+    int reps;                 /* timed calls per candidate (0: 15) */
+    int force;                /* re-time candidates a previous run already timed */
+    int jobs;                 /* compile threads (0: one per core) */
     volatile const int *stop; /* when it becomes non-zero, stop after the current candidate */
     void (*progress)(const cuspec_tune_progress *p, void *user);
     void *user;
 } cuspec_tune_options;
 
 typedef struct cuspec_tune_result {
-    char kernel[256];    /* the winner's name expression */
-    char params[160];    /* "block=256 items=4 vec=4 single=1 grid=4" */
+    char kernel[256];              /* the winner's name expression */
+    char params[160];              /* "block=256 items=4 vec=4 single=1 grid=4" */
     double median_us, gbs, spread; /* spread: (p90 - p10) / median of the winner */
     double default_us, default_gbs;
     unsigned candidates; /* in the searched set */
@@ -456,15 +456,15 @@ CUSPEC_EXPORT int cuspec_tuned_params(cuspec_ctx *ctx, const cuspec_tune_spec *s
                                       size_t size, int *from_record);
 
 typedef struct cuspec_tuning_record {
-    char device[512];   /* "NAME|sm_XY|SMs|memory|driver" */
+    char device[512]; /* "NAME|sm_XY|SMs|memory|driver" */
     char family[16];
     char dtype[8];
-    char op[8];         /* reduce: sum, min, max, dot */
-    char bucket[64];    /* "n=2^28", "rows=2^13 cols=2^13 align=4" */
+    char op[8];      /* reduce: sum, min, max, dot */
+    char bucket[64]; /* "n=2^28", "rows=2^13 cols=2^13 align=4" */
     char kernel[256];
     char params[160];
     double median_us, gbs, default_gbs;
-    long long when;     /* seconds since the epoch */
+    long long when; /* seconds since the epoch */
 } cuspec_tuning_record;
 
 /* Visits the tuning records in the user store: those for ctx's device, or

@@ -125,7 +125,8 @@ int cuspec__cu_check(CUresult r, const char *what)
 int cuspec_driver_version(int *version)
 {
     const struct cuspec__driver *drv;
-    CUSPEC__RETURN_IF(version == NULL, CUSPEC_ERR_INVALID, "cuspec_driver_version: version is NULL");
+    CUSPEC__RETURN_IF(version == NULL, CUSPEC_ERR_INVALID,
+                      "cuspec_driver_version: version is NULL");
     int rc = cuspec__driver(&drv);
     if (rc == CUSPEC_OK)
         *version = drv->version;

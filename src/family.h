@@ -95,8 +95,8 @@ int cuspec__shipped_ptx_find(const char *name, const char *hash, const char **pt
 
 /* ## Kernel images (kernel.c): the resolution order of DESIGN.md */
 struct cuspec__image {
-    int kind; /* CUSPEC_KIND_CUBIN or CUSPEC_KIND_PTX */
-    int tier; /* enum cuspec__tier */
+    int kind;   /* CUSPEC_KIND_CUBIN or CUSPEC_KIND_PTX */
+    int tier;   /* enum cuspec__tier */
     char *data; /* cubin or NUL-terminated PTX; malloc'd */
     size_t len;
     char lowered[512]; /* the kernel's mangled name in the image */

@@ -10,8 +10,7 @@
 void cuspec__hash128_hex(const void *data, size_t len, char hex[33])
 {
     XXH128_hash_t h = XXH3_128bits(data, len);
-    snprintf(hex, 33, "%016llx%016llx", (unsigned long long)h.high64,
-             (unsigned long long)h.low64);
+    snprintf(hex, 33, "%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
 }
 
 uint64_t cuspec__hash64(const void *data, size_t len)

@@ -153,8 +153,8 @@ uint64_t cuspec__hash64(const void *data, size_t len);
 #define CUSPEC__TIER_PTX CUSPEC_TIER_PTX
 
 struct cuspec__entry {
-    int kind;      /* cuspec_entry_kind */
-    char *meta;    /* NUL-terminated "name=value\n" lines */
+    int kind;   /* cuspec_entry_kind */
+    char *meta; /* NUL-terminated "name=value\n" lines */
     void *payload;
     size_t len;
 };
@@ -172,8 +172,7 @@ int cuspec__store_get(const char *key, int kind, struct cuspec__entry *e, int *t
  * folder, write, fsync, rename, fsync the folder), then evicts compiled
  * entries past the size bound. A store that cannot be written is not the
  * caller's failure: it warns once, counts, and returns CUSPEC_OK. */
-int cuspec__store_put(const char *key, int kind, const char *meta, const void *payload,
-                      size_t len);
+int cuspec__store_put(const char *key, int kind, const char *meta, const void *payload, size_t len);
 
 /* Counts one NVRTC compile in the store's process counters. */
 void cuspec__store_count_compile(void);

@@ -54,8 +54,7 @@ int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
                             "NVRTC %d.%d (%s) knows no arch at or below sm_%d", nv->info.major,
                             nv->info.minor, nv->info.path, arch);
     char arch_opt[64];
-    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm",
-             target);
+    snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", target);
     const char *opts[] = {STD_OPTION, arch_opt, MINIMAL_OPTION};
     int n_opts = nv->info.major * 100 + nv->info.minor >= 1204 ? 3 : 2;
 

@@ -79,8 +79,7 @@ static int from_store(const char *key, struct cuspec__image *img)
     return CUSPEC_ERR_NOT_FOUND;
 }
 
-int cuspec__image_get(const struct cuspec__variant *v, int arch, int how,
-                      struct cuspec__image *img)
+int cuspec__image_get(const struct cuspec__variant *v, int arch, int how, struct cuspec__image *img)
 {
     const struct cuspec__family *fam = cuspec__family(v->family);
     const char *hash;

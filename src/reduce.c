@@ -12,11 +12,23 @@ static int types(int dtype, int op, const char **t, const char **acc)
 {
     int wide = op == OP_SUM || op == OP_DOT;
     switch (dtype) {
-    case CUSPEC_F32: *t = *acc = "float"; return 4;
-    case CUSPEC_F64: *t = *acc = "double"; return 8;
-    case CUSPEC_I64: *t = *acc = "long long"; return 8;
-    case CUSPEC_I32: *t = "int"; *acc = wide ? "long long" : "int"; return 4;
-    case CUSPEC_U32: *t = "unsigned int"; *acc = wide ? "unsigned long long" : "unsigned int"; return 4;
+    case CUSPEC_F32:
+        *t = *acc = "float";
+        return 4;
+    case CUSPEC_F64:
+        *t = *acc = "double";
+        return 8;
+    case CUSPEC_I64:
+        *t = *acc = "long long";
+        return 8;
+    case CUSPEC_I32:
+        *t = "int";
+        *acc = wide ? "long long" : "int";
+        return 4;
+    case CUSPEC_U32:
+        *t = "unsigned int";
+        *acc = wide ? "unsigned long long" : "unsigned int";
+        return 4;
     }
     return 0;
 }
@@ -151,8 +163,8 @@ static int run(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr a, cuspec_devpt
     CUSPEC__RETURN_IF(op != OP_DOT && cuspec_op_name(op) == NULL, CUSPEC_ERR_INVALID,
                       "%s: unknown op %d (CUSPEC_SUM, CUSPEC_MIN or CUSPEC_MAX)", what, op);
     CUSPEC__RETURN_IF(out_dtype == 0, CUSPEC_ERR_INVALID,
-                      "%s: dtype %d (%s) is not supported (f32, f64, i32, i64, u32)", what,
-                      dtype, cuspec_dtype_name(dtype) ? cuspec_dtype_name(dtype) : "unknown");
+                      "%s: dtype %d (%s) is not supported (f32, f64, i32, i64, u32)", what, dtype,
+                      cuspec_dtype_name(dtype) ? cuspec_dtype_name(dtype) : "unknown");
     int pushed, rc = cuspec__ctx_enter(ctx, &pushed);
     if (rc != CUSPEC_OK)
         return rc;
@@ -174,8 +186,8 @@ static int run(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr a, cuspec_devpt
     return rc;
 }
 
-int cuspec_reduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in, size_t n,
-                  cuspec_devptr out, void *stream)
+int cuspec_reduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in, size_t n, cuspec_devptr out,
+                  void *stream)
 {
     /* Dot is an op of the kernel, not of this call (it takes two inputs). */
     CUSPEC__RETURN_IF(cuspec_op_name(op) == NULL, CUSPEC_ERR_INVALID,

@@ -38,8 +38,7 @@ static int header_field(const char *text, const char *tag, char *buf, size_t siz
 static void index_files(void)
 {
     for (size_t i = 0; i < cuspec__templates_count && i < MAX_FILES; i++)
-        cuspec__hash128_hex(cuspec__templates[i].text, cuspec__templates[i].len,
-                            template_hash[i]);
+        cuspec__hash128_hex(cuspec__templates[i].text, cuspec__templates[i].len, template_hash[i]);
 
     /* Each shipped file: "// name: EXPR" and "// template-hash: HEX" in its
      * header (tools/regen-ptx.sh writes them), one ".entry NAME(" below. */

@@ -11,10 +11,14 @@ enum { P_TILE, P_ROWS, P_PAD, P_VEC };
 static const char *word(int dtype)
 {
     switch (cuspec_dtype_size(dtype)) {
-    case 1: return "unsigned char";
-    case 2: return "unsigned short";
-    case 4: return "unsigned int";
-    case 8: return "unsigned long long";
+    case 1:
+        return "unsigned char";
+    case 2:
+        return "unsigned short";
+    case 4:
+        return "unsigned int";
+    case 8:
+        return "unsigned long long";
     }
     return NULL;
 }
@@ -56,7 +60,10 @@ static int threads(const struct cuspec__variant *v)
 static void defaults(int arch, struct cuspec__variant *v)
 {
     static const int by_size[9][4] = {
-        [1] = {128, 32, 1, 8}, [2] = {128, 32, 1, 8}, [4] = {64, 32, 1, 4}, [8] = {64, 8, 1, 1},
+        [1] = {128, 32, 1, 8},
+        [2] = {128, 32, 1, 8},
+        [4] = {64, 32, 1, 4},
+        [8] = {64, 8, 1, 1},
     };
     size_t size = cuspec_dtype_size(v->dtype);
     (void)arch;
@@ -143,7 +150,7 @@ int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
     unsigned grid = tiles < 0x7fffffffULL ? (unsigned)tiles : 0x7fffffffU;
     unsigned grid_y = s->batch < 65535 ? (unsigned)s->batch : 65535;
     struct cuspec__shape a = *s;
-    void *args[] = {&a.in,     &a.out,       &a.rows,        &a.cols, &a.ld_in,
+    void *args[] = {&a.in,     &a.out,       &a.rows,       &a.cols, &a.ld_in,
                     &a.ld_out, &a.stride_in, &a.stride_out, &a.batch};
     return cuspec__launch(ctx, &k, v, grid, grid_y, (unsigned)threads(v), stream, args);
 }
@@ -167,19 +174,22 @@ static int check(const struct cuspec__shape *s, size_t size)
     CUSPEC__RETURN_IF(s->in == 0 || s->out == 0, CUSPEC_ERR_INVALID, "%s is NULL",
                       s->in == 0 ? "in" : "out");
     CUSPEC__RETURN_IF(s->rows == 0 || s->cols == 0 || s->batch == 0, CUSPEC_ERR_INVALID,
-                      "%s is zero", s->rows == 0 ? "rows" : s->cols == 0 ? "cols" : "batch");
-    CUSPEC__RETURN_IF(s->ld_in < s->cols, CUSPEC_ERR_INVALID, "ld_in (%llu) is less than cols (%llu)",
-                      s->ld_in, s->cols);
+                      "%s is zero",
+                      s->rows == 0   ? "rows"
+                      : s->cols == 0 ? "cols"
+                                     : "batch");
+    CUSPEC__RETURN_IF(s->ld_in < s->cols, CUSPEC_ERR_INVALID,
+                      "ld_in (%llu) is less than cols (%llu)", s->ld_in, s->cols);
     CUSPEC__RETURN_IF(s->ld_out < s->rows, CUSPEC_ERR_INVALID,
                       "ld_out (%llu) is less than rows (%llu)", s->ld_out, s->rows);
     CUSPEC__RETURN_IF(s->in % size != 0 || s->out % size != 0, CUSPEC_ERR_INVALID,
                       "%s is not aligned to its %zu-byte elements", s->in % size ? "in" : "out",
                       size);
-    CUSPEC__RETURN_IF(!extent(s->batch, s->stride_in, s->rows, s->ld_in, s->cols, size, &in_bytes) ||
-                          !extent(s->batch, s->stride_out, s->cols, s->ld_out, s->rows, size,
-                                  &out_bytes) ||
-                          s->in + in_bytes < s->in || s->out + out_bytes < s->out,
-                      CUSPEC_ERR_INVALID, "the matrices' extent overflows 64 bits");
+    CUSPEC__RETURN_IF(
+        !extent(s->batch, s->stride_in, s->rows, s->ld_in, s->cols, size, &in_bytes) ||
+            !extent(s->batch, s->stride_out, s->cols, s->ld_out, s->rows, size, &out_bytes) ||
+            s->in + in_bytes < s->in || s->out + out_bytes < s->out,
+        CUSPEC_ERR_INVALID, "the matrices' extent overflows 64 bits");
     CUSPEC__RETURN_IF(s->batch > 1 && s->stride_out < (s->cols - 1) * s->ld_out + s->rows,
                       CUSPEC_ERR_INVALID,
                       "stride_out (%llu) is less than one output matrix (%llu elements): outputs "
@@ -190,9 +200,9 @@ static int check(const struct cuspec__shape *s, size_t size)
     return CUSPEC_OK;
 }
 
-int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_t rows,
-                             size_t cols, size_t ld_in, size_t stride_in, cuspec_devptr out,
-                             size_t ld_out, size_t stride_out, size_t batch, void *stream)
+int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_t rows, size_t cols,
+                             size_t ld_in, size_t stride_in, cuspec_devptr out, size_t ld_out,
+                             size_t stride_out, size_t batch, void *stream)
 {
     CUSPEC__RETURN_IF(ctx == NULL, CUSPEC_ERR_INVALID, "cuspec_transpose: ctx is NULL");
     size_t size = cuspec_dtype_size(dtype);
@@ -218,7 +228,8 @@ int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_
                                 .dtype = cuspec__transpose_dtype(dtype),
                                 .rows = rows,
                                 .cols = cols,
-                                .align = cuspec__transpose_align(&s, cuspec__transpose_dtype(dtype))};
+                                .align =
+                                    cuspec__transpose_align(&s, cuspec__transpose_dtype(dtype))};
     cuspec__tuned_params(ctx, &spec, &v);
     cuspec__transpose_narrow(&v, spec.align);
     rc = cuspec__transpose_variant(ctx, &v, &s, (CUstream)stream);

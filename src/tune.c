@@ -184,7 +184,7 @@ static void prefetch(struct search *s)
     struct cuspec__variant *vs = malloc((size_t)s->n * sizeof *vs);
     unsigned *of = malloc((size_t)s->n * sizeof *of);
     int *ok = malloc((size_t)s->n * sizeof *ok);
-    char (*names)[256] = malloc((size_t)s->n * sizeof *names);
+    char(*names)[256] = malloc((size_t)s->n * sizeof *names);
     unsigned m = 0;
     if (vs == NULL || of == NULL || ok == NULL || names == NULL)
         goto out;

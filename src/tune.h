@@ -22,7 +22,7 @@ struct cuspec__tune_io {
 struct cuspec__tune_job {
     const char *device; /* identity the session log and record are keyed by */
     struct cuspec__spec spec;
-    double bytes; /* moved per call, for GB/s */
+    double bytes;               /* moved per call, for GB/s */
     struct cuspec__variant def; /* what a call uses without a record: the baseline */
     cuspec_tune_options opt;
 };

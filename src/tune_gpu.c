@@ -21,8 +21,7 @@ static void prepare(void *env, const struct cuspec__variant *v, unsigned n, int 
     cuspec__compile_many(v, n, g->ctx->arch, g->jobs, ok, NULL, NULL, &rep);
 }
 
-static int measure(void *env, const struct cuspec__variant *v, int reps, double *us,
-                   double *spread)
+static int measure(void *env, const struct cuspec__variant *v, int reps, double *us, double *spread)
 {
     struct gpu_env *g = env;
     int correct;

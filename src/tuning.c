@@ -56,8 +56,8 @@ void cuspec__record_encode(const struct cuspec__record *r, char *buf, size_t siz
     snprintf(buf, size,
              "params=%d %d %d %d %d %d\nkernel=%s\nmedian_us=%.6g\ngbs=%.6g\ndefault_gbs=%.6g\n"
              "copy_gbs=%.6g\nspread=%.6g\ncandidates=%u\nwhen=%lld\n",
-             r->p[0], r->p[1], r->p[2], r->p[3], r->p[4], r->p[5], r->kernel, r->median_us,
-             r->gbs, r->default_gbs, r->copy_gbs, r->spread, r->candidates, r->when);
+             r->p[0], r->p[1], r->p[2], r->p[3], r->p[4], r->p[5], r->kernel, r->median_us, r->gbs,
+             r->default_gbs, r->copy_gbs, r->spread, r->candidates, r->when);
 }
 
 int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r)
@@ -219,10 +219,11 @@ int cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct c
     cuspec__clear_error();
 
     pthread_mutex_lock(&ctx->lock);
-    for (size_t probe = 0; probe < CUSPEC__TUNED_SLOTS; probe++, i = (i + 1) & (CUSPEC__TUNED_SLOTS - 1))
+    for (size_t probe = 0; probe < CUSPEC__TUNED_SLOTS;
+         probe++, i = (i + 1) & (CUSPEC__TUNED_SLOTS - 1))
         if (!ctx->tuned[i].used) {
-            ctx->tuned[i] = (struct cuspec__tuned){1, s->family, s->dtype, s->op, b, {0},
-                                                   from_record};
+            ctx->tuned[i] =
+                (struct cuspec__tuned){1, s->family, s->dtype, s->op, b, {0}, from_record};
             memcpy(ctx->tuned[i].p, v->p, sizeof v->p);
             break;
         }

@@ -10,9 +10,9 @@
 
 /* One operation to tune or to look parameters up for. */
 struct cuspec__spec {
-    int family; /* CUSPEC__FAM_REDUCE or CUSPEC__FAM_TRANSPOSE */
-    int op;     /* reduce: family op (0 sum, 1 min, 2 max, 3 dot) */
-    int dtype;  /* the kernel's dtype (transpose: by element size) */
+    int family;                    /* CUSPEC__FAM_REDUCE or CUSPEC__FAM_TRANSPOSE */
+    int op;                        /* reduce: family op (0 sum, 1 min, 2 max, 3 dot) */
+    int dtype;                     /* the kernel's dtype (transpose: by element size) */
     unsigned long long n;          /* reduce */
     unsigned long long rows, cols; /* transpose */
     int align;                     /* transpose: the widest vector (elements) the shape allows */
@@ -54,15 +54,14 @@ int cuspec__record_get(const char *device, const struct cuspec__spec *s, int buc
 /* The record to use for spec on this device: exact bucket, else the nearest
  * bucket that has one. CUSPEC_ERR_NOT_FOUND when there is none. *bucket gets
  * the bucket it came from. */
-int cuspec__record_find(const char *device, const struct cuspec__spec *s,
-                        struct cuspec__record *r, int *bucket);
+int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct cuspec__record *r,
+                        int *bucket);
 
 /* Fills v for a call: the tuned parameters for this device and bucket when
  * a record exists and is legal (returns 1), else the family's defaults
  * (returns 0). Cached in the context after the first lookup per (family,
  * dtype, op, bucket). */
-int cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s,
-                          struct cuspec__variant *v);
+int cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v);
 
 /* Drops the cached lookups (after tuning wrote new records). */
 void cuspec__tuned_forget(cuspec_ctx *ctx);

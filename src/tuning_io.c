@@ -38,8 +38,8 @@ static int parse_bucket(int family, const char *text, int *bucket)
     char tail;
     if (family == CUSPEC__FAM_REDUCE)
         return sscanf(text, "n=2^%d%c", &k, &tail) == 1 && k >= 0 && k < 64 && (*bucket = k, 1);
-    if (sscanf(text, "rows=2^%d cols=2^%d align=%d%c", &r, &c, &a, &tail) != 3 || r < 0 ||
-        r > 63 || c < 0 || c > 63 || a < 1 || a > 16 || (a & (a - 1)))
+    if (sscanf(text, "rows=2^%d cols=2^%d align=%d%c", &r, &c, &a, &tail) != 3 || r < 0 || r > 63 ||
+        c < 0 || c > 63 || a < 1 || a > 16 || (a & (a - 1)))
         return 0;
     int la = 0;
     while ((1 << la) < a)
@@ -197,8 +197,9 @@ static int export_one(const struct ident *id, const struct cuspec__record *r, co
 {
     struct export_user *x = user;
     (void)r;
-    fprintf(x->f, "record\ndevice=%s\nlibrary=%s\nformat=%d\nfamily=%s\ndtype=%s\nop=%d\n"
-                  "bucket=%s\n%send\n",
+    fprintf(x->f,
+            "record\ndevice=%s\nlibrary=%s\nformat=%d\nfamily=%s\ndtype=%s\nop=%d\n"
+            "bucket=%s\n%send\n",
             id->device, id->library, CUSPEC__TUNING_FORMAT, cuspec__family(id->spec.family)->name,
             cuspec_dtype_name(id->spec.dtype), id->spec.op, id->bucket_text, payload);
     x->count++;
@@ -250,8 +251,9 @@ int cuspec_tuning_import(const char *path, unsigned *count)
     size_t len = 0;
     int rc = CUSPEC_OK, in_block = 0;
     if (fgets(line, sizeof line, f) == NULL || strcmp(line, EXPORT_MAGIC "\n") != 0)
-        rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "%s is not a cuspec tuning export (its first line "
-                                              "is not '" EXPORT_MAGIC "')",
+        rc = cuspec__fail(CUSPEC_ERR_CORRUPT,
+                          "%s is not a cuspec tuning export (its first line "
+                          "is not '" EXPORT_MAGIC "')",
                           path);
     while (rc == CUSPEC_OK && fgets(line, sizeof line, f) != NULL) {
         lineno++;
@@ -308,8 +310,8 @@ int cuspec_tuning_import(const char *path, unsigned *count)
     if (rc == CUSPEC_OK && ferror(f))
         rc = cuspec__fail(CUSPEC_ERR_IO, "cannot read %s: %s", path, strerror(errno));
     if (rc == CUSPEC_OK && in_block)
-        rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "%s: the last record has no 'end' (truncated?)",
-                          path);
+        rc =
+            cuspec__fail(CUSPEC_ERR_CORRUPT, "%s: the last record has no 'end' (truncated?)", path);
     fclose(f);
     /* Everything checked: now publish. */
     for (unsigned i = 0; rc == CUSPEC_OK && i < n; i++) {

@@ -28,9 +28,9 @@ struct cuspec__workload {
     void *expect;       /* transpose: the CPU's transpose, made once */
     /* reduce: the CPU's answer, made once */
     int have_ref;
-    size_t ref_index;   /* min/max: the element that wins */
+    size_t ref_index; /* min/max: the element that wins */
     double ref_sum, ref_mag;
-    uint64_t ref_bits;  /* integer sums and dots, modulo 2^64 */
+    uint64_t ref_bits; /* integer sums and dots, modulo 2^64 */
     cuspec__after_run_fn hook;
     void *hook_user;
 };
@@ -199,9 +199,12 @@ static double get_f(const void *x, int dtype, size_t i)
 static uint64_t get_i(const void *x, int dtype, size_t i)
 {
     switch (dtype) {
-    case CUSPEC_I32: return (uint64_t)(int64_t)((const int32_t *)x)[i];
-    case CUSPEC_U32: return ((const uint32_t *)x)[i];
-    default: return ((const uint64_t *)x)[i];
+    case CUSPEC_I32:
+        return (uint64_t)(int64_t)((const int32_t *)x)[i];
+    case CUSPEC_U32:
+        return ((const uint32_t *)x)[i];
+    default:
+        return ((const uint64_t *)x)[i];
     }
 }
 
@@ -209,9 +212,12 @@ static int less(const void *x, int dtype, size_t i, size_t j)
 {
     switch (dtype) {
     case CUSPEC_F32:
-    case CUSPEC_F64: return get_f(x, dtype, i) < get_f(x, dtype, j);
-    case CUSPEC_U32: return get_i(x, dtype, i) < get_i(x, dtype, j);
-    default: return (int64_t)get_i(x, dtype, i) < (int64_t)get_i(x, dtype, j);
+    case CUSPEC_F64:
+        return get_f(x, dtype, i) < get_f(x, dtype, j);
+    case CUSPEC_U32:
+        return get_i(x, dtype, i) < get_i(x, dtype, j);
+    default:
+        return (int64_t)get_i(x, dtype, i) < (int64_t)get_i(x, dtype, j);
     }
 }
 
@@ -224,7 +230,8 @@ static void reduce_reference(struct cuspec__workload *w)
     size_t n = s->n;
     if (s->op == 1 || s->op == 2) {
         for (size_t i = 1; i < n; i++)
-            if (s->op == 1 ? less(a, s->dtype, i, w->ref_index) : less(a, s->dtype, w->ref_index, i))
+            if (s->op == 1 ? less(a, s->dtype, i, w->ref_index)
+                           : less(a, s->dtype, w->ref_index, i))
                 w->ref_index = i;
     } else if (s->dtype == CUSPEC_F32 || s->dtype == CUSPEC_F64) {
         for (size_t i = 0; i < n; i++) {
@@ -240,16 +247,15 @@ static void reduce_reference(struct cuspec__workload *w)
 }
 
 /* Compares a reduction's result (the out dtype's bytes) with the CPU's. */
-static void reduce_compare(struct cuspec__workload *w, const void *got, int *correct,
-                           double *error)
+static void reduce_compare(struct cuspec__workload *w, const void *got, int *correct, double *error)
 {
     const struct cuspec__spec *s = &w->spec;
     if (!w->have_ref)
         reduce_reference(w);
     *error = 0;
     if (s->op == 1 || s->op == 2) {
-        *correct = s->n > 0 &&
-                   memcmp(got, (const char *)w->ha + w->ref_index * w->size, w->size) == 0;
+        *correct =
+            s->n > 0 && memcmp(got, (const char *)w->ha + w->ref_index * w->size, w->size) == 0;
     } else if (s->dtype == CUSPEC_F32 || s->dtype == CUSPEC_F64) {
         double g = s->dtype == CUSPEC_F32 ? *(const float *)got : *(const double *)got;
         double eps = s->dtype == CUSPEC_F32 ? 0x1p-24 : 0x1p-53;

@@ -10,8 +10,8 @@ struct cuspec__workload;
 
 /* Called after each checked run with the device output, before it is read
  * back: tests use it to make one candidate deliberately wrong. */
-typedef void (*cuspec__after_run_fn)(void *user, const struct cuspec__variant *v,
-                                     CUdeviceptr out, size_t bytes);
+typedef void (*cuspec__after_run_fn)(void *user, const struct cuspec__variant *v, CUdeviceptr out,
+                                     size_t bytes);
 
 /* Allocates and fills the inputs for spec (reduce: n elements, op 3 = dot;
  * transpose: rows x cols, ld = the row). Inputs are rotated through a pool

@@ -32,11 +32,11 @@ TEST(record_round_trip)
     CHECK_STR_EQ(back.kernel, r.kernel);
     CHECK(back.gbs == 3000 && back.default_gbs == 2500 && back.candidates == 48);
     static const char *const bad[] = {
-        "params=1 2 3\nkernel=k\nmedian_us=1\ngbs=1\n",            /* too few params */
-        "params=1 2 3 4 5 6\nkernel=k\nmedian_us=x\ngbs=1\n",      /* not a number */
-        "params=1 2 3 4 5 6\nkernel=k\nmedian_us=1\n",             /* no gbs */
+        "params=1 2 3\nkernel=k\nmedian_us=1\ngbs=1\n",              /* too few params */
+        "params=1 2 3 4 5 6\nkernel=k\nmedian_us=x\ngbs=1\n",        /* not a number */
+        "params=1 2 3 4 5 6\nkernel=k\nmedian_us=1\n",               /* no gbs */
         "params=1 2 3 4 5 6\nkernel=k\nmedian_us=1\ngbs=1\nfoo=1\n", /* unknown field */
-        "params=1 2 3 4 5 6\nkernel=k\nmedian_us=-1\ngbs=1\n",     /* negative time */
+        "params=1 2 3 4 5 6\nkernel=k\nmedian_us=-1\ngbs=1\n",       /* negative time */
         "garbage",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
@@ -47,8 +47,11 @@ TEST(keys_separate_device_driver_and_bucket)
 {
     struct cuspec__spec s = reduce_spec(1 << 20);
     char a[2048], b[2048];
-    cuspec_device_info d = {.name = "GPU X", .sm_major = 9, .sm_count = 132,
-                            .total_mem = 80ull << 30, .driver_version = 13000};
+    cuspec_device_info d = {.name = "GPU X",
+                            .sm_major = 9,
+                            .sm_count = 132,
+                            .total_mem = 80ull << 30,
+                            .driver_version = 13000};
     char id1[512], id2[512];
     cuspec__device_identity(&d, id1, sizeof id1);
     d.driver_version = 12080;
@@ -103,8 +106,11 @@ TEST(nearest_bucket_lookup)
     CHECK_INT_EQ(bucket, 20);
 
     /* Transposes: nearest in rows and cols, same alignment class. */
-    struct cuspec__spec t = {.family = CUSPEC__FAM_TRANSPOSE, .dtype = CUSPEC_U32,
-                             .rows = 8192, .cols = 8192, .align = 4};
+    struct cuspec__spec t = {.family = CUSPEC__FAM_TRANSPOSE,
+                             .dtype = CUSPEC_U32,
+                             .rows = 8192,
+                             .cols = 8192,
+                             .align = 4};
     struct cuspec__record tr = {{32, 8, 1, 4, 0, 0}, "t", 10, 2900, 2800, 3000, 0, 10, 1};
     CHECK_INT_EQ(cuspec__record_put(dev, &t, cuspec__bucket(&t), &tr), CUSPEC_OK);
     t.rows = 4096;
@@ -144,10 +150,11 @@ TEST(export_import_and_refusals)
         TAP_FAIL("import of an export failed: %s", cuspec_last_error());
     CHECK_UINT_EQ(back, n);
 
-    const char *good = "cuspec-tuning 1\nrecord\ndevice=imported|sm_80|108|1|12080\nlibrary="
-                       PACKAGE_VERSION "\nformat=1\nfamily=reduce\ndtype=f64\nop=2\n"
-                       "bucket=n=2^16\nparams=512 2 2 1 2 0\nkernel=k\nmedian_us=3\ngbs=900\n"
-                       "end\n";
+    const char *good =
+        "cuspec-tuning 1\nrecord\ndevice=imported|sm_80|108|1|12080\nlibrary=" PACKAGE_VERSION
+        "\nformat=1\nfamily=reduce\ndtype=f64\nop=2\n"
+        "bucket=n=2^16\nparams=512 2 2 1 2 0\nkernel=k\nmedian_us=3\ngbs=900\n"
+        "end\n";
     static const struct {
         const char *what, *from, *to, *detail;
     } bad[] = {
@@ -293,8 +300,8 @@ TEST(search_rejects_wrong_and_failed_candidates)
     cuspec_tune_result r;
     struct cuspec__record rec;
     CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
-    CHECK(rec.p[0] != 512);  /* the fastest block size gave wrong results */
-    CHECK(rec.p[1] != 8);    /* items 8 did not compile */
+    CHECK(rec.p[0] != 512); /* the fastest block size gave wrong results */
+    CHECK(rec.p[1] != 8);   /* items 8 did not compile */
     /* items 8 (a quarter of the 384) or block 512 (a quarter; 24 are both) */
     CHECK_INT_EQ(r.failed, 96 + 96 - 24);
     /* What did not compile is never timed. */
@@ -327,12 +334,13 @@ int main(void)
     if (mkdtemp(store_dir) == NULL)
         return 1;
     setenv("CUSPEC_CACHE_DIR", store_dir, 1);
-    static const struct tap_test tests[] = {
-        TAP_ENTRY(record_round_trip), TAP_ENTRY(keys_separate_device_driver_and_bucket),
-        TAP_ENTRY(nearest_bucket_lookup), TAP_ENTRY(export_import_and_refusals),
-        TAP_ENTRY(search_resumes_after_a_stop),
-        TAP_ENTRY(search_rejects_wrong_and_failed_candidates),
-        TAP_ENTRY(search_finds_the_optimum_by_refinement)};
+    static const struct tap_test tests[] = {TAP_ENTRY(record_round_trip),
+                                            TAP_ENTRY(keys_separate_device_driver_and_bucket),
+                                            TAP_ENTRY(nearest_bucket_lookup),
+                                            TAP_ENTRY(export_import_and_refusals),
+                                            TAP_ENTRY(search_resumes_after_a_stop),
+                                            TAP_ENTRY(search_rejects_wrong_and_failed_candidates),
+                                            TAP_ENTRY(search_finds_the_optimum_by_refinement)};
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", store_dir);

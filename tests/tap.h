@@ -18,7 +18,10 @@ struct tap_test {
 static int tap_current_failed;
 
 #define TEST(name) static void name(void)
-#define TAP_ENTRY(name) {#name, name}
+#define TAP_ENTRY(name)                                                                            \
+    {                                                                                              \
+#name, name                                                                                \
+    }
 
 /* Every check records a failure and lets the test go on, so one run shows
  * every broken assertion. */

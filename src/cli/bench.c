@@ -91,7 +91,7 @@ static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
     for (int i = 0; i < n_op; i++)
         for (int j = 0; j < n_dt; j++)
             for (int k = 0; k < n_n; k++) {
-                int op = strcmp(ops[i], "dot") == 0    ? -1
+                int op = strcmp(ops[i], "dot") == 0   ? -1
                          : strcmp(ops[i], "sum") == 0 ? CUSPEC_SUM
                          : strcmp(ops[i], "min") == 0 ? CUSPEC_MIN
                          : strcmp(ops[i], "max") == 0 ? CUSPEC_MAX
@@ -185,10 +185,14 @@ static int bench_latency(cuspec_ctx *ctx, int json)
 static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"device", required_argument, NULL, 'd'}, {"reps", required_argument, NULL, 'r'},
-        {"dtype", required_argument, NULL, 't'},  {"op", required_argument, NULL, 'o'},
-        {"n", required_argument, NULL, 'n'},      {"shape", required_argument, NULL, 's'},
-        {"json", no_argument, NULL, 'J'},         {"help", no_argument, NULL, 'h'},
+        {"device", required_argument, NULL, 'd'},
+        {"reps", required_argument, NULL, 'r'},
+        {"dtype", required_argument, NULL, 't'},
+        {"op", required_argument, NULL, 'o'},
+        {"n", required_argument, NULL, 'n'},
+        {"shape", required_argument, NULL, 's'},
+        {"json", no_argument, NULL, 'J'},
+        {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     struct opts o = {.reps = 50};
@@ -197,18 +201,32 @@ static int run(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': o.device = atoi(optarg); break;
+        case 'd':
+            o.device = atoi(optarg);
+            break;
         case 'r':
             o.reps = atoi(optarg);
             if (o.reps < 3 || o.reps > 1000)
                 return cli_usage(&cmd_bench, "--reps takes a number from 3 to 1000");
             break;
-        case 't': o.dtypes = optarg; break;
-        case 'o': o.ops = optarg; break;
-        case 'n': o.ns = optarg; break;
-        case 's': o.shapes = optarg; break;
-        case 'J': o.json = 1; break;
-        case 'h': fputs(help, stdout); return EXIT_OK;
+        case 't':
+            o.dtypes = optarg;
+            break;
+        case 'o':
+            o.ops = optarg;
+            break;
+        case 'n':
+            o.ns = optarg;
+            break;
+        case 's':
+            o.shapes = optarg;
+            break;
+        case 'J':
+            o.json = 1;
+            break;
+        case 'h':
+            fputs(help, stdout);
+            return EXIT_OK;
         default:
             return cli_usage(&cmd_bench, "unknown option or missing value '%s'", argv[optind - 1]);
         }
@@ -254,5 +272,4 @@ static int run(int argc, char **argv)
     return status;
 }
 
-const struct command cmd_bench = {"bench", "time operations against the copy bandwidth", help,
-                                  run};
+const struct command cmd_bench = {"bench", "time operations against the copy bandwidth", help, run};

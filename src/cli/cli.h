@@ -10,9 +10,9 @@
 /* Exit statuses, documented in `cuspec --help`. */
 enum {
     EXIT_OK = 0,
-    EXIT_FAILED = 1,   /* the operation failed (details on stderr) */
-    EXIT_USAGE = 2,    /* bad command line */
-    EXIT_NO_GPU = 3,   /* no usable driver or device */
+    EXIT_FAILED = 1, /* the operation failed (details on stderr) */
+    EXIT_USAGE = 2,  /* bad command line */
+    EXIT_NO_GPU = 3, /* no usable driver or device */
 };
 
 struct command {

@@ -67,9 +67,12 @@ static int gpu_archs(int *archs)
 static int run(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"arch", required_argument, NULL, 'a'}, {"family", required_argument, NULL, 'f'},
-        {"all-variants", no_argument, NULL, 'A'}, {"jobs", required_argument, NULL, 'j'},
-        {"json", no_argument, NULL, 'J'},         {"help", no_argument, NULL, 'h'},
+        {"arch", required_argument, NULL, 'a'},
+        {"family", required_argument, NULL, 'f'},
+        {"all-variants", no_argument, NULL, 'A'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"json", no_argument, NULL, 'J'},
+        {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     int archs[MAX_ARCHS], n_archs = 0, all = 0, jobs = 0, json = 0, c;
@@ -120,8 +123,8 @@ static int run(int argc, char **argv)
     int failed = 0;
     for (int i = 0; i < n_archs; i++) {
         cuspec_compile_report rep;
-        int rc = cuspec_compile(family, archs[i], all, jobs, isatty(2) ? progress : NULL, NULL,
-                                &rep);
+        int rc =
+            cuspec_compile(family, archs[i], all, jobs, isatty(2) ? progress : NULL, NULL, &rep);
         if (json) {
             printf("{\"arch\":\"sm_%d\",\"family\":", archs[i]);
             json_string(stdout, family);
@@ -142,5 +145,5 @@ static int run(int argc, char **argv)
     return failed ? EXIT_FAILED : EXIT_OK;
 }
 
-const struct command cmd_compile = {"compile", "fill the store ahead of time (no GPU needed)",
-                                    help, run};
+const struct command cmd_compile = {"compile", "fill the store ahead of time (no GPU needed)", help,
+                                    run};

@@ -4,12 +4,7 @@
 #include <string.h>
 
 static const struct command *const commands[] = {
-    &cmd_devices,
-    &cmd_cache,
-    &cmd_compile,
-    &cmd_bench,
-    &cmd_tune,
-    &cmd_run,
+    &cmd_devices, &cmd_cache, &cmd_compile, &cmd_bench, &cmd_tune, &cmd_run,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
@@ -23,16 +18,15 @@ static void usage(FILE *f)
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(f, "  %-10s %s\n", "help", "show a command's help: cuspec help COMMAND");
-    fprintf(f,
-            "\n"
-            "Environment:\n"
-            "  CUSPEC_LIBCUDA    path of the CUDA driver library (default libcuda.so.1)\n"
-            "  CUSPEC_LIBNVRTC   path of the NVRTC library (default libnvrtc.so.13, .12, ...)\n"
-            "  CUSPEC_CACHE_DIR  the kernel store (default $XDG_CACHE_HOME/cuspec or\n"
-            "                    ~/.cache/cuspec); see 'cuspec help cache'\n"
-            "\n"
-            "Exit status: 0 success; 1 the operation failed; 2 bad command line;\n"
-            "3 no usable CUDA driver or device.\n");
+    fprintf(f, "\n"
+               "Environment:\n"
+               "  CUSPEC_LIBCUDA    path of the CUDA driver library (default libcuda.so.1)\n"
+               "  CUSPEC_LIBNVRTC   path of the NVRTC library (default libnvrtc.so.13, .12, ...)\n"
+               "  CUSPEC_CACHE_DIR  the kernel store (default $XDG_CACHE_HOME/cuspec or\n"
+               "                    ~/.cache/cuspec); see 'cuspec help cache'\n"
+               "\n"
+               "Exit status: 0 success; 1 the operation failed; 2 bad command line;\n"
+               "3 no usable CUDA driver or device.\n");
 }
 
 /* The library never prints; its warnings (a store refused or not writable, a
