@@ -355,6 +355,7 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
         rec->default_gbs = res->default_gbs;
         rec->spread = w->spread;
         rec->candidates = s.n_chosen;
+        rec->searched = (unsigned)job->opt.max_candidates;
         rec->when = (long long)time(NULL);
     }
     free(ranked);

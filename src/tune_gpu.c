@@ -99,11 +99,11 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     job.device = ctx->device_id;
     defaults(ctx, &job.spec, &job.def);
 
-    /* Already tuned with at least this many candidates: nothing to do. */
+    /* Already searched with at least this candidate limit: nothing to do. */
     struct cuspec__record rec;
     if (!job.opt.force &&
         cuspec__record_get(job.device, &job.spec, cuspec__bucket(&job.spec), &rec) == CUSPEC_OK &&
-        rec.candidates >= (unsigned)job.opt.max_candidates) {
+        rec.searched >= (unsigned)job.opt.max_candidates) {
         struct cuspec__variant v = job.def;
         memcpy(v.p, rec.p, sizeof v.p);
         memset(res, 0, sizeof *res);

@@ -55,9 +55,9 @@ void cuspec__record_encode(const struct cuspec__record *r, char *buf, size_t siz
 {
     snprintf(buf, size,
              "params=%d %d %d %d %d %d\nkernel=%s\nmedian_us=%.6g\ngbs=%.6g\ndefault_gbs=%.6g\n"
-             "copy_gbs=%.6g\nspread=%.6g\ncandidates=%u\nwhen=%lld\n",
+             "copy_gbs=%.6g\nspread=%.6g\ncandidates=%u\nsearched=%u\nwhen=%lld\n",
              r->p[0], r->p[1], r->p[2], r->p[3], r->p[4], r->p[5], r->kernel, r->median_us, r->gbs,
-             r->default_gbs, r->copy_gbs, r->spread, r->candidates, r->when);
+             r->default_gbs, r->copy_gbs, r->spread, r->candidates, r->searched, r->when);
 }
 
 int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r)
@@ -98,6 +98,8 @@ int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r
             ok = sscanf(v, "%lf%c", &r->spread, &tail) == 1 && r->spread >= 0;
         } else if (strcmp(line, "candidates") == 0) {
             ok = sscanf(v, "%u%c", &r->candidates, &tail) == 1;
+        } else if (strcmp(line, "searched") == 0) {
+            ok = sscanf(v, "%u%c", &r->searched, &tail) == 1;
         } else if (strcmp(line, "when") == 0) {
             ok = sscanf(v, "%lld%c", &r->when, &tail) == 1;
         } else {

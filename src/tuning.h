@@ -39,6 +39,7 @@ struct cuspec__record {
     char kernel[256];
     double median_us, gbs, default_gbs, copy_gbs, spread;
     unsigned candidates;
+    unsigned searched; /* the candidate limit the search ran under */
     long long when;
 };
 /* Text payload <-> record; decode checks every field (CUSPEC_ERR_CORRUPT). */
