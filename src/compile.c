@@ -9,27 +9,72 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The pool's shared state. It lives on the heap and the last of the caller
+ * and the workers frees it: a worker still inside a compile that ran past
+ * the timeout outlives the call that abandoned it. Results reach the
+ * caller's arrays only under the lock and only for items not abandoned. */
 struct job {
-    const struct cuspec__variant *variants;
-    unsigned n, next, done;
+    struct cuspec__variant *variants; /* a copy */
+    double *started;                  /* when each item's compile began; 0 before */
+    unsigned char *state;             /* 0 queued or running, 1 finished, 2 abandoned */
+    unsigned n, next, done, refs;
     int arch;
     int *ok;
     pthread_mutex_t lock;
+    pthread_cond_t progressed;
     cuspec_progress_fn progress;
     void *user;
     cuspec_compile_report *report;
     int first_status;
 };
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void job_release(struct job *job)
+{
+    int last = --job->refs == 0;
+    pthread_mutex_unlock(&job->lock);
+    if (!last)
+        return;
+    pthread_mutex_destroy(&job->lock);
+    pthread_cond_destroy(&job->progressed);
+    free(job->variants);
+    free(job->started);
+    free(job->state);
+    free(job);
+}
+
+/* Records one item's outcome, with the lock held. */
+static void finish(struct job *job, unsigned i, int rc, int found, const char *name)
+{
+    cuspec_compile_report *rep = job->report;
+    if (job->ok != NULL)
+        job->ok[i] = rc == CUSPEC_OK;
+    if (rc != CUSPEC_OK && rep->failed++ == 0) {
+        job->first_status = rc;
+        cuspec__strlcpy(rep->first_error, cuspec_last_error(), sizeof rep->first_error);
+    } else if (rc == CUSPEC_OK) {
+        found ? rep->found++ : rep->compiled++;
+    }
+    job->done++;
+    if (job->progress)
+        job->progress(job->done, job->n, name, job->user);
+    pthread_cond_signal(&job->progressed);
+}
+
 static void *worker(void *arg)
 {
     struct job *job = arg;
-    for (;;) {
-        pthread_mutex_lock(&job->lock);
-        unsigned i = job->next < job->n ? job->next++ : job->n;
+    pthread_mutex_lock(&job->lock);
+    while (job->next < job->n) {
+        unsigned i = job->next++;
+        job->started[i] = now_s();
         pthread_mutex_unlock(&job->lock);
-        if (i == job->n)
-            return NULL;
 
         const struct cuspec__variant *v = &job->variants[i];
         struct cuspec__image img;
@@ -41,57 +86,104 @@ static void *worker(void *arg)
         cuspec__variant_name(v, name, sizeof name);
 
         pthread_mutex_lock(&job->lock);
-        cuspec_compile_report *rep = job->report;
-        if (job->ok != NULL)
-            job->ok[i] = rc == CUSPEC_OK;
-        if (rc != CUSPEC_OK && rep->failed++ == 0) {
-            job->first_status = rc;
-            cuspec__strlcpy(rep->first_error, cuspec_last_error(), sizeof rep->first_error);
-        } else if (rc == CUSPEC_OK) {
-            found ? rep->found++ : rep->compiled++;
+        if (job->state[i] == 0) {
+            job->state[i] = 1;
+            finish(job, i, rc, found, name);
         }
-        job->done++;
-        if (job->progress)
-            job->progress(job->done, job->n, name, job->user);
-        pthread_mutex_unlock(&job->lock);
     }
+    job_release(job);
+    return NULL;
+}
+
+/* Abandons items compiling for longer than `timeout` seconds, with the lock
+ * held: they count as failed and the caller stops waiting for them. */
+static void abandon_late(struct job *job, double timeout)
+{
+    double now = now_s();
+    for (unsigned i = 0; i < job->next; i++)
+        if (job->state[i] == 0 && now - job->started[i] > timeout) {
+            char name[256];
+            job->state[i] = 2;
+            cuspec__variant_name(&job->variants[i], name, sizeof name);
+            cuspec__fail(CUSPEC_ERR_COMPILE, "compiling %s took longer than %.0f s: abandoned",
+                         name, timeout);
+            finish(job, i, CUSPEC_ERR_COMPILE, 0, name);
+        }
 }
 
 int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int arch, int jobs,
-                         int *ok, cuspec_progress_fn progress, void *user,
+                         double timeout, int *ok, cuspec_progress_fn progress, void *user,
                          cuspec_compile_report *report)
 {
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = now_s();
     memset(report, 0, sizeof *report);
     report->total = n;
-    struct job job = {.variants = variants,
-                      .n = n,
-                      .arch = arch,
-                      .ok = ok,
-                      .progress = progress,
-                      .user = user,
-                      .report = report};
-    pthread_mutex_init(&job.lock, NULL);
+    struct job *job = calloc(1, sizeof *job);
+    if (job != NULL) {
+        job->variants = malloc((n ? n : 1) * sizeof *job->variants);
+        job->started = calloc(n ? n : 1, sizeof *job->started);
+        job->state = calloc(n ? n : 1, 1);
+    }
+    if (job == NULL || job->variants == NULL || job->started == NULL || job->state == NULL) {
+        if (job != NULL) {
+            free(job->variants);
+            free(job->started);
+            free(job->state);
+            free(job);
+        }
+        return cuspec__fail(CUSPEC_ERR_NOMEM, "out of memory for %u compiles", n);
+    }
+    memcpy(job->variants, variants, n * sizeof *variants);
+    job->n = n;
+    job->arch = arch;
+    job->ok = ok;
+    job->progress = progress;
+    job->user = user;
+    job->report = report;
+    job->refs = 1;
+    pthread_mutex_init(&job->lock, NULL);
+    pthread_cond_init(&job->progressed, NULL);
+
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int n_threads = jobs > 0 ? jobs : cores > 0 ? (int)cores : 1;
-    if ((unsigned)n_threads > n)
-        n_threads = (int)n;
-    pthread_t *threads = n_threads > 0 ? calloc((size_t)n_threads, sizeof *threads) : NULL;
-    int started = 0;
-    for (; threads != NULL && started < n_threads; started++)
-        if (pthread_create(&threads[started], NULL, worker, &job) != 0)
+    unsigned n_threads = jobs > 0 ? (unsigned)jobs : cores > 0 ? (unsigned)cores : 1;
+    n_threads = n_threads < n ? n_threads : n;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_mutex_lock(&job->lock);
+    for (unsigned t = 0; t < n_threads; t++) {
+        pthread_t thread;
+        job->refs++;
+        if (pthread_create(&thread, &attr, worker, job) != 0) {
+            job->refs--;
             break;
-    if (started == 0)
-        worker(&job); /* no threads to be had: do the work here */
-    for (int i = 0; i < started; i++)
-        pthread_join(threads[i], NULL);
-    free(threads);
-    pthread_mutex_destroy(&job.lock);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    report->seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+        }
+    }
+    pthread_attr_destroy(&attr);
+    if (job->refs == 1) { /* no threads to be had: do the work here */
+        job->refs++;
+        pthread_mutex_unlock(&job->lock);
+        worker(job);
+        pthread_mutex_lock(&job->lock);
+    }
+    while (job->done < n) {
+        if (timeout > 0) {
+            struct timespec wake;
+            clock_gettime(CLOCK_REALTIME, &wake);
+            wake.tv_nsec += 100000000; /* look for late compiles ten times a second */
+            wake.tv_sec += wake.tv_nsec / 1000000000;
+            wake.tv_nsec %= 1000000000;
+            pthread_cond_timedwait(&job->progressed, &job->lock, &wake);
+            abandon_late(job, timeout);
+        } else {
+            pthread_cond_wait(&job->progressed, &job->lock);
+        }
+    }
+    int first_status = job->first_status;
+    job_release(job);
+    report->seconds = now_s() - t0;
     if (report->failed > 0)
-        return cuspec__fail(job.first_status, "%s", report->first_error);
+        return cuspec__fail(first_status, "%s", report->first_error);
     return CUSPEC_OK;
 }
 
@@ -135,7 +227,7 @@ int cuspec_compile(const char *family, int arch, int all_variants, int jobs,
         if (only < 0 || only == f)
             rc = cuspec__family_each(f, arch, all_variants, collect, &l);
     if (rc == CUSPEC_OK)
-        rc = cuspec__compile_many(l.v, l.n, arch, jobs, NULL, progress, user, report);
+        rc = cuspec__compile_many(l.v, l.n, arch, jobs, 0, NULL, progress, user, report);
     free(l.v);
     return rc;
 }

@@ -427,6 +427,7 @@ typedef struct cuspec_tune_options {
     int reps;                 /* timed calls per candidate (0: 15) */
     int force;                /* re-time candidates a previous run already timed */
     int jobs;                 /* compile threads (0: one per core) */
+    double compile_timeout_s; /* a candidate compiling for longer fails (0: 60 s) */
     volatile const int *stop; /* when it becomes non-zero, stop after the current candidate */
     void (*progress)(const cuspec_tune_progress *p, void *user);
     void *user;

@@ -120,9 +120,12 @@ void cuspec__variant_name(const struct cuspec__variant *v, char *buf, size_t siz
 
 /* Compiles (or finds in the store) n specializations for sm_`arch` on
  * `jobs` threads (0: one per core); ok[i] (may be NULL) says which
- * succeeded. Returns the first failure's status, with the counts in report. */
+ * succeeded. With `timeout` > 0, a compile running longer than that many
+ * seconds counts as failed and is not waited for (its thread finishes in the
+ * background). Returns the first failure's status, with the counts in
+ * report. */
 int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int arch, int jobs,
-                         int *ok, cuspec_progress_fn progress, void *user,
+                         double timeout, int *ok, cuspec_progress_fn progress, void *user,
                          cuspec_compile_report *report);
 
 /* ## NVRTC compile (jit.c) */

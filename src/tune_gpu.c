@@ -12,13 +12,14 @@ struct gpu_env {
     struct cuspec__workload *w;     /* timed */
     struct cuspec__workload *check; /* checked: w, or a smaller copy of its edges */
     int jobs;
+    double compile_timeout;
 };
 
 static void prepare(void *env, const struct cuspec__variant *v, unsigned n, int *ok)
 {
     struct gpu_env *g = env;
     cuspec_compile_report rep;
-    cuspec__compile_many(v, n, g->ctx->arch, g->jobs, ok, NULL, NULL, &rep);
+    cuspec__compile_many(v, n, g->ctx->arch, g->jobs, g->compile_timeout, ok, NULL, NULL, &rep);
 }
 
 static int measure(void *env, const struct cuspec__variant *v, int reps, double *us, double *spread)
@@ -119,7 +120,8 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     }
     cuspec__clear_error();
 
-    struct gpu_env env = {ctx, NULL, NULL, job.opt.jobs};
+    struct gpu_env env = {ctx, NULL, NULL, job.opt.jobs,
+                          job.opt.compile_timeout_s > 0 ? job.opt.compile_timeout_s : 60};
     rc = cuspec__workload_create(ctx, &job.spec, &env.w);
     if (rc != CUSPEC_OK)
         return rc;

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char store_dir[] = "/tmp/cuspec-kernel-XXXXXX";
@@ -120,6 +121,42 @@ static void unknown_arch_gets_ptx(void)
     cuspec__image_free(&img);
 }
 
+static void late_compiles_are_abandoned(void)
+{
+    /* Four transposes compiled with a 1 ms limit: all count as failed at
+     * once; their threads finish in the background and still publish good
+     * entries. */
+    struct cuspec__variant v[4];
+    int ok[4] = {1, 1, 1, 1};
+    for (int i = 0; i < 4; i++) {
+        memset(&v[i], 0, sizeof v[i]);
+        v[i].family = CUSPEC__FAM_TRANSPOSE;
+        v[i].dtype = CUSPEC_U32;
+        cuspec__family_transpose.defaults(80, &v[i]);
+        v[i].p[1] = 2 << i; /* rows 2, 4, 8, 16 */
+        CHECK(cuspec__family_transpose.legal(&v[i]));
+    }
+    cuspec_compile_report rep;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_INT_EQ(cuspec__compile_many(v, 4, 80, 4, 0.001, ok, NULL, NULL, &rep),
+                 CUSPEC_ERR_COMPILE);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    CHECK_STR_CONTAINS(rep.first_error, "took longer than");
+    CHECK_INT_EQ(rep.failed, 4);
+    CHECK(!ok[0] && !ok[1] && !ok[2] && !ok[3]);
+    double waited = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    printf("# returned after %.3f s\n", waited);
+    CHECK(waited < 1.0); /* one thread each: all four are late within 0.1 s */
+    sleep(10);           /* let the abandoned compiles finish and publish */
+    uint64_t bad = 1;
+    CHECK_INT_EQ(cuspec_store_verify(0, NULL, NULL, &bad), CUSPEC_OK);
+    CHECK_UINT_EQ(bad, 0);
+    struct cuspec__image img;
+    CHECK_INT_EQ(cuspec__image_get(&v[0], 80, CUSPEC__IMAGE_STORE_ONLY, &img), CUSPEC_OK);
+    cuspec__image_free(&img);
+}
+
 TEST(nvrtc_compile_then_store_hit)
 {
     in_child(NULL, compile_then_hit);
@@ -145,6 +182,11 @@ TEST(arch_unknown_to_nvrtc_compiles_ptx)
     in_child(NULL, unknown_arch_gets_ptx);
 }
 
+TEST(compile_timeout_abandons_late_compiles)
+{
+    in_child(NULL, late_compiles_are_abandoned);
+}
+
 int main(void)
 {
     if (mkdtemp(store_dir) == NULL)
@@ -153,7 +195,8 @@ int main(void)
                                             TAP_ENTRY(warm_store_serves_without_nvrtc),
                                             TAP_ENTRY(shipped_ptx_or_clear_error_without_nvrtc),
                                             TAP_ENTRY(compile_error_reports_log_name_and_options),
-                                            TAP_ENTRY(arch_unknown_to_nvrtc_compiles_ptx)};
+                                            TAP_ENTRY(arch_unknown_to_nvrtc_compiles_ptx),
+                                            TAP_ENTRY(compile_timeout_abandons_late_compiles)};
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", store_dir);
