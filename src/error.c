@@ -76,6 +76,24 @@ void cuspec__clear_error(void)
     detail[0] = '\0';
 }
 
+int cuspec__text_field(const char *text, const char *name, char *buf, size_t size)
+{
+    size_t len = strlen(name);
+    for (const char *line = text; line != NULL && *line; line = strchr(line, '\n')) {
+        if (*line == '\n')
+            line++;
+        if (strncmp(line, name, len) == 0 && line[len] == '=') {
+            size_t n = strcspn(line + len + 1, "\n");
+            if (n >= size)
+                return 0;
+            memcpy(buf, line + len + 1, n);
+            buf[n] = '\0';
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void cuspec__strlcpy(char *dst, const char *src, size_t size)
 {
     if (size == 0)

@@ -178,6 +178,9 @@ int cuspec__store_put(const char *key, int kind, const char *meta, const void *p
 void cuspec__store_count_compile(void);
 
 /* ## Small helpers (error.c) */
+/* The value of "name=" among text's lines into buf: 1, or 0 when there is
+ * no such line or the value does not fit. */
+int cuspec__text_field(const char *text, const char *name, char *buf, size_t size);
 /* Copies into a fixed buffer, truncating; always terminates. */
 void cuspec__strlcpy(char *dst, const char *src, size_t size);
 

@@ -33,26 +33,6 @@ static void make_key(const struct cuspec__file *tmpl, const char *hash, const ch
              CUSPEC__STORE_FORMAT, PACKAGE_VERSION, tmpl->name, hash, name, opts, arch);
 }
 
-/* The value of "field=" in an entry's meta text. */
-static int meta_field(const char *meta, const char *field, char *buf, size_t size)
-{
-    size_t flen = strlen(field);
-    for (const char *line = meta; line != NULL && *line; line = strchr(line, '\n')) {
-        if (*line == '\n')
-            line++;
-        if (strncmp(line, field, flen) == 0 && line[flen] == '=') {
-            const char *value = line + flen + 1;
-            size_t len = strcspn(value, "\n");
-            if (len >= size)
-                return 0;
-            memcpy(buf, value, len);
-            buf[len] = '\0';
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static int from_store(const char *key, struct cuspec__image *img)
 {
     static const int kinds[] = {CUSPEC_KIND_CUBIN, CUSPEC_KIND_PTX};
@@ -63,7 +43,8 @@ static int from_store(const char *key, struct cuspec__image *img)
             continue;
         /* PTX is text the driver reads up to its NUL. */
         char *data = realloc(e.payload, e.len + 1);
-        if (data == NULL || !meta_field(e.meta, "lowered", img->lowered, sizeof img->lowered)) {
+        if (data == NULL ||
+            !cuspec__text_field(e.meta, "lowered", img->lowered, sizeof img->lowered)) {
             free(data ? data : e.payload);
             free(e.meta);
             continue;

@@ -12,25 +12,6 @@
 
 #define EXPORT_MAGIC "cuspec-tuning 1"
 
-/* The value of "name=" in a key's or payload's lines. */
-static int field(const char *text, const char *name, char *buf, size_t size)
-{
-    size_t len = strlen(name);
-    for (const char *line = text; line != NULL && *line; line = strchr(line, '\n')) {
-        if (*line == '\n')
-            line++;
-        if (strncmp(line, name, len) == 0 && line[len] == '=') {
-            size_t n = strcspn(line + len + 1, "\n");
-            if (n >= size)
-                return 0;
-            memcpy(buf, line + len + 1, n);
-            buf[n] = '\0';
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* "n=2^28" or "rows=2^13 cols=2^13 align=4" back to a bucket number. */
 static int parse_bucket(int family, const char *text, int *bucket)
 {
@@ -59,12 +40,14 @@ static int parse_ident(const char *text, struct ident *id)
 {
     char family[32], dtype[16], op[16], format[16], tail;
     memset(id, 0, sizeof *id);
-    if (!field(text, "device", id->device, sizeof id->device) || id->device[0] == '\0' ||
-        !field(text, "library", id->library, sizeof id->library) ||
-        !field(text, "format", format, sizeof format) ||
-        !field(text, "family", family, sizeof family) ||
-        !field(text, "dtype", dtype, sizeof dtype) || !field(text, "op", op, sizeof op) ||
-        !field(text, "bucket", id->bucket_text, sizeof id->bucket_text))
+    if (!cuspec__text_field(text, "device", id->device, sizeof id->device) ||
+        id->device[0] == '\0' ||
+        !cuspec__text_field(text, "library", id->library, sizeof id->library) ||
+        !cuspec__text_field(text, "format", format, sizeof format) ||
+        !cuspec__text_field(text, "family", family, sizeof family) ||
+        !cuspec__text_field(text, "dtype", dtype, sizeof dtype) ||
+        !cuspec__text_field(text, "op", op, sizeof op) ||
+        !cuspec__text_field(text, "bucket", id->bucket_text, sizeof id->bucket_text))
         return cuspec__fail(CUSPEC_ERR_CORRUPT,
                             "a record lacks one of device, library, format, family, dtype, op, "
                             "bucket");

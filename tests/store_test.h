@@ -40,22 +40,26 @@ static inline int child_ok(pid_t pid)
  * and the default bound (fn may set other variables before its first store
  * call). The child's checks print their own diagnostics; its exit status
  * carries pass/fail. */
+struct store_scenario {
+    const char *name;
+    void (*fn)(void);
+};
+
+static inline void store_scenario(void *arg)
+{
+    const struct store_scenario *s = arg;
+    snprintf(scenario, sizeof scenario, "%s/%s", base, s->name);
+    setenv("CUSPEC_CACHE_DIR", scenario, 1);
+    setenv("CUSPEC_SYSTEM_STORE", "/nonexistent/cuspec-system-store", 1);
+    unsetenv("CUSPEC_CACHE_MAX_BYTES");
+    cuspec_set_warning_handler(record_warning, NULL);
+    s->fn();
+}
+
 static inline void in_child(const char *name, void (*fn)(void))
 {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        snprintf(scenario, sizeof scenario, "%s/%s", base, name);
-        setenv("CUSPEC_CACHE_DIR", scenario, 1);
-        setenv("CUSPEC_SYSTEM_STORE", "/nonexistent/cuspec-system-store", 1);
-        unsetenv("CUSPEC_CACHE_MAX_BYTES");
-        cuspec_set_warning_handler(record_warning, NULL);
-        tap_current_failed = 0;
-        fn();
-        fflush(stdout);
-        _exit(tap_current_failed);
-    }
-    CHECK(child_ok(pid));
+    struct store_scenario s = {name, fn};
+    tap_in_child(store_scenario, &s);
 }
 
 /* <base>/<rel> in buf. */

@@ -13,6 +13,7 @@
  * One process, one context, no fork after CUDA is touched. The kernels are
  * compiled by NVRTC into a private store (a fresh $CUSPEC_CACHE_DIR). */
 #include "gpu.h"
+#include "gpu_cases.h"
 
 #include <float.h>
 #include <ftw.h>
@@ -30,60 +31,11 @@ static const int dtypes[] = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUS
 #define MAX_B_ELEMS ((size_t)(1u << 24) + 16) /* d_b / h_b capacity in 8-byte elements */
 #define OUT_BYTES 16                          /* poisoned bytes at out (out writes <= 8) */
 #define POISON 0xA5
-#define MAX_PRINT 12 /* failures printed per test point */
 
-static char store_dir[] = "/tmp/cuspec-t-reduce-XXXXXX";
-static int store_made;
 static cuspec_ctx *ctx;
 static int ctx_pushed;
 static CUdeviceptr d_a, d_b, d_out;
 static unsigned char *h_a, *h_b;
-static int n_fail;
-
-/* Records a failure; prints only the first MAX_PRINT of a test point. */
-#define CASE_FAIL(...)                                                                             \
-    do {                                                                                           \
-        if (n_fail++ < MAX_PRINT)                                                                  \
-            TAP_FAIL(__VA_ARGS__);                                                                 \
-        else                                                                                       \
-            tap_current_failed = 1;                                                                \
-    } while (0)
-
-static struct timespec group_t0;
-
-static void group_begin(void)
-{
-    n_fail = 0;
-    clock_gettime(CLOCK_MONOTONIC, &group_t0);
-}
-
-/* Says how many failures were not printed, and how long the group took. */
-static void group_end(void)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (n_fail > MAX_PRINT)
-        printf("#   ... and %d more failures\n", n_fail - MAX_PRINT);
-    printf("# %.1f s\n",
-           (double)(t1.tv_sec - group_t0.tv_sec) + (double)(t1.tv_nsec - group_t0.tv_nsec) / 1e9);
-}
-
-/* ## Store folder */
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
-static void remove_store(void)
-{
-    if (store_made)
-        nftw(store_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    store_made = 0;
-}
 
 /* ## Values */
 static const char *op_name(int op)
@@ -685,41 +637,6 @@ TEST(bad_arguments_rejected)
 }
 
 /* ## Sampled legal specializations through cuspec__reduce_variant */
-struct vlist {
-    struct cuspec__variant *v;
-    size_t n, cap;
-};
-
-static int vlist_add(struct vlist *l, const struct cuspec__variant *v)
-{
-    for (size_t i = 0; i < l->n; i++)
-        if (memcmp(&l->v[i], v, sizeof *v) == 0)
-            return 0;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 256;
-        struct cuspec__variant *grown = realloc(l->v, cap * sizeof *grown);
-        if (grown == NULL)
-            return -1;
-        l->v = grown;
-        l->cap = cap;
-    }
-    l->v[l->n++] = *v;
-    return 0;
-}
-
-static int collect(const struct cuspec__variant *v, void *user)
-{
-    return vlist_add(user, v) == 0 ? 0 : 1;
-}
-
-static int param_index(const struct cuspec__family *f, const char *name)
-{
-    for (int i = 0; i < f->n_params; i++)
-        if (strcmp(f->params[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
 static void variant_text(const struct cuspec__variant *v, char *buf, size_t size)
 {
     const struct cuspec__family *f = &cuspec__family_reduce;
@@ -788,8 +705,8 @@ TEST(kernels_compile)
         }
     }
     cuspec_compile_report report;
-    int rc =
-        cuspec__compile_many(build.v, (unsigned)build.n, ctx->arch, 0, 0, NULL, NULL, NULL, &report);
+    int rc = cuspec__compile_many(build.v, (unsigned)build.n, ctx->arch, 0, 0, NULL, NULL, NULL,
+                                  &report);
     printf("# running %zu specializations: %u kernels compiled, %u found, %u failed in %.1f s\n",
            sample.n, report.compiled, report.found, report.failed, report.seconds);
     if (rc != CUSPEC_OK)

@@ -6,7 +6,6 @@
 #include "gpu.h"
 
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,24 +64,27 @@ static void copy_and_check(int want_tier)
     cuspec_ctx_destroy(ctx);
 }
 
+struct scenario {
+    const char *nvrtc;
+    int want_tier;
+};
+
+static void scenario(void *arg)
+{
+    const struct scenario *s = arg;
+    setenv("CUSPEC_CACHE_DIR", store_dir, 1);
+    if (s->nvrtc != NULL)
+        setenv("CUSPEC_LIBNVRTC", s->nvrtc, 1);
+    gpu_require();
+    rng_seed();
+    copy_and_check(s->want_tier);
+}
+
+/* Each tier in a fresh process: the store and NVRTC are chosen once per process. */
 static void in_child(const char *nvrtc, int want_tier)
 {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv("CUSPEC_CACHE_DIR", store_dir, 1);
-        if (nvrtc != NULL)
-            setenv("CUSPEC_LIBNVRTC", nvrtc, 1);
-        tap_current_failed = 0;
-        gpu_require();
-        rng_seed();
-        copy_and_check(want_tier);
-        fflush(stdout);
-        _exit(tap_current_failed);
-    }
-    int st = 0;
-    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    struct scenario s = {nvrtc, want_tier};
+    tap_in_child(scenario, &s);
 }
 
 TEST(fresh_nvrtc_compile)

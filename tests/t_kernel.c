@@ -6,28 +6,30 @@
 #include "tap.h"
 
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static char store_dir[] = "/tmp/cuspec-kernel-XXXXXX";
 
+struct scenario {
+    const char *nvrtc;
+    void (*fn)(void);
+};
+
+static void with_env(void *arg)
+{
+    const struct scenario *s = arg;
+    setenv("CUSPEC_CACHE_DIR", store_dir, 1);
+    if (s->nvrtc != NULL)
+        setenv("CUSPEC_LIBNVRTC", s->nvrtc, 1);
+    s->fn();
+}
+
+/* Runs fn in a child on the test's store, NVRTC overridden when nvrtc is set. */
 static void in_child(const char *nvrtc, void (*fn)(void))
 {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv("CUSPEC_CACHE_DIR", store_dir, 1);
-        if (nvrtc != NULL)
-            setenv("CUSPEC_LIBNVRTC", nvrtc, 1);
-        tap_current_failed = 0;
-        fn();
-        fflush(stdout);
-        _exit(tap_current_failed);
-    }
-    int st = 0;
-    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    struct scenario s = {nvrtc, fn};
+    tap_in_child(with_env, &s);
 }
 
 static struct cuspec__variant copy_default(void)

@@ -4,25 +4,25 @@
 #include "cuspec.h"
 #include "tap.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-/* Runs fn in a child with `var` set to `value`; the child's checks print
- * their own diagnostics and its exit status carries pass/fail. */
+struct scenario {
+    const char *var, *value;
+    void (*fn)(void);
+};
+
+static void with_env(void *arg)
+{
+    const struct scenario *s = arg;
+    setenv(s->var, s->value, 1);
+    s->fn();
+}
+
+/* Runs fn in a child with `var` set to `value`. */
 static void in_child(const char *var, const char *value, void (*fn)(void))
 {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv(var, value, 1);
-        tap_current_failed = 0;
-        fn();
-        fflush(stdout);
-        _exit(tap_current_failed);
-    }
-    int st = 0;
-    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    struct scenario s = {var, value, fn};
+    tap_in_child(with_env, &s);
 }
 
 static void expect_no_driver(const char *what)

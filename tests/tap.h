@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 struct tap_test {
     const char *name;
@@ -67,6 +69,25 @@ static int tap_current_failed;
         if (tap_h == NULL || strstr(tap_h, tap_n) == NULL)                                         \
             TAP_FAIL("%s contains \"%s\": got \"%s\"", #hay, tap_n, tap_h ? tap_h : "(null)");     \
     } while (0)
+
+/* Runs fn(arg) in a child process: for scenarios that depend on what a
+ * process fixes once (environment read on first use, libraries opened). The
+ * child's checks print their own diagnostics; its exit status carries
+ * pass/fail into the current test. */
+static inline void tap_in_child(void (*fn)(void *), void *arg)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        tap_current_failed = 0;
+        fn(arg);
+        fflush(stdout);
+        _exit(tap_current_failed);
+    }
+    int st = 0;
+    if (pid <= 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        TAP_FAIL("the child process failed (status 0x%x)", st);
+}
 
 /* Prints "1..0 # SKIP reason" and exits 77. */
 static inline void tap_skip(const char *reason)

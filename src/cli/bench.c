@@ -202,12 +202,13 @@ static int run(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'd':
-            o.device = atoi(optarg);
+            if (cli_parse_int(optarg, 0, 1023, &o.device) != 0)
+                return cli_usage(&cmd_bench, "--device takes a GPU ordinal, not '%s'", optarg);
             break;
         case 'r':
-            o.reps = atoi(optarg);
-            if (o.reps < 3 || o.reps > 1000)
-                return cli_usage(&cmd_bench, "--reps takes a number from 3 to 1000");
+            if (cli_parse_int(optarg, 3, 1000, &o.reps) != 0)
+                return cli_usage(&cmd_bench, "--reps takes a number from 3 to 1000, not '%s'",
+                                 optarg);
             break;
         case 't':
             o.dtypes = optarg;

@@ -1,0 +1,98 @@
+/* Scaffolding shared by the GPU tests that run many cases per test point:
+ * failures capped per point, timing of each point, the private store folder,
+ * and lists of specializations. Include after gpu.h. */
+#ifndef CUSPEC_TEST_GPU_CASES_H
+#define CUSPEC_TEST_GPU_CASES_H
+
+#include <ftw.h>
+#include <sys/stat.h>
+
+#define MAX_PRINT 12 /* failures printed per test point */
+
+static int n_fail;
+
+/* Records a failure; prints only the first MAX_PRINT of a test point. */
+#define CASE_FAIL(...)                                                                             \
+    do {                                                                                           \
+        if (n_fail++ < MAX_PRINT)                                                                  \
+            TAP_FAIL(__VA_ARGS__);                                                                 \
+        else                                                                                       \
+            tap_current_failed = 1;                                                                \
+    } while (0)
+
+static struct timespec group_t0;
+
+static void group_begin(void)
+{
+    n_fail = 0;
+    clock_gettime(CLOCK_MONOTONIC, &group_t0);
+}
+
+/* Says how many failures were not printed, and how long the group took. */
+static void group_end(void)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (n_fail > MAX_PRINT)
+        printf("#   ... and %d more failures\n", n_fail - MAX_PRINT);
+    printf("# %.1f s\n",
+           (double)(t1.tv_sec - group_t0.tv_sec) + (double)(t1.tv_nsec - group_t0.tv_nsec) / 1e9);
+}
+
+static char store_dir[] = "/tmp/cuspec-gpu-cases-XXXXXX";
+static int store_made;
+
+/* ## Store folder */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void remove_store(void)
+{
+    if (store_made)
+        nftw(store_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    store_made = 0;
+}
+
+/* ## Lists of specializations */
+struct vlist {
+    struct cuspec__variant *v;
+    size_t n, cap;
+};
+
+static int vlist_add(struct vlist *l, const struct cuspec__variant *v)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (memcmp(&l->v[i], v, sizeof *v) == 0)
+            return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        struct cuspec__variant *grown = realloc(l->v, cap * sizeof *grown);
+        if (grown == NULL)
+            return -1;
+        l->v = grown;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *v;
+    return 0;
+}
+
+static int collect(const struct cuspec__variant *v, void *user)
+{
+    return vlist_add(user, v) == 0 ? 0 : 1;
+}
+
+static int param_index(const struct cuspec__family *f, const char *name)
+{
+    for (int i = 0; i < f->n_params; i++)
+        if (strcmp(f->params[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+#endif
