@@ -94,7 +94,7 @@ int cuspec_bench_copy(cuspec_ctx *ctx, size_t bytes, int reps, double *memcpy_gb
         rc = cuspec__fail(CUSPEC_ERR_NOMEM, "no host memory for a %zu-byte copy benchmark", bytes);
         goto out;
     }
-    cuspec__random_fill(host, bytes, CUSPEC_U8);
+    cuspec__random_bytes(host, bytes);
     rc = cuspec__cu_check(drv->cuMemAlloc(&a.src, bytes), "cuMemAlloc (copy source)");
     if (rc == CUSPEC_OK)
         rc = cuspec__cu_check(drv->cuMemAlloc(&a.dst, bytes), "cuMemAlloc (copy destination)");

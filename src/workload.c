@@ -4,6 +4,9 @@
 #include "workload.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,40 +38,70 @@ struct cuspec__workload {
     void *hook_user;
 };
 
-static uint64_t rng = 0x853c49e6748fea9bULL;
-
-static uint64_t next(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545F4914F6CDD1DULL;
-}
+/* A slice of a random fill, with its own generator (xorshift64*). */
+struct fill_part {
+    unsigned char *buf;
+    size_t first, n;
+    int dtype;
+    uint64_t state;
+};
 
 /* Random values valid for the dtype: floats uniform in [-1, 1), integers and
  * opaque words over their whole range. */
-static void fill(void *buf, size_t n, int dtype)
+static void *fill_part(void *arg)
 {
-    size_t size = cuspec_dtype_size(dtype);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t x = next();
-        if (dtype == CUSPEC_F32)
-            ((float *)buf)[i] = (float)((double)(x >> 40) / (double)(1 << 23) - 1.0);
-        else if (dtype == CUSPEC_F64)
-            ((double *)buf)[i] = (double)(x >> 11) / 4503599627370496.0 - 1.0;
+    struct fill_part *p = arg;
+    size_t size = cuspec_dtype_size(p->dtype);
+    uint64_t s = p->state;
+    for (size_t i = p->first; i < p->first + p->n; i++) {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        uint64_t x = s * 0x2545F4914F6CDD1DULL;
+        if (p->dtype == CUSPEC_F32)
+            ((float *)p->buf)[i] = (float)((double)(x >> 40) / (double)(1 << 23) - 1.0);
+        else if (p->dtype == CUSPEC_F64)
+            ((double *)p->buf)[i] = (double)(x >> 11) / 4503599627370496.0 - 1.0;
         else
-            memcpy((char *)buf + i * size, &x, size);
+            memcpy(p->buf + i * size, &x, size);
     }
+    return NULL;
 }
 
 void cuspec__random_fill(void *buf, size_t n, int dtype)
 {
+    enum { MAX_PARTS = 16 };
+    static _Atomic uint64_t calls;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    rng ^= (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ULL + (uint64_t)ts.tv_sec;
-    if (rng == 0)
-        rng = 1;
-    fill(buf, n, dtype);
+    uint64_t seed = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ULL + (uint64_t)ts.tv_sec +
+                    atomic_fetch_add(&calls, 1) * 0xBF58476D1CE4E5B9ULL;
+    /* Gigabytes of inputs take seconds on one core: split large fills. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t parts = n < (1u << 22) || cores < 2 ? 1 : cores < MAX_PARTS ? (size_t)cores : MAX_PARTS;
+    struct fill_part part[MAX_PARTS];
+    pthread_t thread[MAX_PARTS];
+    int started[MAX_PARTS] = {0};
+    for (size_t k = 0; k < parts; k++) {
+        size_t first = n / parts * k;
+        part[k] = (struct fill_part){buf, first, k + 1 == parts ? n - first : n / parts, dtype,
+                                     (seed ^ (0x94D049BB133111EBULL * (k + 1))) | 1};
+        if (k > 0)
+            started[k] = pthread_create(&thread[k], NULL, fill_part, &part[k]) == 0;
+    }
+    fill_part(&part[0]);
+    for (size_t k = 1; k < parts; k++) {
+        if (started[k])
+            pthread_join(thread[k], NULL);
+        else
+            fill_part(&part[k]); /* no thread to be had: fill it here */
+    }
+}
+
+void cuspec__random_bytes(void *buf, size_t bytes)
+{
+    cuspec__random_fill(buf, bytes / 8, CUSPEC_U64);
+    cuspec__random_fill((unsigned char *)buf + bytes / 8 * 8, bytes % 8, CUSPEC_U8);
 }
 
 /* A pool of slices of `bytes` each, enough that rotating through them keeps
@@ -111,14 +144,12 @@ int cuspec__workload_create(cuspec_ctx *ctx, const struct cuspec__spec *spec,
         rc = cuspec__fail(CUSPEC_ERR_NOMEM, "no host memory for %zu bytes of input", w->bytes);
         goto out;
     }
-    if (reduce) {
+    if (reduce) /* a transpose moves bytes: any bits will do */
         cuspec__random_fill(w->ha, spec->n, spec->dtype);
-    } else { /* a transpose moves bytes: any bits will do */
-        cuspec__random_fill(w->ha, w->bytes / 8, CUSPEC_U64);
-        fill((char *)w->ha + w->bytes / 8 * 8, w->bytes % 8, CUSPEC_U8);
-    }
+    else
+        cuspec__random_bytes(w->ha, w->bytes);
     if (dot)
-        fill(w->hb, spec->n, spec->dtype);
+        cuspec__random_fill(w->hb, spec->n, spec->dtype);
     rc = pool_make(ctx, w->bytes, w->ha, &w->a);
     if (rc == CUSPEC_OK && (dot || !reduce))
         rc = pool_make(ctx, w->bytes, dot ? w->hb : NULL, &w->b);

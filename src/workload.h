@@ -39,5 +39,7 @@ int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__varia
 /* Fills n elements of buf with fresh random values valid for dtype (floats
  * in [-1, 1), integers over their range), reseeded from the clock. */
 void cuspec__random_fill(void *buf, size_t n, int dtype);
+/* Fills `bytes` bytes of buf with fresh random bits. */
+void cuspec__random_bytes(void *buf, size_t bytes);
 
 #endif
