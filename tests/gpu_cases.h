@@ -39,6 +39,8 @@ static void group_end(void)
            (double)(t1.tv_sec - group_t0.tv_sec) + (double)(t1.tv_nsec - group_t0.tv_nsec) / 1e9);
 }
 
+static cuspec_ctx *ctx; /* NULL when setup failed: each test point then fails */
+static int ctx_pushed;
 static char store_dir[] = "/tmp/cuspec-gpu-cases-XXXXXX";
 static int store_made;
 
@@ -93,6 +95,35 @@ static int param_index(const struct cuspec__family *f, const char *name)
         if (strcmp(f->params[i].name, name) == 0)
             return i;
     return -1;
+}
+
+/* A private store (named before the first cuspec call), the skip when there
+ * is no GPU, a fresh seed, and a current context on device 0. Returns 1 with
+ * ctx ready; 0 with ctx NULL and the reason printed. */
+static int gpu_cases_setup(void)
+{
+    if (mkdtemp(store_dir) == NULL)
+        tap_skip("cannot make a temporary folder");
+    store_made = 1;
+    atexit(remove_store);
+    setenv("CUSPEC_CACHE_DIR", store_dir, 1);
+    gpu_require();
+    rng_seed();
+    int rc = cuspec_ctx_create(&ctx, 0);
+    if (rc != CUSPEC_OK) {
+        printf("# cuspec_ctx_create: %s: %s\n", cuspec_strerror(rc), cuspec_last_error());
+        ctx = NULL;
+        return 0;
+    }
+    if (cuspec__ctx_enter(ctx, &ctx_pushed) != CUSPEC_OK) {
+        printf("# cuspec__ctx_enter: %s\n", cuspec_last_error());
+        cuspec_ctx_destroy(ctx);
+        ctx = NULL;
+        return 0;
+    }
+    printf("# device %s (sm_%d%d, %d SMs)\n", ctx->info.name, ctx->info.sm_major,
+           ctx->info.sm_minor, ctx->info.sm_count);
+    return 1;
 }
 
 #endif

@@ -32,8 +32,6 @@ static const int dtypes[] = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUS
 #define OUT_BYTES 16                          /* poisoned bytes at out (out writes <= 8) */
 #define POISON 0xA5
 
-static cuspec_ctx *ctx;
-static int ctx_pushed;
 static CUdeviceptr d_a, d_b, d_out;
 static unsigned char *h_a, *h_b;
 
@@ -944,28 +942,7 @@ TEST(two_streams_concurrent)
 
 int main(void)
 {
-    /* A private store, named before the first cuspec call. */
-    if (mkdtemp(store_dir) == NULL) {
-        printf("1..0 # SKIP cannot make a temporary folder\n");
-        return 77;
-    }
-    store_made = 1;
-    atexit(remove_store);
-    setenv("CUSPEC_CACHE_DIR", store_dir, 1);
-    gpu_require();
-    rng_seed();
-
-    int rc = cuspec_ctx_create(&ctx, 0);
-    if (rc != CUSPEC_OK) {
-        printf("# cuspec_ctx_create: %s: %s\n", cuspec_strerror(rc), cuspec_last_error());
-        ctx = NULL;
-    } else if (cuspec__ctx_enter(ctx, &ctx_pushed) != CUSPEC_OK) {
-        printf("# cuspec__ctx_enter: %s\n", cuspec_last_error());
-        cuspec_ctx_destroy(ctx);
-        ctx = NULL;
-    } else {
-        printf("# device %s (sm_%d%d, %d SMs)\n", ctx->info.name, ctx->info.sm_major,
-               ctx->info.sm_minor, ctx->info.sm_count);
+    if (gpu_cases_setup()) {
         size_t a_bytes = MAX_ELEMS * 4 > MAX_B_ELEMS * 8 ? MAX_ELEMS * 4 : MAX_B_ELEMS * 8;
         h_a = malloc(a_bytes);
         h_b = malloc(MAX_B_ELEMS * 8);
@@ -1007,7 +984,7 @@ int main(void)
         TAP_ENTRY(graph_capture_replay),
         TAP_ENTRY(two_streams_concurrent),
     };
-    rc = tap_run(tests, sizeof tests / sizeof *tests);
+    int rc = tap_run(tests, sizeof tests / sizeof *tests);
 
     if (d_a)
         drv->cuMemFree(d_a);

@@ -23,9 +23,6 @@
 #define POISON 0xA5
 #define SLACK 64 /* poisoned elements past the last output element */
 
-static cuspec_ctx *ctx;
-static int ctx_pushed;
-
 static int ready(void)
 {
     if (ctx == NULL) {
@@ -648,29 +645,7 @@ TEST(transpose_bad_arguments)
 
 int main(void)
 {
-    /* A private store, named before the first cuspec call. */
-    if (mkdtemp(store_dir) == NULL) {
-        printf("1..0 # SKIP cannot make a temporary folder\n");
-        return 77;
-    }
-    store_made = 1;
-    atexit(remove_store);
-    setenv("CUSPEC_CACHE_DIR", store_dir, 1);
-    gpu_require();
-    rng_seed();
-
-    int rc = cuspec_ctx_create(&ctx, 0);
-    if (rc != CUSPEC_OK) {
-        printf("# cuspec_ctx_create: %s: %s\n", cuspec_strerror(rc), cuspec_last_error());
-        ctx = NULL;
-    } else if (cuspec__ctx_enter(ctx, &ctx_pushed) != CUSPEC_OK) {
-        printf("# cuspec__ctx_enter: %s\n", cuspec_last_error());
-        cuspec_ctx_destroy(ctx);
-        ctx = NULL;
-    } else {
-        printf("# device %s (sm_%d%d, %d SMs)\n", ctx->info.name, ctx->info.sm_major,
-               ctx->info.sm_minor, ctx->info.sm_count);
-    }
+    gpu_cases_setup();
 
     static const struct tap_test tests[] = {
         TAP_ENTRY(kernels_compile),
@@ -684,7 +659,7 @@ int main(void)
         TAP_ENTRY(transpose_variants_sampled),
         TAP_ENTRY(transpose_bad_arguments),
     };
-    rc = tap_run(tests, sizeof tests / sizeof *tests);
+    int rc = tap_run(tests, sizeof tests / sizeof *tests);
 
     free(sample.v);
     if (ctx != NULL) {
