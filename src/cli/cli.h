@@ -39,6 +39,12 @@ int cli_usage(const struct command *cmd, const char *fmt, ...);
  * go on, or an exit status. Leaves optind at the first operand. */
 int cli_parse_common(const struct command *cmd, int argc, char **argv, int *json);
 
+/* cuspec tune --list / --export / --import (records.c); exit statuses.
+ * all_devices: every device's records, with no GPU needed. */
+int records_list(int device, int all_devices, int json);
+int records_export(const char *path, int device, int all_devices, int json);
+int records_import(const char *path, int json);
+
 /* A JSON string literal of s on f (quotes and escapes included). */
 void json_string(FILE *f, const char *s);
 
