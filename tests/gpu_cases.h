@@ -61,6 +61,21 @@ static void remove_store(void)
     store_made = 0;
 }
 
+/* Whether the current device reads pageable host memory directly: then a
+ * malloc'd pointer is legal input and bad-argument tests must not expect it
+ * refused. */
+static int pageable_access(void)
+{
+    int dev = 0, v = 0;
+    CUdevice d;
+    if (drv->cuCtxGetDevice(&d) == CUDA_SUCCESS)
+        dev = d;
+    if (drv->cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, dev) !=
+        CUDA_SUCCESS)
+        v = 0;
+    return v;
+}
+
 /* ## Lists of specializations */
 struct vlist {
     struct cuspec__variant *v;

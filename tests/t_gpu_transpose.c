@@ -541,18 +541,6 @@ static void expect_invalid(int rc, const char *what, const char *detail)
     }
 }
 
-static int pageable_access(void)
-{
-    int dev = 0, v = 0;
-    CUdevice d;
-    if (drv->cuCtxGetDevice(&d) == CUDA_SUCCESS)
-        dev = d;
-    if (drv->cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, dev) !=
-        CUDA_SUCCESS)
-        v = 0;
-    return v;
-}
-
 TEST(transpose_bad_arguments)
 {
     if (!ready())
