@@ -104,6 +104,8 @@ int cuspec__family_each(int family, int arch, int all,
             } else {
                 f->defaults(arch, &v);
                 rc = f->legal(&v) ? fn(&v, user) : 0;
+                if (rc == 0 && f->alternate != NULL && f->alternate(&v))
+                    rc = fn(&v, user);
             }
             if (rc != 0)
                 return rc;

@@ -94,13 +94,17 @@ struct cuspec__shape {
     unsigned long long rows, cols, ld_in, ld_out, stride_in, stride_out, batch;
 };
 /* The kernel dtype standing for `dtype` (the unsigned type of its size), and
- * the widest vector (in elements) that the shape's pointers and leading
- * dimensions allow: the alignment class tuning records are keyed by. */
+ * the shape's alignment class: the largest power of two of elements, up to
+ * one 32-byte sector, that its pointers, leading dimensions and strides are
+ * multiples of. Vectors up to that width fit; below a sector, output rows
+ * may be shifted. Tuning records are keyed by it. */
 int cuspec__transpose_dtype(int dtype);
 int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype);
-/* Narrows v's vectors to `align` elements (the call does this to tuned or
- * default parameters when the shape allows no wider). */
-void cuspec__transpose_narrow(struct cuspec__variant *v, int align);
+/* Fits v to a shape of alignment class `align`: narrows its vectors to
+ * `align` elements, and unless v came from a tuning record (made for this
+ * class), replaces defaults whose vectors do not fit with the misaligned
+ * defaults and shifts output rows to sectors where they do not start on one. */
+void cuspec__transpose_fit(struct cuspec__variant *v, int align, int from_record);
 /* Runs transpose variant v on checked arguments; CUSPEC_ERR_INVALID when v's
  * vector width does not fit them. The context must be current. */
 int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,

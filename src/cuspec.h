@@ -461,7 +461,7 @@ typedef struct cuspec_tuning_record {
     char family[16];
     char dtype[8];
     char op[8];      /* reduce: sum, min, max, dot */
-    char bucket[64]; /* "n=2^28", "rows=2^13 cols=2^13 align=4" */
+    char bucket[64]; /* "n=2^28", "rows=2^13 cols=2^13 align=8" */
     char kernel[256];
     char params[160];
     double median_us, gbs, default_gbs;

@@ -48,6 +48,9 @@ struct cuspec__family {
     void (*defaults)(int arch, struct cuspec__variant *v);
     /* 1 when v can run the operation spec describes (NULL: any legal v can). */
     int (*fits)(const struct cuspec__variant *v, const struct cuspec__spec *s);
+    /* Turns a default into the variant calls use where the default does not
+     * fit (transpose: misaligned rows); 0 when that is not legal. NULL: none. */
+    int (*alternate)(struct cuspec__variant *v);
 };
 
 extern const struct cuspec__family cuspec__family_copy;
@@ -60,7 +63,8 @@ const struct cuspec__family *cuspec__family(int id);
 int cuspec__family_find(const char *name);
 
 /* Calls fn for each specialization of `family` to compile ahead of time: the
- * defaults for sm_`arch` of every dtype and op, or with `all` every legal
+ * defaults for sm_`arch` of every dtype and op (and their alternates, which
+ * calls need as much), or with `all` every legal
  * combination of parameter values (launch-only parameters at their first
  * value, so each kernel comes once). Stops early and returns a non-zero
  * value fn returns. */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { P_TILE, P_ROWS, P_PAD, P_VEC };
+enum { P_TILE, P_ROWS, P_PAD, P_VEC, P_SHIFT };
 
 /* The kernel's element word for a dtype: only the size matters. */
 static const char *word(int dtype)
@@ -32,6 +32,13 @@ static int packing(int size, int vec)
     return vec < k ? vec : k;
 }
 
+/* Input rows read before the tile so that output rows start on a sector
+ * (the template's XR). */
+static int extra_rows(const struct cuspec__variant *v)
+{
+    return v->p[P_SHIFT] ? 32 / (int)cuspec_dtype_size(v->dtype) - 1 : 0;
+}
+
 static int legal(const struct cuspec__variant *v)
 {
     int size = (int)cuspec_dtype_size(v->dtype), tile = v->p[P_TILE], rows = v->p[P_ROWS];
@@ -39,15 +46,17 @@ static int legal(const struct cuspec__variant *v)
     if (word(v->dtype) == NULL || v->op != 0 || vec * size > 16 || tile % vec != 0)
         return 0;
     int k = packing(size, vec), threads = tile / vec * rows;
+    if (v->p[P_SHIFT] && (k != 1 || tile * size % 32 != 0))
+        return 0;
     int unit = k * size, padu = v->p[P_PAD] ? (unit >= 4 ? 1 : 4 / unit) : 0;
-    int smem = tile / k * (tile + padu) * unit;
+    int smem = (tile / k + extra_rows(v)) * (tile + padu) * unit;
     return (tile / k) % rows == 0 && threads % 32 == 0 && threads <= 1024 && smem <= 48 * 1024;
 }
 
 static void expr(const struct cuspec__variant *v, char *buf, size_t size)
 {
-    snprintf(buf, size, "cuspec_transpose<%s, %d, %d, %d, %d>", word(v->dtype), v->p[P_TILE],
-             v->p[P_ROWS], v->p[P_PAD], v->p[P_VEC]);
+    snprintf(buf, size, "cuspec_transpose<%s, %d, %d, %d, %d, %d>", word(v->dtype), v->p[P_TILE],
+             v->p[P_ROWS], v->p[P_PAD], v->p[P_VEC], v->p[P_SHIFT]);
 }
 
 static int threads(const struct cuspec__variant *v)
@@ -70,22 +79,34 @@ static void defaults(int arch, struct cuspec__variant *v)
     memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], 4 * sizeof(int));
 }
 
-/* Only vector widths the shape's alignment class allows can run it. */
+/* Only vector widths the shape's alignment class allows can run it, and
+ * shifting only helps output rows that do not start on a sector. */
 static int fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
 {
-    return v->p[P_VEC] <= s->align;
+    return v->p[P_VEC] <= s->align &&
+           (!v->p[P_SHIFT] || s->align < 32 / (int)cuspec_dtype_size(v->dtype));
+}
+
+/* The default for misaligned rows (odd leading dimensions): single
+ * elements, shifted to whole output sectors where that pays. */
+static int alternate(struct cuspec__variant *v)
+{
+    struct cuspec__variant d = *v;
+    cuspec__transpose_fit(v, 1, 0);
+    return legal(v) && memcmp(&d, v, sizeof d) != 0;
 }
 
 const struct cuspec__family cuspec__family_transpose = {
     .name = "transpose",
     .template_file = "transpose.cuh",
-    .n_params = 4,
+    .n_params = 5,
     .params =
         {
             [P_TILE] = {"tile", 4, {16, 32, 64, 128}},
             [P_ROWS] = {"rows", 6, {1, 2, 4, 8, 16, 32}},
             [P_PAD] = {"pad", 2, {0, 1}},
             [P_VEC] = {"vec", 5, {1, 2, 4, 8, 16}},
+            [P_SHIFT] = {"shift", 2, {0, 1}},
         },
     .n_dtypes = 4,
     .dtypes = {CUSPEC_U8, CUSPEC_U16, CUSPEC_U32, CUSPEC_U64},
@@ -95,6 +116,7 @@ const struct cuspec__family cuspec__family_transpose = {
     .threads = threads,
     .defaults = defaults,
     .fits = fits,
+    .alternate = alternate,
 };
 
 /* Whether v's vector width fits the pointers and leading dimensions. */
@@ -118,18 +140,34 @@ int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype)
 {
     struct cuspec__variant v = {0};
     v.dtype = kdtype;
-    for (v.p[P_VEC] = (int)(16 / cuspec_dtype_size(kdtype)); v.p[P_VEC] > 1; v.p[P_VEC] /= 2)
+    for (v.p[P_VEC] = (int)(32 / cuspec_dtype_size(kdtype)); v.p[P_VEC] > 1; v.p[P_VEC] /= 2)
         if (vec_fits(&v, s))
             break;
     return v.p[P_VEC];
 }
 
-void cuspec__transpose_narrow(struct cuspec__variant *v, int align)
+void cuspec__transpose_fit(struct cuspec__variant *v, int align, int from_record)
 {
+    int size = (int)cuspec_dtype_size(v->dtype);
+    if (!from_record && v->p[P_VEC] > align) {
+        /* Measured on an H200 at 8191x8193 and 16383x16385: single
+         * elements, shifted for 4- and 8-byte ones (0.88-0.90x copy, from
+         * 0.62-0.83x unshifted). Sub-word elements gain nothing from the
+         * shift: their single-element accesses are the limit. */
+        static const int by_size[9][3] = {[1] = {128, 1, 1}, [2] = {128, 4, 1}, [4] = {64, 8, 1},
+                                          [8] = {64, 8, 1}};
+        memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], sizeof by_size[0]);
+        v->p[P_VEC] = 1;
+    }
     while (v->p[P_VEC] > align) {
         v->p[P_VEC] /= 2;
         while (!legal(v) && v->p[P_ROWS] > 1)
             v->p[P_ROWS] /= 2;
+    }
+    if (!from_record) {
+        v->p[P_SHIFT] = size >= 4 && align < 32 / size;
+        if (!legal(v))
+            v->p[P_SHIFT] = 0;
     }
 }
 
@@ -146,7 +184,8 @@ int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
     if (rc != CUSPEC_OK)
         return rc;
     unsigned long long tile = (unsigned long long)v->p[P_TILE];
-    unsigned long long tiles = ((s->cols + tile - 1) / tile) * ((s->rows + tile - 1) / tile);
+    unsigned long long tiles =
+        ((s->cols + tile - 1) / tile) * ((s->rows + (unsigned)extra_rows(v) + tile - 1) / tile);
     unsigned grid = tiles < 0x7fffffffULL ? (unsigned)tiles : 0x7fffffffU;
     unsigned grid_y = s->batch < 65535 ? (unsigned)s->batch : 65535;
     struct cuspec__shape a = *s;
@@ -230,8 +269,8 @@ int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_
                                 .cols = cols,
                                 .align =
                                     cuspec__transpose_align(&s, cuspec__transpose_dtype(dtype))};
-    cuspec__tuned_params(ctx, &spec, &v);
-    cuspec__transpose_narrow(&v, spec.align);
+    int from_record = cuspec__tuned_params(ctx, &spec, &v);
+    cuspec__transpose_fit(&v, spec.align, from_record);
     rc = cuspec__transpose_variant(ctx, &v, &s, (CUstream)stream);
     cuspec__ctx_leave(ctx, pushed);
     return rc;

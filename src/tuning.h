@@ -15,7 +15,7 @@ struct cuspec__spec {
     int dtype;                     /* the kernel's dtype (transpose: by element size) */
     unsigned long long n;          /* reduce */
     unsigned long long rows, cols; /* transpose */
-    int align;                     /* transpose: the widest vector (elements) the shape allows */
+    int align;                     /* transpose: alignment class (elements, up to a sector) */
 };
 
 /* The size bucket: reduce log2(n); transpose log2(rows), log2(cols) and the

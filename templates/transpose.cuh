@@ -17,9 +17,9 @@
  *   Elements are opaque words; nothing is computed on them.
  *
  * ENTRY POINT (NVRTC name expression, e.g.
- *   "cuspec_transpose<unsigned int, 32, 8, 1, 1>")
+ *   "cuspec_transpose<unsigned int, 32, 8, 1, 1, 0>")
  *
- *   template <typename E, int TILE, int ROWS, int PAD, int VEC>
+ *   template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
  *   __global__ void cuspec_transpose(const E *in, E *out,
  *       unsigned long long rows,      unsigned long long cols,
  *       unsigned long long ld_in,     unsigned long long ld_out,
@@ -30,7 +30,7 @@
  *   point to unsigned long long).  Strides/lds are in ELEMENTS.
  *   (Trailing parameters differ from the draft signature: tiles_x and
  *   tiles_total are dropped, batch is added.  The kernel derives
- *   tiles_x = ceil(cols/TILE), tiles_y = ceil(rows/TILE) itself with shifts,
+ *   tiles_x = ceil(cols/TILE), tiles_y = ceil((rows+XR)/TILE) itself with shifts,
  *   so the host cannot pass inconsistent geometry.)
  *
  * TEMPLATE PARAMETERS AND LEGAL VALUES (illegal ones fail a static_assert)
@@ -43,6 +43,9 @@
  *   VEC   1, 2, 4, 8, 16 with VEC*S <= 16 and TILE % VEC == 0.  Elements per
  *         vector access: a thread loads VEC consecutive elements of an input
  *         row and stores VEC consecutive elements of an output row.
+ *   SH    0 or 1.  1 = shift each output row's segment so that it starts on
+ *         a 32-byte sector (see WRITE-SIDE SHIFT below).  Needs K == 1
+ *         (S >= 4, or VEC == 1) and TILE * S a multiple of 32.
  *   PAD   0 or 1.  1 = pad every shared-tile row by PADU units (see below)
  *         so column accesses spread over the banks; 0 = no padding.
  *   ROWS  tile rows covered per pass.  Must be a power of two with
@@ -60,8 +63,10 @@
  *   K    = as above;  U = K*S bytes per shared "unit" (1, 2, 4 or 8)
  *   NT   = (TILE / VEC) * ROWS                        threads per block
  *   PADU = PAD ? (U >= 4 ? 1 : 4 / U) : 0             pad, in units
- *   SMEM = (TILE / K) * (TILE + PADU) * U  bytes      STATIC shared memory
- *        (= TILE*TILE*S + PAD * (TILE/K) * max(U, 4)); max 33,280 B
+ *   XR   = SH ? 32 / S - 1 : 0                        extra input rows
+ *   SMEM = (TILE / K + XR) * (TILE + PADU) * U  bytes STATIC shared memory
+ *        (SH = 0: TILE*TILE*S + PAD * (TILE/K) * max(U, 4)); the host keeps
+ *        it within 48 KB (SH = 1, S = 8, TILE = 64, PAD = 1: 34,840 B)
  *        (S=8, TILE=64, PAD=1), always <= 48 KB for legal parameters.
  *   Registers: whatever ptxas picks under __launch_bounds__(NT) (no
  *   min-blocks): 26..64.  ptxas mostly aims for full occupancy (32 regs)
@@ -75,7 +80,7 @@
  *   gridDim  = (GX, GY, 1) with
  *       GX = min(tiles_x * tiles_y, 2^31 - 1)   [any value >= 1 is correct]
  *       GY = min(batch, 65535)                   [any value in 1..65535 ok]
- *       tiles_x = ceil(cols / TILE), tiles_y = ceil(rows / TILE)
+ *       tiles_x = ceil(cols / TILE), tiles_y = ceil((rows + XR) / TILE)
  *   sharedMemBytes = 0 (all shared memory is static), any stream.
  *   The kernel grid-strides over tiles (x) and batch entries (y), so a
  *   smaller grid is still correct; the recommended grid gives one tile per
@@ -93,9 +98,22 @@
  *       each other (batch > 1: stride_out >= (cols-1)*ld_out + rows), and
  *       the output must not overlap the input at all (out-of-place; the
  *       pointers are __restrict__).  Input matrices may overlap (read only).
- *   R5  the template rules above (TILE, VEC, ROWS, PAD, K, NT).
+ *   R5  the template rules above (TILE, VEC, ROWS, PAD, K, NT, SH).
  *   rows and cols need NOT be multiples of TILE or VEC: edge tiles are
  *   handled in the kernel (below).
+ *
+ * WRITE-SIDE SHIFT (SH = 1)
+ *   When output rows do not start on 32-byte sectors (an odd ld_out), a
+ *   TILE-wide segment of an output row covers parts of two sectors at each
+ *   end, which the neighbouring block also writes.  Measured on an H200,
+ *   those partial sectors cost about a third of the bandwidth (f32
+ *   8191x8193: 0.65x copy; 8184x8193, whose output rows are sector aligned,
+ *   0.88x).  With SH the block writes output row j's elements
+ *   [r0 - sh_j, r0 - sh_j + TILE), sh_j = (row j's offset in its sector) / S
+ *   < SE = 32 / S, so every segment is whole sectors; it reads the XR = SE-1
+ *   input rows before r0 as well, and the tiles along the rows number
+ *   ceil((rows + XR) / TILE).  Input rows need no such care: partial
+ *   sectors on reads cost almost nothing.
  *
  * EDGE HANDLING
  *   Each tile is classified (block-uniform branch) as interior (fully inside
@@ -362,7 +380,7 @@ __host__ __device__ constexpr int cuspec_tr_pick_wx(int NX, int ROWS, int NT, in
   return best;
 }
 
-template <typename E, int TILE, int ROWS, int PAD, int VEC>
+template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
 struct Cfg {
   static constexpr int S = (int)sizeof(E);
   static constexpr int K = S >= 4 ? 1 : (VEC < 4 / S ? VEC : 4 / S);
@@ -372,14 +390,17 @@ struct Cfg {
   static constexpr int NW = B >= 4 ? B / 4 : 1;
   static constexpr int NX = TILE / VEC;      /* threads along a tile row */
   static constexpr int NT = NX * ROWS;       /* threads per block */
-  static constexpr int UR = TILE / K;        /* unit rows in the shared tile */
-  static constexpr int G = UR / ROWS;        /* unit-row groups per thread */
+  static constexpr int SE = 32 / S;          /* elements per 32-byte sector */
+  static constexpr int XR = SH ? SE - 1 : 0; /* extra input rows read (SH) */
+  static constexpr int UR = TILE / K + XR;   /* unit rows in the shared tile */
+  static constexpr int G = (UR + ROWS - 1) / ROWS; /* unit-row groups per thread */
   static constexpr int P = TILE / ROWS;      /* output vectors per thread */
   static constexpr int PADU = PAD ? (U >= 4 ? 1 : 4 / U) : 0;
   static constexpr int PU = TILE + PADU;     /* shared row pitch, in units */
   static constexpr long long SMEM = (long long)UR * PU * U;
   static constexpr int VEC_ = VEC;
   static constexpr int ROWS_ = ROWS;
+  static constexpr int TILE_ = TILE;
   typedef typename UnitT<U>::T Ut;
 
   static_assert(IsWord<E>::value,
@@ -390,7 +411,10 @@ struct Cfg {
   static_assert(TILE % VEC == 0, "TILE % VEC != 0");
   static_assert(PAD == 0 || PAD == 1, "PAD must be 0 or 1");
   static_assert(ROWS >= 1 && (ROWS & (ROWS - 1)) == 0, "ROWS must be a power of two");
-  static_assert(UR % ROWS == 0, "(TILE/K) % ROWS != 0  (K = row packing factor)");
+  static_assert((TILE / K) % ROWS == 0, "(TILE/K) % ROWS != 0  (K = row packing factor)");
+  static_assert(SH == 0 || (SH == 1 && K == 1 && (TILE * S) % 32 == 0),
+                "SH must be 0, or 1 with unpacked units (S >= 4 or VEC == 1) and whole sectors "
+                "per tile row");
   static_assert(NT >= 1 && NT <= 1024, "(TILE/VEC)*ROWS must be in 1..1024");
   static_assert(SMEM <= 48 * 1024, "shared tile exceeds 48 KB (TILE=128 needs sizeof(E) <= 2)");
 
@@ -446,7 +470,7 @@ __device__ __forceinline__ void tile_xpose(typename C::Ut (&tile)[C::UR][C::PU],
 
   /* ---- read phase: all G*K = TILE/ROWS loads first ---- */
   const u64 cc = c0 + (u64)(VEC * rx);                 /* first column of my vector */
-  const u64 rbase = r0 + (u64)(K * ry);                /* my first input row */
+  const u64 rbase = r0 - C::XR + (u64)(K * ry);        /* my first input row (may wrap: SH) */
   const E *p0 = inb + rbase * ld_in + cc;
   unsigned w[G][K][NW];
 #pragma unroll
@@ -454,12 +478,14 @@ __device__ __forceinline__ void tile_xpose(typename C::Ut (&tile)[C::UR][C::PU],
 #pragma unroll
     for (int m = 0; m < K; ++m) {
       const E *p = p0 + (u64)(K * ROWS * g + m) * ld_in;
+      /* the last group is partial where XR rows are added (SH) */
+      const bool in_tile = (C::UR % ROWS == 0 || g + 1 < G || ry + g * ROWS < (unsigned)C::UR);
       if constexpr (!EDGE) {
-        Raw<C::B>::ld(p, w[g][m]);
+        if (in_tile) Raw<C::B>::ld(p, w[g][m]);
       } else {
 #pragma unroll
         for (int k = 0; k < NW; ++k) w[g][m][k] = 0u;
-        if (rbase + (u64)(K * ROWS * g + m) < rows) {
+        if (in_tile && rbase + (u64)(K * ROWS * g + m) < rows) {
           if constexpr (VEC == 1) {
             if (cc < cols) Raw<C::B>::ld(p, w[g][m]);
           } else {
@@ -473,33 +499,37 @@ __device__ __forceinline__ void tile_xpose(typename C::Ut (&tile)[C::UR][C::PU],
   for (int g = 0; g < G; ++g) {
     Ut u[VEC];
     pack_units<S, K, VEC, NW, Ut>(w[g], u);
+    if (C::UR % ROWS == 0 || g + 1 < G || ry + g * ROWS < (unsigned)C::UR) {
 #pragma unroll
-    for (int e = 0; e < VEC; ++e) tile[ry + g * ROWS][VEC * rx + e] = u[e];
+      for (int e = 0; e < VEC; ++e) tile[ry + g * ROWS][VEC * rx + e] = u[e];
+    }
   }
   __syncthreads();
 
-  /* ---- write phase: output row c0+jj, output columns r0+VEC*wx .. +VEC-1 ---- */
-  const u64 oc = r0 + (u64)(VEC * wx);
-  E *q0 = outb + (c0 + wy) * ld_out + oc;
+  /* ---- write phase: output row c0+jj, output columns oc .. oc+VEC-1 ----
+   * SH: each output row's segment starts sh = (its offset in a 32-byte
+   * sector) elements before r0, so the block writes whole sectors: the
+   * segments of neighbouring blocks never share one, and L2 never merges
+   * partial sectors.  sh < SE, and the shared tile holds XR = SE-1 rows
+   * from before r0 for it.  sh is a multiple of VEC (the host's R1, R2). */
 #pragma unroll
   for (int p = 0; p < P; ++p) {
     const unsigned jj = wy + p * ROWS;
+    E *orow = outb + (c0 + jj) * ld_out;
+    const unsigned sh = C::XR ? (unsigned)(((unsigned long long)orow % 32) / S) : 0u;
+    const u64 oc = r0 + (u64)(VEC * wx) - sh;       /* wraps below column 0: skipped */
     Ut v[D];
 #pragma unroll
-    for (int q = 0; q < D; ++q) v[q] = tile[D * wx + q][jj];
+    for (int q = 0; q < D; ++q) v[q] = tile[D * wx + q + C::XR - sh][jj];
     unsigned ow[NW];
     unpack_units<C::U, D, NW, Ut>(v, ow);
-    E *q = q0 + (u64)(p * ROWS) * ld_out;
+    E *q = orow + oc;
     if constexpr (!EDGE) {
       Raw<C::B>::st(q, ow);
     } else {
-      if (c0 + jj < cols) {
-        if constexpr (VEC == 1) {
-          if (oc < rows) Raw<C::B>::st(q, ow);
-        } else {
-          if (oc + VEC <= rows) Raw<C::B>::st(q, ow);
-          else if (oc < rows) store_partial<E>(q, (int)(rows - oc), ow);
-        }
+      if (c0 + jj < cols && oc < rows) {
+        if (VEC == 1 || oc + VEC <= rows) Raw<C::B>::st(q, ow);
+        else store_partial<E>(q, (int)(rows - oc), ow);
       }
     }
   }
@@ -507,7 +537,7 @@ __device__ __forceinline__ void tile_xpose(typename C::Ut (&tile)[C::UR][C::PU],
 
 } /* namespace cuspec_transpose_detail */
 
-template <typename E, int TILE, int ROWS, int PAD, int VEC>
+template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
 __global__ void __launch_bounds__((TILE / VEC) * ROWS)
 cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
                  unsigned long long rows, unsigned long long cols,
@@ -515,7 +545,7 @@ cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
                  unsigned long long stride_in, unsigned long long stride_out,
                  unsigned long long batch) {
   using namespace cuspec_transpose_detail;
-  typedef Cfg<E, TILE, ROWS, PAD, VEC> C;
+  typedef Cfg<E, TILE, ROWS, PAD, VEC, SH> C;
   __shared__ typename C::Ut tile[C::UR][C::PU];
 
   unsigned rx, ry, wx, wy;
@@ -523,7 +553,7 @@ cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
   map_thread<C::NX, C::WXW>(threadIdx.x, wx, wy);
 
   const u64 tiles_x = (cols + (TILE - 1)) / TILE;   /* TILE is 2^k: shifts */
-  const u64 ntiles = tiles_x * ((rows + (TILE - 1)) / TILE);
+  const u64 ntiles = tiles_x * ((rows + C::XR + (TILE - 1)) / TILE);
 
   for (u64 b = blockIdx.y; b < batch; b += gridDim.y) {
     const E *inb = in + b * stride_in;
@@ -539,7 +569,7 @@ cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
         tj = t - ti * tiles_x;
       }
       const u64 r0 = ti * TILE, c0 = tj * TILE;
-      if (r0 + TILE <= rows && c0 + TILE <= cols)
+      if ((C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + TILE <= cols)
         tile_xpose<C, E, false>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
       else
         tile_xpose<C, E, true>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);

@@ -276,34 +276,46 @@ TEST(kernels_compile)
         return;
     group_begin();
     const struct cuspec__family *f = &cuspec__family_transpose;
-    int p_vec = param_index(f, "vec");
-    if (p_vec < 0) {
-        TAP_FAIL("the transpose family has no vec parameter");
+    int p_vec = param_index(f, "vec"), p_shift = param_index(f, "shift");
+    if (p_vec < 0 || p_shift < 0) {
+        TAP_FAIL("the transpose family has no vec or shift parameter");
         return;
     }
     struct vlist all = {0}, defaults = {0}, build = {0};
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_TRANSPOSE, ctx->arch, 1, collect, &all), 0);
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_TRANSPOSE, ctx->arch, 0, collect, &defaults), 0);
-    CHECK_UINT_EQ(defaults.n, 4);
-    /* About 30 spread over the enumeration (dtype, tile, rows, pad, vec),
-     * then all the defaults. */
-    size_t step = all.n / 30 > 0 ? all.n / 30 : 1;
-    for (size_t i = step / 2; i < all.n; i += step)
-        CHECK(vlist_add(&sample, &all.v[i]) == 0);
+    /* The default and the misaligned default of each element size. */
+    CHECK_UINT_EQ(defaults.n, 8);
+    /* About 20 unshifted and 20 shifted kernels spread over the enumeration
+     * (dtype, tile, rows, pad, vec), then all the defaults. */
+    size_t n_shift = 0;
+    for (size_t i = 0; i < all.n; i++)
+        n_shift += all.v[i].p[p_shift] != 0;
+    for (int shift = 0; shift <= 1; shift++) {
+        size_t n = shift ? n_shift : all.n - n_shift, step = n / 20 > 0 ? n / 20 : 1, seen = 0;
+        for (size_t i = 0; i < all.n; i++)
+            if ((all.v[i].p[p_shift] != 0) == shift && seen++ % step == step / 2)
+                CHECK(vlist_add(&sample, &all.v[i]) == 0);
+    }
     for (size_t i = 0; i < defaults.n; i++)
         CHECK(vlist_add(&sample, &defaults.v[i]) == 0);
-    printf("# %zu legal transpose specializations; running %zu of them\n", all.n, sample.n);
+    printf("# %zu legal transpose specializations (%zu shifted); running %zu of them\n", all.n,
+           n_shift, sample.n);
 
-    /* Public calls use the defaults narrowed to the widest vector the
-     * shape allows. */
+    /* Public calls use the defaults fitted to the shape's alignment class:
+     * vectors no wider than it, shifted below a sector. */
     for (size_t i = 0; i < sample.n; i++)
         CHECK(vlist_add(&build, &sample.v[i]) == 0);
     for (size_t i = 0; i < defaults.n; i++)
-        for (int align = 16; align >= 1; align /= 2) {
+        for (int align = 32; align >= 1; align /= 2) {
             struct cuspec__variant v = defaults.v[i];
-            cuspec__transpose_narrow(&v, align);
+            int size = (int)cuspec_dtype_size(v.dtype);
+            if (align > 32 / size)
+                continue;
+            cuspec__transpose_fit(&v, align, 0);
             CHECK(f->legal(&v));
             CHECK(v.p[p_vec] <= align);
+            CHECK(!v.p[p_shift] || align < 32 / size);
             CHECK(vlist_add(&build, &v) == 0);
         }
     cuspec_compile_report report;
@@ -330,7 +342,7 @@ static struct tcase layout_case(int dtype, size_t rows, size_t cols, int layout)
         c.ld_in = round_up(cols, 16) + 16;
         c.ld_out = round_up(rows, 16) + 16;
         break;
-    case L_ODD: /* padded by odd amounts: vectors narrow to 1 */
+    case L_ODD: /* padded by odd amounts: single elements, shifted */
         c.ld_in = cols + 1;
         c.ld_out = rows + 3;
         break;
@@ -482,10 +494,12 @@ TEST(transpose_variants_sampled)
     }
     /* The dtypes the family is specialized for, and one public dtype of
      * each size to describe the case with. */
-    int misfits = 0;
+    int p_shift = param_index(&cuspec__family_transpose, "shift");
+    int misfits = 0, shifted = 0;
     for (size_t k = 0; k < sample.n; k++) {
         const struct cuspec__variant *v = &sample.v[k];
         size_t vec = (size_t)v->p[p_vec];
+        shifted += v->p[p_shift] != 0;
         for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
             size_t rows = shapes[s][0], cols = shapes[s][1];
             struct tcase c = make_case(v->dtype, rows, cols, cols, rows);
@@ -508,6 +522,7 @@ TEST(transpose_variants_sampled)
         }
     }
     CHECK(misfits > 0);
+    CHECK(shifted > 0);
     group_end();
 }
 
