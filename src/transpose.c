@@ -23,20 +23,34 @@ static const char *word(int dtype)
     return NULL;
 }
 
-/* Rows packed per 32-bit shared unit for sub-word elements (the template's K). */
-static int packing(int size, int vec)
+/* Shifted sub-word kernels (the template's PK) read single elements and
+ * write aligned vectors whatever the alignment: their vectors need none. */
+static int packed_shift(const struct cuspec__variant *v)
 {
+    return v->p[P_SHIFT] && cuspec_dtype_size(v->dtype) < 4;
+}
+
+/* Rows packed per 32-bit shared unit for sub-word elements (the template's K). */
+static int packing(const struct cuspec__variant *v)
+{
+    int size = (int)cuspec_dtype_size(v->dtype), k = 4 / size;
     if (size >= 4)
         return 1;
-    int k = 4 / size;
-    return vec < k ? vec : k;
+    return packed_shift(v) || v->p[P_VEC] >= k ? k : v->p[P_VEC];
 }
 
 /* Input rows read before the tile so that output rows start on a sector
  * (the template's XR). */
 static int extra_rows(const struct cuspec__variant *v)
 {
-    return v->p[P_SHIFT] ? 32 / (int)cuspec_dtype_size(v->dtype) - 1 : 0;
+    int se = 32 / (int)cuspec_dtype_size(v->dtype);
+    return v->p[P_SHIFT] ? (packed_shift(v) ? se : se - 1) : 0;
+}
+
+static int threads(const struct cuspec__variant *v)
+{
+    return packed_shift(v) ? v->p[P_TILE] * v->p[P_ROWS]
+                           : v->p[P_TILE] / v->p[P_VEC] * v->p[P_ROWS];
 }
 
 static int legal(const struct cuspec__variant *v)
@@ -45,23 +59,20 @@ static int legal(const struct cuspec__variant *v)
     int vec = v->p[P_VEC];
     if (word(v->dtype) == NULL || v->op != 0 || vec * size > 16 || tile % vec != 0)
         return 0;
-    int k = packing(size, vec), threads = tile / vec * rows;
-    if (v->p[P_SHIFT] && (k != 1 || tile * size % 32 != 0))
+    int k = packing(v), n = threads(v);
+    if (v->p[P_SHIFT] && tile * size % 32 != 0)
+        return 0;
+    if (packed_shift(v) && (vec % k != 0 || tile % (rows * vec) != 0))
         return 0;
     int unit = k * size, padu = v->p[P_PAD] ? (unit >= 4 ? 1 : 4 / unit) : 0;
-    int smem = (tile / k + extra_rows(v)) * (tile + padu) * unit;
-    return (tile / k) % rows == 0 && threads % 32 == 0 && threads <= 1024 && smem <= 48 * 1024;
+    int smem = (tile + extra_rows(v)) / k * (tile + padu) * unit;
+    return (tile / k) % rows == 0 && n % 32 == 0 && n <= 1024 && smem <= 48 * 1024;
 }
 
 static void expr(const struct cuspec__variant *v, char *buf, size_t size)
 {
     snprintf(buf, size, "cuspec_transpose<%s, %d, %d, %d, %d, %d>", word(v->dtype), v->p[P_TILE],
              v->p[P_ROWS], v->p[P_PAD], v->p[P_VEC], v->p[P_SHIFT]);
-}
-
-static int threads(const struct cuspec__variant *v)
-{
-    return v->p[P_TILE] / v->p[P_VEC] * v->p[P_ROWS];
 }
 
 /* Measured on an H200 (the transpose harness, tight leading dimensions):
@@ -79,12 +90,13 @@ static void defaults(int arch, struct cuspec__variant *v)
     memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], 4 * sizeof(int));
 }
 
-/* Only vector widths the shape's alignment class allows can run it, and
- * shifting only helps output rows that do not start on a sector. */
+/* Shifting only helps output rows that do not start on a sector; other
+ * kernels need vectors no wider than the shape's alignment class. */
 static int fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
 {
-    return v->p[P_VEC] <= s->align &&
-           (!v->p[P_SHIFT] || s->align < 32 / (int)cuspec_dtype_size(v->dtype));
+    if (v->p[P_SHIFT] && s->align >= 32 / (int)cuspec_dtype_size(v->dtype))
+        return 0;
+    return packed_shift(v) || v->p[P_VEC] <= s->align;
 }
 
 /* The default for misaligned rows (odd leading dimensions): single
@@ -122,6 +134,8 @@ const struct cuspec__family cuspec__family_transpose = {
 /* Whether v's vector width fits the pointers and leading dimensions. */
 static int vec_fits(const struct cuspec__variant *v, const struct cuspec__shape *s)
 {
+    if (packed_shift(v))
+        return 1; /* element alignment, which check() ensures */
     unsigned long long vec = (unsigned long long)v->p[P_VEC];
     unsigned long long bytes = vec * cuspec_dtype_size(v->dtype);
     return s->in % bytes == 0 && s->out % bytes == 0 && s->ld_in % vec == 0 &&
@@ -150,24 +164,26 @@ void cuspec__transpose_fit(struct cuspec__variant *v, int align, int from_record
 {
     int size = (int)cuspec_dtype_size(v->dtype);
     if (!from_record && v->p[P_VEC] > align) {
-        /* Measured on an H200 at 8191x8193 and 16383x16385: single
-         * elements, shifted for 4- and 8-byte ones (0.88-0.90x copy, from
-         * 0.62-0.83x unshifted). Sub-word elements gain nothing from the
-         * shift: their single-element accesses are the limit. */
-        static const int by_size[9][3] = {[1] = {128, 1, 1}, [2] = {128, 4, 1}, [4] = {64, 8, 1},
-                                          [8] = {64, 8, 1}};
+        /* Measured on an H200 at 8191x8193 and 16383x16385, against
+         * 0.62-0.83x copy unshifted: 4- and 8-byte elements one by one,
+         * shifted (0.86-0.90x); 1- and 2-byte ones read one by one and
+         * written as shifted vectors (u8 0.53-0.60x, from 0.39-0.44x; u16
+         * 0.73-0.77x, from 0.60). */
+        static const int by_size[9][4] = {[1] = {128, 4, 1, 16}, [2] = {64, 4, 1, 8},
+                                          [4] = {64, 8, 1, 1},   [8] = {64, 8, 1, 1}};
         memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], sizeof by_size[0]);
-        v->p[P_VEC] = 1;
-    }
-    while (v->p[P_VEC] > align) {
-        v->p[P_VEC] /= 2;
-        while (!legal(v) && v->p[P_ROWS] > 1)
-            v->p[P_ROWS] /= 2;
-    }
-    if (!from_record) {
+        v->p[P_SHIFT] = 1;
+    } else if (!from_record) {
+        /* The default's vectors fit: shift 4- and 8-byte rows below a
+         * sector (sub-word ones would lose their packing). */
         v->p[P_SHIFT] = size >= 4 && align < 32 / size;
         if (!legal(v))
             v->p[P_SHIFT] = 0;
+    }
+    while (!packed_shift(v) && v->p[P_VEC] > align) {
+        v->p[P_VEC] /= 2;
+        while (!legal(v) && v->p[P_ROWS] > 1)
+            v->p[P_ROWS] /= 2;
     }
 }
 

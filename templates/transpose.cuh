@@ -44,14 +44,17 @@
  *         vector access: a thread loads VEC consecutive elements of an input
  *         row and stores VEC consecutive elements of an output row.
  *   SH    0 or 1.  1 = shift each output row's segment so that it starts on
- *         a 32-byte sector (see WRITE-SIDE SHIFT below).  Needs K == 1
- *         (S >= 4, or VEC == 1) and TILE * S a multiple of 32.
+ *         a 32-byte sector (see WRITE-SIDE SHIFT below).  Needs TILE * S a
+ *         multiple of 32.  For S <= 2 it changes the kernel (PK, below):
+ *         VEC must be a multiple of 4/S, TILE % (ROWS * VEC) == 0, and the
+ *         block has NT = TILE * ROWS threads.
  *   PAD   0 or 1.  1 = pad every shared-tile row by PADU units (see below)
  *         so column accesses spread over the banks; 0 = no padding.
  *   ROWS  tile rows covered per pass.  Must be a power of two with
  *         (TILE / K) % ROWS == 0, where K is the row-packing factor
  *             K = 1                      if S >= 4
  *             K = min(VEC, 4 / S)        if S <= 2   (1-, 2- or 4-way)
+ *             K = 4 / S                  if S <= 2 and SH (PK)
  *         (so ROWS <= TILE/K) and NT = (TILE / VEC) * ROWS must satisfy
  *         1 <= NT <= 1024.
  *         Each thread loads TILE/ROWS vectors (all issued before first use)
@@ -61,13 +64,12 @@
  *
  * DERIVED CONSTANTS (what the C catalogue needs)
  *   K    = as above;  U = K*S bytes per shared "unit" (1, 2, 4 or 8)
- *   NT   = (TILE / VEC) * ROWS                        threads per block
+ *   NT   = (TILE / VEC) * ROWS, PK: TILE * ROWS       threads per block
  *   PADU = PAD ? (U >= 4 ? 1 : 4 / U) : 0             pad, in units
- *   XR   = SH ? 32 / S - 1 : 0                        extra input rows
- *   SMEM = (TILE / K + XR) * (TILE + PADU) * U  bytes STATIC shared memory
+ *   XR   = SH ? 32 / S - 1 : 0, PK: 32 / S            extra input rows
+ *   SMEM = (TILE + XR) / K * (TILE + PADU) * U  bytes STATIC shared memory
  *        (SH = 0: TILE*TILE*S + PAD * (TILE/K) * max(U, 4)); the host keeps
- *        it within 48 KB (SH = 1, S = 8, TILE = 64, PAD = 1: 34,840 B)
- *        (S=8, TILE=64, PAD=1), always <= 48 KB for legal parameters.
+ *        it within 48 KB (SH = 1, S = 8, TILE = 64, PAD = 1: 34,840 B).
  *   Registers: whatever ptxas picks under __launch_bounds__(NT) (no
  *   min-blocks): 26..64.  ptxas mostly aims for full occupancy (32 regs)
  *   and may spill a few words.  Of the variants in scratch/transpose/bench.cu
@@ -114,6 +116,14 @@
  *   input rows before r0 as well, and the tiles along the rows number
  *   ceil((rows + XR) / TILE).  Input rows need no such care: partial
  *   sectors on reads cost almost nothing.
+ *   PK (SH with S <= 2): single-element accesses are the limit for bytes
+ *   and halves, so these kernels read elements one by one (any alignment),
+ *   pack 4/S rows per 4-byte unit, and write VEC-element vectors: the shift
+ *   makes every output vector aligned whatever ld_out is, and a vector that
+ *   starts at a unit's middle is put together with a funnel shift.  XR is a
+ *   whole sector (SE rows) here so the tile holds whole units.  Measured
+ *   (H200, 8191x8193 and 16383x16385): u8 0.53-0.60x copy, u16 0.73-0.78x,
+ *   against 0.39-0.44x and 0.60x for single-element kernels.
  *
  * EDGE HANDLING
  *   Each tile is classified (block-uniform branch) as interior (fully inside
@@ -281,6 +291,27 @@ __device__ __forceinline__ void store_partial(E *p, int n, const unsigned (&w)[N
   }
 }
 
+/* ---- bytes lo..hi-1 of a vector whose block is aligned to its size:
+ * the widest naturally aligned pieces (8, 4, 2, 1 bytes) that fit. */
+template <int NW>
+__device__ __forceinline__ void store_bytes(unsigned char *blk, int lo, int hi,
+                                            const unsigned (&w)[NW]) {
+  u64 l = w[0], h = 0;
+  if constexpr (NW > 1) l |= (u64)w[1] << 32;
+  if constexpr (NW > 2) h = (u64)w[2] | ((u64)w[3] << 32);
+#pragma unroll 1
+  for (int o = lo; o < hi;) {
+    int n = 8;
+    while (n > 1 && ((o & (n - 1)) != 0 || o + n > hi)) n >>= 1;
+    const u64 v = o >= 8 ? h >> (8 * (o - 8)) : o == 0 ? l : (l >> (8 * o)) | (h << (64 - 8 * o));
+    if (n == 8) *reinterpret_cast<u64 *>(blk + o) = v;
+    else if (n == 4) *reinterpret_cast<unsigned *>(blk + o) = (unsigned)v;
+    else if (n == 2) *reinterpret_cast<unsigned short *>(blk + o) = (unsigned short)v;
+    else blk[o] = (unsigned char)v;
+    o += n;
+  }
+}
+
 /* ---- pack K rows of VEC elements into VEC units --------------------------
  * unit e = { row0[e], row1[e], ..., row(K-1)[e] }  (row m at byte m*S), i.e.
  * K consecutive elements of output row e. */
@@ -383,18 +414,22 @@ __host__ __device__ constexpr int cuspec_tr_pick_wx(int NX, int ROWS, int NT, in
 template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
 struct Cfg {
   static constexpr int S = (int)sizeof(E);
-  static constexpr int K = S >= 4 ? 1 : (VEC < 4 / S ? VEC : 4 / S);
+  /* PK: shifted sub-word elements, read one by one and packed 4 bytes to a
+   * unit, written as whole vectors (see WRITE-SIDE SHIFT) */
+  static constexpr bool PK = SH != 0 && S < 4;
+  static constexpr int K = S >= 4 ? 1 : PK ? 4 / S : (VEC < 4 / S ? VEC : 4 / S);
   static constexpr int U = K * S;
   static constexpr int D = VEC / K;          /* units per output vector */
   static constexpr int B = VEC * S;          /* bytes per vector access */
   static constexpr int NW = B >= 4 ? B / 4 : 1;
   static constexpr int NX = TILE / VEC;      /* threads along a tile row */
-  static constexpr int NT = NX * ROWS;       /* threads per block */
+  static constexpr int NT = PK ? TILE * ROWS : NX * ROWS; /* threads per block */
   static constexpr int SE = 32 / S;          /* elements per 32-byte sector */
-  static constexpr int XR = SH ? SE - 1 : 0; /* extra input rows read (SH) */
-  static constexpr int UR = TILE / K + XR;   /* unit rows in the shared tile */
+  static constexpr int XR = SH ? (PK ? SE : SE - 1) : 0; /* extra input rows read (SH) */
+  static constexpr int UR = (TILE + XR) / K; /* unit rows in the shared tile */
   static constexpr int G = (UR + ROWS - 1) / ROWS; /* unit-row groups per thread */
-  static constexpr int P = TILE / ROWS;      /* output vectors per thread */
+  static constexpr int RW = PK ? ROWS * VEC : ROWS; /* output rows per write pass */
+  static constexpr int P = TILE / RW;        /* output vectors per thread */
   static constexpr int PADU = PAD ? (U >= 4 ? 1 : 4 / U) : 0;
   static constexpr int PU = TILE + PADU;     /* shared row pitch, in units */
   static constexpr long long SMEM = (long long)UR * PU * U;
@@ -412,10 +447,11 @@ struct Cfg {
   static_assert(PAD == 0 || PAD == 1, "PAD must be 0 or 1");
   static_assert(ROWS >= 1 && (ROWS & (ROWS - 1)) == 0, "ROWS must be a power of two");
   static_assert((TILE / K) % ROWS == 0, "(TILE/K) % ROWS != 0  (K = row packing factor)");
-  static_assert(SH == 0 || (SH == 1 && K == 1 && (TILE * S) % 32 == 0),
-                "SH must be 0, or 1 with unpacked units (S >= 4 or VEC == 1) and whole sectors "
-                "per tile row");
-  static_assert(NT >= 1 && NT <= 1024, "(TILE/VEC)*ROWS must be in 1..1024");
+  static_assert(SH == 0 || (SH == 1 && (TILE * S) % 32 == 0 &&
+                             (!PK || (VEC % K == 0 && TILE % (ROWS * VEC) == 0))),
+                "SH must be 0, or 1 with whole sectors per tile row (and, for 1- and 2-byte "
+                "elements, VEC a multiple of 4/S with TILE % (ROWS*VEC) == 0)");
+  static_assert(NT >= 1 && NT <= 1024, "threads per block must be in 1..1024");
   static_assert(SMEM <= 48 * 1024, "shared tile exceeds 48 KB (TILE=128 needs sizeof(E) <= 2)");
 
   /* read phase: lane (lx,ly) stores unit ly*PU + VEC*lx (+e) */
@@ -535,10 +571,75 @@ __device__ __forceinline__ void tile_xpose(typename C::Ut (&tile)[C::UR][C::PU],
   }
 }
 
+/* One tile of a PK kernel (SH with 1- or 2-byte elements).  Read: thread
+ * (x, y) of the TILE x ROWS grid packs column c0+x of K consecutive input
+ * rows into one 4-byte unit, scalar loads, so input rows may have any
+ * alignment.  Write: thread (wx, wy) of the TILE/VEC x ROWS*VEC grid takes
+ * VEC elements of output row c0+jj from D+1 units, funnel-shifted where the
+ * row's shift sh is not a multiple of K, and stores them as one vector:
+ * the shift puts every output segment on a sector, so the vectors are
+ * aligned whatever ld_out is.  Edge tiles store the part of a vector inside
+ * columns [0, rows). */
+template <typename C, typename E, bool EDGE>
+__device__ __forceinline__ void tile_pk(unsigned (&tile)[C::UR][C::PU],
+                                        const E *__restrict__ inb, E *__restrict__ outb,
+                                        u64 rows, u64 cols, u64 ld_in, u64 ld_out,
+                                        u64 r0, u64 c0, unsigned tid) {
+  constexpr int S = C::S, K = C::K, VEC = C::VEC_, D = C::D, G = C::G, P = C::P;
+  constexpr int ROWS = C::ROWS_, TILE = C::TILE_, UR = C::UR, NX = C::NX, RW = C::RW;
+
+  const unsigned x = tid % TILE, y = tid / TILE;
+  const u64 col = c0 + x;
+  unsigned u[G];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    const bool in_tile = UR % ROWS == 0 || g + 1 < G || y + g * ROWS < (unsigned)UR;
+    const u64 rb = r0 - C::XR + (u64)K * (y + g * ROWS);  /* may wrap below row 0 */
+    unsigned w = 0u;
+#pragma unroll
+    for (int m = 0; m < K; ++m) {
+      const u64 r = rb + m;
+      if (in_tile && (!EDGE || (r < rows && col < cols)))
+        w |= (unsigned)__ldg(inb + r * ld_in + col) << (8 * S * m);
+    }
+    u[g] = w;
+  }
+#pragma unroll
+  for (int g = 0; g < G; ++g)
+    if (UR % ROWS == 0 || g + 1 < G || y + g * ROWS < (unsigned)UR) tile[y + g * ROWS][x] = u[g];
+  __syncthreads();
+
+  const unsigned wx = tid % NX, wy = tid / NX;
+#pragma unroll
+  for (int p = 0; p < P; ++p) {
+    const unsigned jj = wy + p * RW;
+    E *orow = outb + (c0 + jj) * ld_out;
+    const unsigned sh = (unsigned)(((unsigned long long)orow % 32) / S);
+    const unsigned t0 = C::XR - sh + VEC * wx;     /* first element row in the tile */
+    const unsigned u0 = t0 / K, o = t0 % K;
+    unsigned v[D + 1], ow[D];
+#pragma unroll
+    for (int q = 0; q <= D; ++q) v[q] = (q < D || o != 0) ? tile[u0 + q][jj] : 0u;
+#pragma unroll
+    for (int q = 0; q < D; ++q) ow[q] = __funnelshift_r(v[q], v[q + 1], 8 * S * o);
+    const long long sc = (long long)r0 - (long long)sh + VEC * (long long)wx;
+    E *dst = orow + sc;
+    if constexpr (!EDGE) {
+      Raw<VEC * S>::st(dst, ow);
+    } else if (c0 + jj < cols) {
+      const long long lo = sc < 0 ? -sc : 0;
+      const long long left = (long long)rows - sc;
+      const long long hi = left < VEC ? left : VEC;
+      if (lo == 0 && hi == VEC) Raw<VEC * S>::st(dst, ow);
+      else if (lo < hi) store_bytes<D>(reinterpret_cast<unsigned char *>(dst), (int)lo * S, (int)hi * S, ow);
+    }
+  }
+}
+
 } /* namespace cuspec_transpose_detail */
 
 template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
-__global__ void __launch_bounds__((TILE / VEC) * ROWS)
+__global__ void __launch_bounds__(cuspec_transpose_detail::Cfg<E, TILE, ROWS, PAD, VEC, SH>::NT)
 cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
                  unsigned long long rows, unsigned long long cols,
                  unsigned long long ld_in, unsigned long long ld_out,
@@ -569,10 +670,17 @@ cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
         tj = t - ti * tiles_x;
       }
       const u64 r0 = ti * TILE, c0 = tj * TILE;
-      if ((C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + TILE <= cols)
+      const bool inside = (C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + TILE <= cols;
+      if constexpr (C::PK) {
+        if (inside)
+          tile_pk<C, E, false>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
+        else
+          tile_pk<C, E, true>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
+      } else if (inside) {
         tile_xpose<C, E, false>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
-      else
+      } else {
         tile_xpose<C, E, true>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
+      }
       __syncthreads(); /* shared tile is rewritten by the next iteration */
     }
   }
