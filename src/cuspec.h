@@ -336,7 +336,9 @@ CUSPEC_EXPORT int cuspec_dot(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec
  * Nothing outside the rows x cols (cols x rows) elements is read (written).
  * rows and cols must be at least 1. in and out must not overlap (their whole
  * extents, from the first element to the last). Vector loads are used where the pointers and
- * leading dimensions allow; otherwise a variant that does not need them. */
+ * leading dimensions allow; otherwise a variant that does not need them. Where output rows do
+ * not start on 32-byte sectors (odd ld_out), each block writes its piece of an output row
+ * shifted to whole sectors, so no two blocks write parts of one sector. */
 CUSPEC_EXPORT int cuspec_transpose(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_t rows,
                                    size_t cols, size_t ld_in, cuspec_devptr out, size_t ld_out,
                                    void *stream);
