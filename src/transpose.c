@@ -99,8 +99,8 @@ static int fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
     return packed_shift(v) || v->p[P_VEC] <= s->align;
 }
 
-/* The default for misaligned rows (odd leading dimensions): single
- * elements, shifted to whole output sectors where that pays. */
+/* The default for misaligned rows (odd leading dimensions): what
+ * cuspec__transpose_fit makes of the default for the least aligned class. */
 static int alternate(struct cuspec__variant *v)
 {
     struct cuspec__variant d = *v;

@@ -303,7 +303,8 @@ TEST(kernels_compile)
            n_shift, sample.n);
 
     /* Public calls use the defaults fitted to the shape's alignment class:
-     * vectors no wider than it, shifted below a sector. */
+     * shifted below a sector, with vectors no wider than the class (but
+     * shifted 1- and 2-byte kernels need none). */
     for (size_t i = 0; i < sample.n; i++)
         CHECK(vlist_add(&build, &sample.v[i]) == 0);
     for (size_t i = 0; i < defaults.n; i++)
@@ -343,7 +344,7 @@ static struct tcase layout_case(int dtype, size_t rows, size_t cols, int layout)
         c.ld_in = round_up(cols, 16) + 16;
         c.ld_out = round_up(rows, 16) + 16;
         break;
-    case L_ODD: /* padded by odd amounts: single elements, shifted */
+    case L_ODD: /* padded by odd amounts: shifted kernels */
         c.ld_in = cols + 1;
         c.ld_out = rows + 3;
         break;
