@@ -259,8 +259,9 @@ __device__ __forceinline__ u64 get_elem(const unsigned (&w)[NW], int e) {
   }
 }
 /* ---- partial vectors at the right/bottom edge ----------------------------
- * Only the first n (1..VEC-1) elements are valid.  Deliberately a rolled
- * loop with shift accumulators: unrolled scalar accesses would all be hoisted
+ * load_partial: only the first n (1..VEC-1) elements are valid.  store_bytes
+ * (below): only bytes lo..hi-1.  Deliberately rolled loops with shift
+ * accumulators: unrolled scalar accesses would all be hoisted
  * and keep up to 64 loaded bytes in separate registers, raising the register
  * count of the whole kernel (interior tiles included).  Edge vectors are
  * rare, so their speed does not matter. */
@@ -278,21 +279,8 @@ __device__ __forceinline__ void load_partial(const E *p, int n, unsigned (&w)[NW
 #pragma unroll
   for (int k = 0; k < NW; ++k) w[k] = (unsigned)((k < 2 ? lo : hi) >> (32 * (k & 1)));
 }
-template <typename E, int NW>
-__device__ __forceinline__ void store_partial(E *p, int n, const unsigned (&w)[NW]) {
-  constexpr int S = (int)sizeof(E);
-  u64 lo = w[0], hi = 0;
-  if constexpr (NW > 1) lo |= (u64)w[1] << 32;
-  if constexpr (NW > 2) hi = (u64)w[2] | ((u64)w[3] << 32);
-#pragma unroll 1
-  for (int e = 0; e < n; ++e) {
-    const int bit = 8 * S * e;
-    p[e] = (E)(bit < 64 ? lo >> bit : hi >> (bit - 64));
-  }
-}
-
-/* ---- bytes lo..hi-1 of a vector whose block is aligned to its size:
- * the widest naturally aligned pieces (8, 4, 2, 1 bytes) that fit. */
+/* Bytes lo..hi-1 of a vector whose block is aligned to its size, as the
+ * widest naturally aligned pieces (8, 4, 2, 1 bytes) that fit. */
 template <int NW>
 __device__ __forceinline__ void store_bytes(unsigned char *blk, int lo, int hi,
                                             const unsigned (&w)[NW]) {
@@ -565,7 +553,7 @@ __device__ __forceinline__ void tile_xpose(typename C::Ut (&tile)[C::UR][C::PU],
     } else {
       if (c0 + jj < cols && oc < rows) {
         if (VEC == 1 || oc + VEC <= rows) Raw<C::B>::st(q, ow);
-        else store_partial<E>(q, (int)(rows - oc), ow);
+        else store_bytes<NW>(reinterpret_cast<unsigned char *>(q), 0, (int)(rows - oc) * S, ow);
       }
     }
   }
