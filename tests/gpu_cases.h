@@ -4,7 +4,6 @@
 #ifndef CUSPEC_TEST_GPU_CASES_H
 #define CUSPEC_TEST_GPU_CASES_H
 
-#include <ftw.h>
 #include <sys/stat.h>
 
 #define MAX_PRINT 12 /* failures printed per test point */
@@ -45,19 +44,10 @@ static char store_dir[] = "/tmp/cuspec-gpu-cases-XXXXXX";
 static int store_made;
 
 /* ## Store folder */
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 static void remove_store(void)
 {
     if (store_made)
-        nftw(store_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        tap_remove_tree(store_dir, 0);
     store_made = 0;
 }
 

@@ -9,7 +9,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -213,11 +212,6 @@ static inline void set_age(const char *path, long age_s)
     CHECK(utimensat(AT_FDCWD, path, t, 0) == 0);
 }
 
-static inline int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    return remove(path);
-}
-
 /* Creates the scratch folder, runs the tests, and removes the folder when
  * they all passed (it is kept for a look otherwise). */
 static inline int store_test_main(const struct tap_test *tests, size_t n)
@@ -230,7 +224,7 @@ static inline int store_test_main(const struct tap_test *tests, size_t n)
     }
     int rc = tap_run(tests, n);
     if (rc == 0)
-        nftw(base, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+        tap_remove_tree(base, 0);
     else
         printf("# the stores are kept in %s\n", base);
     return rc;

@@ -99,9 +99,7 @@ TEST(user_store_in_a_new_process)
 
 TEST(shipped_ptx_without_nvrtc)
 {
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'/*", store_dir);
-    CHECK_INT_EQ(system(cmd), 0);
+    CHECK_INT_EQ(tap_remove_tree(store_dir, 1), 0);
     in_child("/nonexistent/libnvrtc.so", CUSPEC_TIER_PTX);
 }
 
@@ -114,9 +112,5 @@ int main(void)
                                             TAP_ENTRY(user_store_in_a_new_process),
                                             TAP_ENTRY(shipped_ptx_without_nvrtc)};
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", store_dir);
-    if (system(cmd) != 0)
-        rc = 1;
-    return rc;
+    return tap_remove_tree(store_dir, 0) == 0 ? rc : 1;
 }

@@ -115,7 +115,5 @@ int main(void)
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
     cuspec__ctx_leave(ctx, pushed);
     cuspec_ctx_destroy(ctx);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", store_dir);
-    return system(cmd) == 0 ? rc : 1;
+    return tap_remove_tree(store_dir, 0) == 0 ? rc : 1;
 }

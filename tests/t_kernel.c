@@ -200,7 +200,5 @@ int main(void)
                                             TAP_ENTRY(arch_unknown_to_nvrtc_compiles_ptx),
                                             TAP_ENTRY(compile_timeout_abandons_late_compiles)};
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", store_dir);
-    return system(cmd) == 0 ? rc : 1;
+    return tap_remove_tree(store_dir, 0) == 0 ? rc : 1;
 }

@@ -1,6 +1,7 @@
 /* The run-time loaders: each scenario runs in a child process (the libraries
  * are opened once per process), with the environment overrides pointing at
  * something that is not a usable driver or NVRTC. */
+#include "config.h" /* first: it picks the system interfaces (nftw in tap.h) */
 #include "cuspec.h"
 #include "tap.h"
 

@@ -17,7 +17,7 @@ static struct cuspec__spec reduce_spec(unsigned long long n)
 
 static struct cuspec__record sample_record(int block)
 {
-    struct cuspec__record r = {{block, 4, 4, 1, 4, 0}, "", 12.5, 3000, 2500, 3100, 0.02, 48, 1};
+    struct cuspec__record r = {{block, 4, 4, 1, 4, 0}, "", 12.5, 3000, 2500, 3100, 0.02, 48, 1, 0};
     snprintf(r.kernel, sizeof r.kernel, "cuspec_reduce<float, float, 0, %d, 4, 4, 1>", block);
     return r;
 }
@@ -111,7 +111,7 @@ TEST(nearest_bucket_lookup)
                              .rows = 8192,
                              .cols = 8192,
                              .align = 4};
-    struct cuspec__record tr = {{32, 8, 1, 4, 0, 0}, "t", 10, 2900, 2800, 3000, 0, 10, 1};
+    struct cuspec__record tr = {{32, 8, 1, 4, 0, 0}, "t", 10, 2900, 2800, 3000, 0, 10, 1, 0};
     CHECK_INT_EQ(cuspec__record_put(dev, &t, cuspec__bucket(&t), &tr), CUSPEC_OK);
     t.rows = 4096;
     t.cols = 16384;
@@ -342,7 +342,5 @@ int main(void)
                                             TAP_ENTRY(search_rejects_wrong_and_failed_candidates),
                                             TAP_ENTRY(search_finds_the_optimum_by_refinement)};
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", store_dir);
-    return system(cmd) == 0 ? rc : 1;
+    return tap_remove_tree(store_dir, 0) == 0 ? rc : 1;
 }

@@ -5,6 +5,7 @@
 #ifndef CUSPEC_TAP_H
 #define CUSPEC_TAP_H
 
+#include <ftw.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,24 @@ static inline void tap_skip(const char *reason)
 }
 
 /* Runs every test in order; exits non-zero when any failed. */
+static int tap_keep_root; /* tap_remove_tree's argument, for its nftw callback */
+
+static inline int tap_remove_entry(const char *path, const struct stat *st, int flag,
+                                   struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    return ftw->level == 0 && tap_keep_root ? 0 : remove(path);
+}
+
+/* Removes the folder `dir` and everything below it, or with keep_root only
+ * what is below it. 0 when all went. */
+static inline int tap_remove_tree(const char *dir, int keep_root)
+{
+    tap_keep_root = keep_root;
+    return nftw(dir, tap_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static inline int tap_run(const struct tap_test *tests, size_t n)
 {
     int failed = 0;
