@@ -442,6 +442,12 @@ struct Cfg {
   static_assert(NT >= 1 && NT <= 1024, "threads per block must be in 1..1024");
   static_assert(SMEM <= 48 * 1024, "shared tile exceeds 48 KB (TILE=128 needs sizeof(E) <= 2)");
 
+  /* Whether unit row y + g*ROWS of the read phase is in the tile: only the
+   * last group can run past it, where XR rows were added. */
+  static __device__ __forceinline__ bool in_tile(int g, unsigned y) {
+    return UR % ROWS == 0 || g + 1 < G || y + g * ROWS < (unsigned)UR;
+  }
+
   /* read phase: lane (lx,ly) stores unit ly*PU + VEC*lx (+e) */
   static constexpr int WXR = cuspec_tr_pick_wx(NX, ROWS, NT, B, VEC, PU, U);
   /* write phase: lane (lx,ly) loads unit (D*lx)*PU + ly (+q*PU) */
@@ -502,14 +508,12 @@ __device__ __forceinline__ void tile_xpose(typename C::Ut (&tile)[C::UR][C::PU],
 #pragma unroll
     for (int m = 0; m < K; ++m) {
       const E *p = p0 + (u64)(K * ROWS * g + m) * ld_in;
-      /* the last group is partial where XR rows are added (SH) */
-      const bool in_tile = (C::UR % ROWS == 0 || g + 1 < G || ry + g * ROWS < (unsigned)C::UR);
       if constexpr (!EDGE) {
-        if (in_tile) Raw<C::B>::ld(p, w[g][m]);
+        if (C::in_tile(g, ry)) Raw<C::B>::ld(p, w[g][m]);
       } else {
 #pragma unroll
         for (int k = 0; k < NW; ++k) w[g][m][k] = 0u;
-        if (in_tile && rbase + (u64)(K * ROWS * g + m) < rows) {
+        if (C::in_tile(g, ry) && rbase + (u64)(K * ROWS * g + m) < rows) {
           if constexpr (VEC == 1) {
             if (cc < cols) Raw<C::B>::ld(p, w[g][m]);
           } else {
@@ -523,7 +527,7 @@ __device__ __forceinline__ void tile_xpose(typename C::Ut (&tile)[C::UR][C::PU],
   for (int g = 0; g < G; ++g) {
     Ut u[VEC];
     pack_units<S, K, VEC, NW, Ut>(w[g], u);
-    if (C::UR % ROWS == 0 || g + 1 < G || ry + g * ROWS < (unsigned)C::UR) {
+    if (C::in_tile(g, ry)) {
 #pragma unroll
       for (int e = 0; e < VEC; ++e) tile[ry + g * ROWS][VEC * rx + e] = u[e];
     }
@@ -574,14 +578,14 @@ __device__ __forceinline__ void tile_pk(unsigned (&tile)[C::UR][C::PU],
                                         u64 rows, u64 cols, u64 ld_in, u64 ld_out,
                                         u64 r0, u64 c0, unsigned tid) {
   constexpr int S = C::S, K = C::K, VEC = C::VEC_, D = C::D, G = C::G, P = C::P;
-  constexpr int ROWS = C::ROWS_, TILE = C::TILE_, UR = C::UR, NX = C::NX, RW = C::RW;
+  constexpr int ROWS = C::ROWS_, TILE = C::TILE_, NX = C::NX, RW = C::RW;
 
   const unsigned x = tid % TILE, y = tid / TILE;
   const u64 col = c0 + x;
   unsigned u[G];
 #pragma unroll
   for (int g = 0; g < G; ++g) {
-    const bool in_tile = UR % ROWS == 0 || g + 1 < G || y + g * ROWS < (unsigned)UR;
+    const bool in_tile = C::in_tile(g, y);
     const u64 rb = r0 - C::XR + (u64)K * (y + g * ROWS);  /* may wrap below row 0 */
     unsigned w = 0u;
 #pragma unroll
@@ -594,7 +598,7 @@ __device__ __forceinline__ void tile_pk(unsigned (&tile)[C::UR][C::PU],
   }
 #pragma unroll
   for (int g = 0; g < G; ++g)
-    if (UR % ROWS == 0 || g + 1 < G || y + g * ROWS < (unsigned)UR) tile[y + g * ROWS][x] = u[g];
+    if (C::in_tile(g, y)) tile[y + g * ROWS][x] = u[g];
   __syncthreads();
 
   const unsigned wx = tid % NX, wy = tid / NX;

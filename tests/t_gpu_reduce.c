@@ -152,6 +152,20 @@ struct want {
     long double scale;      /* sum |x_i * y_i|: the error bound's scale */
 };
 
+/* m = the min (OP_MIN) or else the max of m and x[0..n-1], in x's type. */
+#define REF_MINMAX(op, x, n, m)                                                                    \
+    do {                                                                                           \
+        if ((op) == OP_MIN) {                                                                      \
+            for (size_t i_ = 0; i_ < (n); i_++)                                                    \
+                if ((x)[i_] < (m))                                                                 \
+                    (m) = (x)[i_];                                                                 \
+        } else {                                                                                   \
+            for (size_t i_ = 0; i_ < (n); i_++)                                                    \
+                if ((x)[i_] > (m))                                                                 \
+                    (m) = (x)[i_];                                                                 \
+        }                                                                                          \
+    } while (0)
+
 /* Float sums and dots in long double with Neumaier's compensation (error
  * far below the f64 tolerance); min/max exact; n = 0 the identity. */
 #define DEFINE_REF_FLOAT(NAME, T, INF)                                                             \
@@ -161,15 +175,7 @@ struct want {
         w->size = sizeof(T);                                                                       \
         if (op == OP_MIN || op == OP_MAX) {                                                        \
             T m = op == OP_MIN ? INF : -INF;                                                       \
-            if (op == OP_MIN) {                                                                    \
-                for (size_t i = 0; i < n; i++)                                                     \
-                    if (x[i] < m)                                                                  \
-                        m = x[i];                                                                  \
-            } else {                                                                               \
-                for (size_t i = 0; i < n; i++)                                                     \
-                    if (x[i] > m)                                                                  \
-                        m = x[i];                                                                  \
-            }                                                                                      \
+            REF_MINMAX(op, x, n, m);                                                               \
             memcpy(w->bytes, &m, sizeof m);                                                        \
             return;                                                                                \
         }                                                                                          \
@@ -204,15 +210,7 @@ DEFINE_REF_FLOAT(ref_f64, double, (double)INFINITY)
         const T *x = av, *y = bv;                                                                  \
         if (op == OP_MIN || op == OP_MAX) {                                                        \
             T m = op == OP_MIN ? HI : LO;                                                          \
-            if (op == OP_MIN) {                                                                    \
-                for (size_t i = 0; i < n; i++)                                                     \
-                    if (x[i] < m)                                                                  \
-                        m = x[i];                                                                  \
-            } else {                                                                               \
-                for (size_t i = 0; i < n; i++)                                                     \
-                    if (x[i] > m)                                                                  \
-                        m = x[i];                                                                  \
-            }                                                                                      \
+            REF_MINMAX(op, x, n, m);                                                               \
             w->size = sizeof m;                                                                    \
             memcpy(w->bytes, &m, sizeof m);                                                        \
             return;                                                                                \

@@ -148,6 +148,19 @@ out:
     return status;
 }
 
+/* "exported 3 tuning records to FILE", or its JSON object. */
+static void print_moved(const char *verb, const char *prep, unsigned count, const char *path,
+                        int json)
+{
+    if (json) {
+        printf("{\"%s\":%u,\"path\":", verb, count);
+        json_string(stdout, path);
+        printf("}\n");
+    } else {
+        printf("%s %u tuning record%s %s %s\n", verb, count, count == 1 ? "" : "s", prep, path);
+    }
+}
+
 int records_export(const char *export_path, int device, int all_devices, int json)
 {
     cuspec_ctx *ctx = NULL;
@@ -168,13 +181,7 @@ int records_export(const char *export_path, int device, int all_devices, int jso
         snprintf(msg, sizeof msg, "cannot export the tuning records to '%s'", export_path);
         return cli_fail(rc, msg);
     }
-    if (json) {
-        printf("{\"exported\":%u,\"path\":", count);
-        json_string(stdout, export_path);
-        printf("}\n");
-    } else {
-        printf("exported %u tuning record%s to %s\n", count, count == 1 ? "" : "s", export_path);
-    }
+    print_moved("exported", "to", count, export_path, json);
     return status;
 }
 
@@ -187,12 +194,6 @@ int records_import(const char *import_path, int json)
         snprintf(msg, sizeof msg, "cannot import '%s' (nothing was imported)", import_path);
         return cli_fail(rc, msg);
     }
-    if (json) {
-        printf("{\"imported\":%u,\"path\":", count);
-        json_string(stdout, import_path);
-        printf("}\n");
-    } else {
-        printf("imported %u tuning record%s from %s\n", count, count == 1 ? "" : "s", import_path);
-    }
+    print_moved("imported", "from", count, import_path, json);
     return EXIT_OK;
 }
