@@ -66,6 +66,48 @@ static int pageable_access(void)
     return v;
 }
 
+/* ## Bad arguments */
+/* Fails the case unless rc is CUSPEC_ERR_INVALID with a detail saying `detail`. */
+static void check_refused(int rc, const char *what, const char *detail)
+{
+    if (rc != CUSPEC_ERR_INVALID)
+        CASE_FAIL("%s: got %s (%s), want CUSPEC_ERR_INVALID", what,
+                  cuspec_status_name(rc) ? cuspec_status_name(rc) : "?", cuspec_last_error());
+    else if (strstr(cuspec_last_error(), detail) == NULL)
+        CASE_FAIL("%s: the detail \"%s\" does not say \"%s\"", what, cuspec_last_error(), detail);
+}
+
+/* rc of a call given a malloc'd pointer as `what` ("malloc'd in"): on a device
+ * that reads pageable memory it may be accepted (the call is completed and
+ * `accepted` run), else it must be refused as no device memory, which the
+ * test's `refused` checks with what it knows of memory left untouched.
+ * Returns 1 when it was refused. */
+static int check_malloc_pointer(int rc, const char *what,
+                                void (*refused)(int, const char *, const char *),
+                                void (*accepted)(void))
+{
+    if (rc == CUSPEC_OK && pageable_access()) {
+        printf("# the device reads pageable memory and a %s was accepted\n", what);
+        CU_OK(drv->cuCtxSynchronize());
+        if (accepted != NULL)
+            accepted();
+        return 0;
+    }
+    refused(rc, what, "not memory the CUDA driver knows");
+    return 1;
+}
+
+/* Fails the case unless all n host bytes at p still hold `poison`. */
+static void check_host_untouched(const unsigned char *p, size_t n, unsigned char poison,
+                                 const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != poison) {
+            CASE_FAIL("%s was written (byte %zu)", what, i);
+            return;
+        }
+}
+
 /* ## Lists of specializations */
 struct vlist {
     struct cuspec__variant *v;
