@@ -201,10 +201,6 @@ static int run(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd':
-            if (cli_parse_int(optarg, 0, 1023, &o.device) != 0)
-                return cli_usage(&cmd_bench, "--device takes a GPU ordinal, not '%s'", optarg);
-            break;
         case 'r':
             if (cli_parse_int(optarg, 3, 1000, &o.reps) != 0)
                 return cli_usage(&cmd_bench, "--reps takes a number from 3 to 1000, not '%s'",
@@ -222,14 +218,11 @@ static int run(int argc, char **argv)
         case 's':
             o.shapes = optarg;
             break;
-        case 'J':
-            o.json = 1;
-            break;
-        case 'h':
-            fputs(help, stdout);
-            return EXIT_OK;
-        default:
-            return cli_usage(&cmd_bench, "unknown option or missing value '%s'", argv[optind - 1]);
+        default: {
+            int status = cli_option(&cmd_bench, c, argv, &o.json, &o.device);
+            if (status >= 0)
+                return status;
+        }
         }
     }
     if (optind + 1 != argc)

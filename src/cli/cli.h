@@ -38,6 +38,10 @@ int cli_usage(const struct command *cmd, const char *fmt, ...);
 /* Handles the options every subcommand takes (--help, --json); returns -1 to
  * go on, or an exit status. Leaves optind at the first operand. */
 int cli_parse_common(const struct command *cmd, int argc, char **argv, int *json);
+/* The cases a subcommand's getopt switch shares: --json ('J'), --help ('h'),
+ * --device ('d', when device is not NULL) and what getopt did not know.
+ * Returns -1 to go on, or an exit status. */
+int cli_option(const struct command *cmd, int c, char **argv, int *json, int *device);
 
 /* cuspec tune --list / --export / --import (records.c); exit statuses.
  * all_devices: every device's records, with no GPU needed. */

@@ -98,15 +98,11 @@ static int run(int argc, char **argv)
             if (jobs < 1 || jobs > 1024)
                 return cli_usage(&cmd_compile, "--jobs takes a number from 1 to 1024");
             break;
-        case 'J':
-            json = 1;
-            break;
-        case 'h':
-            fputs(help, stdout);
-            return EXIT_OK;
-        default:
-            return cli_usage(&cmd_compile, "unknown option or missing value '%s'",
-                             argv[optind - 1]);
+        default: {
+            int status = cli_option(&cmd_compile, c, argv, &json, NULL);
+            if (status >= 0)
+                return status;
+        }
         }
     }
     if (optind < argc)

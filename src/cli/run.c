@@ -143,18 +143,11 @@ static int run(int argc, char **argv)
         case 's':
             o.shape_text = optarg;
             break;
-        case 'd':
-            if (cli_parse_int(optarg, 0, 1023, &o.device) != 0)
-                return cli_usage(&cmd_run, "--device takes a GPU ordinal, not '%s'", optarg);
-            break;
-        case 'J':
-            o.json = 1;
-            break;
-        case 'h':
-            fputs(help, stdout);
-            return EXIT_OK;
-        default:
-            return cli_usage(&cmd_run, "unknown option or missing value '%s'", argv[optind - 1]);
+        default: {
+            int status = cli_option(&cmd_run, c, argv, &o.json, &o.device);
+            if (status >= 0)
+                return status;
+        }
         }
     }
     if (optind == argc)

@@ -716,7 +716,7 @@ static int run(int argc, char **argv)
     };
     struct opts o;
     memset(&o, 0, sizeof o);
-    int c;
+    int c, status;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -735,9 +735,9 @@ static int run(int argc, char **argv)
             o.shapes = optarg;
             break;
         case 'd':
-            if (cli_parse_int(optarg, 0, 1023, &o.device) != 0)
-                return cli_usage(&cmd_tune, "--device takes a GPU ordinal, not '%s'", optarg);
             o.device_set = 1;
+            if ((status = cli_option(&cmd_tune, c, argv, &o.json, &o.device)) >= 0)
+                return status;
             break;
         case 'b':
             o.t.budget_s = strtod(optarg, &end);
@@ -769,9 +769,6 @@ static int run(int argc, char **argv)
                 return cli_usage(&cmd_tune, "--jobs takes a number from 1 to 1024");
             o.tuning_flag = o.tuning_flag ? o.tuning_flag : "--jobs";
             break;
-        case 'J':
-            o.json = 1;
-            break;
         case 'l':
             o.list = 1;
             break;
@@ -784,11 +781,9 @@ static int run(int argc, char **argv)
         case 'A':
             o.all_devices = 1;
             break;
-        case 'h':
-            fputs(help, stdout);
-            return EXIT_OK;
         default:
-            return cli_usage(&cmd_tune, "unknown option or missing value '%s'", argv[optind - 1]);
+            if ((status = cli_option(&cmd_tune, c, argv, &o.json, NULL)) >= 0)
+                return status;
         }
     }
     if (optind < argc) {

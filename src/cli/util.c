@@ -59,6 +59,25 @@ int cli_parse_common(const struct command *cmd, int argc, char **argv, int *json
     return -1;
 }
 
+int cli_option(const struct command *cmd, int c, char **argv, int *json, int *device)
+{
+    switch (c) {
+    case 'J':
+        *json = 1;
+        return -1;
+    case 'h':
+        fputs(cmd->help, stdout);
+        return EXIT_OK;
+    case 'd':
+        if (device == NULL)
+            break;
+        if (cli_parse_int(optarg, 0, 1023, device) != 0)
+            return cli_usage(cmd, "--device takes a GPU ordinal, not '%s'", optarg);
+        return -1;
+    }
+    return cli_usage(cmd, "unknown option or missing value '%s'", argv[optind - 1]);
+}
+
 void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
