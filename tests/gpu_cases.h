@@ -97,6 +97,19 @@ static int check_malloc_pointer(int rc, const char *what,
     return 1;
 }
 
+/* Whether all n device bytes at p hold `poison` once the context is idle;
+ * 0 also when they cannot be read back. */
+static int device_untouched(CUdeviceptr p, size_t n, unsigned char poison)
+{
+    unsigned char *buf = malloc(n);
+    int ok = buf != NULL && drv->cuCtxSynchronize() == CUDA_SUCCESS &&
+             drv->cuMemcpyDtoH(buf, p, n) == CUDA_SUCCESS;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = buf[i] == poison;
+    free(buf);
+    return ok;
+}
+
 /* Fails the case unless all n host bytes at p still hold `poison`. */
 static void check_host_untouched(const unsigned char *p, size_t n, unsigned char poison,
                                  const char *what)

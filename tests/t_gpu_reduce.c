@@ -321,18 +321,6 @@ static int compare(int op, int dtype, const unsigned char got[OUT_BYTES], const 
     return ok;
 }
 
-static int out_poisoned(void)
-{
-    unsigned char got[OUT_BYTES];
-    if (drv->cuCtxSynchronize() != CUDA_SUCCESS ||
-        drv->cuMemcpyDtoH(got, d_out, OUT_BYTES) != CUDA_SUCCESS)
-        return 0;
-    for (int i = 0; i < OUT_BYTES; i++)
-        if (got[i] != POISON)
-            return 0;
-    return 1;
-}
-
 /* One public call on the legacy stream, checked against the reference of
  * the host data it reads. */
 static void check_public(int op, int dtype, size_t n, size_t a_off, size_t b_off)
@@ -514,7 +502,7 @@ static void poison_default_out(void)
 static void expect_invalid(int rc, const char *what, const char *detail)
 {
     check_refused(rc, what, detail);
-    if (!out_poisoned())
+    if (!device_untouched(d_out, OUT_BYTES, POISON))
         CASE_FAIL("%s: out was written (or could not be read back)", what);
     poison_out(d_out);
 }
@@ -804,7 +792,7 @@ TEST(graph_capture_replay)
             if (exec == NULL)
                 break;
             CU_OK(drv->cuStreamSynchronize(s));
-            CHECK(out_poisoned());
+            CHECK(device_untouched(d_out, OUT_BYTES, POISON));
             unsigned char got2[OUT_BYTES];
             CU_OK(drv->cuMemcpyDtoH(got2, out2, OUT_BYTES));
             for (int i = 0; i < OUT_BYTES; i++)

@@ -535,18 +535,6 @@ TEST(transpose_variants_sampled)
 #define BAD_BYTES (1u << 20)
 static CUdeviceptr bad_in, bad_out;
 
-static int untouched(CUdeviceptr p)
-{
-    static unsigned char buf[BAD_BYTES];
-    if (drv->cuCtxSynchronize() != CUDA_SUCCESS ||
-        drv->cuMemcpyDtoH(buf, p, BAD_BYTES) != CUDA_SUCCESS)
-        return 0;
-    for (size_t i = 0; i < BAD_BYTES; i++)
-        if (buf[i] != POISON)
-            return 0;
-    return 1;
-}
-
 /* After a call that wrote out (a device that reads pageable memory). */
 static void repoison_bad_out(void)
 {
@@ -556,7 +544,8 @@ static void repoison_bad_out(void)
 static void expect_invalid(int rc, const char *what, const char *detail)
 {
     check_refused(rc, what, detail);
-    if (!untouched(bad_in) || !untouched(bad_out)) {
+    if (!device_untouched(bad_in, BAD_BYTES, POISON) ||
+        !device_untouched(bad_out, BAD_BYTES, POISON)) {
         CASE_FAIL("%s: memory was written (or could not be read back)", what);
         CU_OK(drv->cuMemsetD8(bad_in, POISON, BAD_BYTES));
         CU_OK(drv->cuMemsetD8(bad_out, POISON, BAD_BYTES));
@@ -625,8 +614,8 @@ TEST(transpose_bad_arguments)
     if (host != NULL) {
         memset(host, POISON, 4096);
         CUdeviceptr hp = ((CUdeviceptr)(uintptr_t)host + 15) & ~(CUdeviceptr)15;
-        check_malloc_pointer(cuspec_transpose(ctx, F32, hp, 4, 5, 5, out, 4, NULL),
-                             "malloc'd in", expect_invalid, repoison_bad_out);
+        check_malloc_pointer(cuspec_transpose(ctx, F32, hp, 4, 5, 5, out, 4, NULL), "malloc'd in",
+                             expect_invalid, repoison_bad_out);
         if (check_malloc_pointer(cuspec_transpose(ctx, F32, in, 4, 5, 5, hp, 4, NULL),
                                  "malloc'd out", expect_invalid, NULL))
             check_host_untouched(host, 4096, POISON, "malloc'd out");
