@@ -62,6 +62,8 @@ void cuspec_ctx_destroy(cuspec_ctx *ctx)
     int pushed;
     if (cuspec__ctx_enter(ctx, &pushed) == CUSPEC_OK) {
         cuspec__workspace_free(ctx);
+        if (ctx->timing != NULL)
+            ctx->drv->cuStreamDestroy(ctx->timing);
         for (size_t i = 0; i < TABLE_SLOTS; i++)
             if (ctx->slots[i].used)
                 ctx->drv->cuModuleUnload(ctx->slots[i].module);
@@ -71,6 +73,18 @@ void cuspec_ctx_destroy(cuspec_ctx *ctx)
     pthread_mutex_destroy(&ctx->lock);
     free(ctx->slots);
     free(ctx);
+}
+
+int cuspec__ctx_timing_stream(cuspec_ctx *ctx, CUstream *stream)
+{
+    int rc = CUSPEC_OK;
+    pthread_mutex_lock(&ctx->lock);
+    if (ctx->timing == NULL)
+        rc = cuspec__cu_check(ctx->drv->cuStreamCreate(&ctx->timing, CU_STREAM_NON_BLOCKING),
+                              "cuStreamCreate (timing stream)");
+    *stream = ctx->timing;
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
 }
 
 const cuspec_device_info *cuspec_ctx_device(const cuspec_ctx *ctx)

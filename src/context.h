@@ -57,6 +57,8 @@ struct cuspec_ctx {
     CUstream ws_stream[CUSPEC__WS_SLOTS];
     pthread_t ws_thread[CUSPEC__WS_SLOTS]; /* for CU_STREAM_PER_THREAD */
     int ws_used;
+
+    CUstream timing; /* the benchmarks' and the tuner's stream, made on first use */
 };
 
 /* Makes the context current for this thread; *pushed says whether
@@ -67,6 +69,10 @@ void cuspec__ctx_leave(cuspec_ctx *ctx, int pushed);
 /* The kernel of v, loaded in ctx (which must be current): module table,
  * then cuspec__image_get. Records the tier for cuspec_last_launch(). */
 int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cuspec__kernel *k);
+
+/* The stream workloads are timed on (ctx current): one per context, so
+ * timing takes one workspace slot however many workloads it times. */
+int cuspec__ctx_timing_stream(cuspec_ctx *ctx, CUstream *stream);
 
 /* Workspace (workspace.c). Called with the context current. */
 int cuspec__workspace_init(cuspec_ctx *ctx);

@@ -362,6 +362,8 @@ typedef struct cuspec_bench_result {
     double median_us; /* one call, CUDA events */
     double p10_us, p90_us;
     double batch_us;  /* mean per call over back-to-back calls on one stream */
+    double graph_us;  /* the same captured in a CUDA graph: the device's time per
+                       * call, without the host's cost of enqueueing each */
     double bytes;     /* bytes one call moves */
     double gbs;       /* bytes / median */
     int correct;      /* the checked result matched the CPU reference */

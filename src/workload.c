@@ -199,24 +199,25 @@ double cuspec__workload_bytes(const struct cuspec__workload *w)
     return (double)w->bytes * (reduce ? (w->spec.op == 3 ? 2 : 1) : 2);
 }
 
-/* One call on slice i of the pools, through v or the public API. */
-static int run(struct cuspec__workload *w, const struct cuspec__variant *v, unsigned i)
+/* One call on slice i of the pools, through v or the public API, on stream. */
+static int run(struct cuspec__workload *w, const struct cuspec__variant *v, unsigned i,
+               CUstream stream)
 {
     const struct cuspec__spec *s = &w->spec;
     unsigned slice = i % w->a.count;
     CUdeviceptr a = w->a.base + slice * w->a.slice, b = w->b.base + slice * w->b.slice;
     if (s->family == CUSPEC__FAM_REDUCE) {
         if (v != NULL)
-            return cuspec__reduce_variant(w->ctx, v, a, s->op == 3 ? b : 0, s->n, w->out, NULL);
+            return cuspec__reduce_variant(w->ctx, v, a, s->op == 3 ? b : 0, s->n, w->out, stream);
         if (s->op == 3)
-            return cuspec_dot(w->ctx, s->dtype, a, b, s->n, w->out, NULL);
-        return cuspec_reduce(w->ctx, s->op, s->dtype, a, s->n, w->out, NULL);
+            return cuspec_dot(w->ctx, s->dtype, a, b, s->n, w->out, stream);
+        return cuspec_reduce(w->ctx, s->op, s->dtype, a, s->n, w->out, stream);
     }
     if (v != NULL) {
         struct cuspec__shape sh = {a, b, s->rows, s->cols, s->cols, s->rows, 0, 0, 1};
-        return cuspec__transpose_variant(w->ctx, v, &sh, NULL);
+        return cuspec__transpose_variant(w->ctx, v, &sh, stream);
     }
-    return cuspec_transpose(w->ctx, s->dtype, a, s->rows, s->cols, s->cols, b, s->rows, NULL);
+    return cuspec_transpose(w->ctx, s->dtype, a, s->rows, s->cols, s->cols, b, s->rows, stream);
 }
 
 /* ## The reference */
@@ -330,7 +331,7 @@ int cuspec__workload_check(struct cuspec__workload *w, const struct cuspec__vari
         return rc;
     rc = cuspec__cu_check(drv->cuMemsetD8(out, 0xA5, out_bytes), "cuMemsetD8 (poison)");
     if (rc == CUSPEC_OK)
-        rc = run(w, v, 0);
+        rc = run(w, v, 0, NULL);
     if (rc == CUSPEC_OK && w->hook != NULL)
         w->hook(w->hook_user, v, out, out_bytes);
     if (rc == CUSPEC_OK)
@@ -352,11 +353,62 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Mean microseconds per call over `batch` calls back to back on stream,
+ * between two events: enqueued one by one (the host's cost included where
+ * it is the larger), or (graph) captured into a CUDA graph and launched as
+ * one, so that the device's own time per call is what shows. */
+static int batch_time(struct cuspec__workload *w, const struct cuspec__variant *v, int batch,
+                      int graph, CUstream stream, CUevent *ev, double *us)
+{
+    const struct cuspec__driver *drv = w->ctx->drv;
+    CUgraph g = NULL;
+    CUgraphExec exec = NULL;
+    int rc = CUSPEC_OK;
+    if (graph) {
+        rc = cuspec__cu_check(drv->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
+                              "cuStreamBeginCapture");
+        if (rc != CUSPEC_OK)
+            return rc;
+    }
+    for (int i = 0; rc == CUSPEC_OK && graph && i < batch; i++)
+        rc = run(w, v, (unsigned)i, stream);
+    if (graph) {
+        CUresult end = drv->cuStreamEndCapture(stream, &g); /* ends it whatever happened */
+        if (rc == CUSPEC_OK)
+            rc = cuspec__cu_check(end, "cuStreamEndCapture");
+        if (rc == CUSPEC_OK)
+            rc = cuspec__cu_check(drv->cuGraphInstantiateWithFlags(&exec, g, 0),
+                                  "cuGraphInstantiateWithFlags");
+        if (rc == CUSPEC_OK) /* the first launch uploads the graph */
+            rc = cuspec__cu_check(drv->cuGraphLaunch(exec, stream), "cuGraphLaunch");
+    }
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(drv->cuEventRecord(ev[0], stream), "cuEventRecord");
+    if (rc == CUSPEC_OK && graph)
+        rc = cuspec__cu_check(drv->cuGraphLaunch(exec, stream), "cuGraphLaunch");
+    for (int i = 0; rc == CUSPEC_OK && !graph && i < batch; i++)
+        rc = run(w, v, (unsigned)i, stream);
+    float ms = 0;
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(drv->cuEventRecord(ev[1], stream), "cuEventRecord");
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(drv->cuEventSynchronize(ev[1]), "kernel execution");
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(drv->cuEventElapsedTime(&ms, ev[0], ev[1]), "cuEventElapsedTime");
+    *us = ms * 1e3 / batch;
+    if (exec != NULL)
+        drv->cuGraphExecDestroy(exec);
+    if (g != NULL)
+        drv->cuGraphDestroy(g);
+    return rc;
+}
+
 int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__variant *v, int reps,
                           int batch, cuspec_bench_result *r)
 {
     const struct cuspec__driver *drv = w->ctx->drv;
-    CUevent ev[2 * MAX_REPS + 2];
+    CUevent ev[2 * MAX_REPS];
+    CUstream stream = NULL;
     double t[MAX_REPS];
     int made = 0;
     reps = reps < 3 ? 3 : reps > MAX_REPS ? MAX_REPS : reps;
@@ -364,17 +416,18 @@ int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__varia
     int pushed, rc = cuspec__ctx_enter(w->ctx, &pushed);
     if (rc != CUSPEC_OK)
         return rc;
-    for (; made < 2 * reps + 2 && rc == CUSPEC_OK; made++)
+    rc = cuspec__ctx_timing_stream(w->ctx, &stream);
+    for (; made < 2 * reps && rc == CUSPEC_OK; made++)
         rc = cuspec__cu_check(drv->cuEventCreate(&ev[made], CU_EVENT_DEFAULT), "cuEventCreate");
     for (unsigned i = 0; rc == CUSPEC_OK && i < 3; i++) /* warm-up */
-        rc = run(w, v, i);
+        rc = run(w, v, i, stream);
     for (int i = 0; rc == CUSPEC_OK && i < reps; i++) {
-        drv->cuEventRecord(ev[2 * i], NULL);
-        rc = run(w, v, (unsigned)i + 1);
-        drv->cuEventRecord(ev[2 * i + 1], NULL);
+        drv->cuEventRecord(ev[2 * i], stream);
+        rc = run(w, v, (unsigned)i + 1, stream);
+        drv->cuEventRecord(ev[2 * i + 1], stream);
     }
     if (rc == CUSPEC_OK)
-        rc = cuspec__cu_check(drv->cuCtxSynchronize(), "kernel execution");
+        rc = cuspec__cu_check(drv->cuStreamSynchronize(stream), "kernel execution");
     for (int i = 0; rc == CUSPEC_OK && i < reps; i++) {
         float ms = 0;
         rc = cuspec__cu_check(drv->cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]),
@@ -389,23 +442,17 @@ int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__varia
         r->gbs = r->bytes / (r->median_us * 1e-6) / 1e9;
     }
     if (rc == CUSPEC_OK && batch) {
-        /* Back to back: enough calls for ~20 ms, between 10 and 200. */
+        /* Enough calls for ~20 ms, between 10 and 200. */
         batch = r->median_us > 0 ? (int)(20000 / r->median_us) : 200;
         batch = batch < 10 ? 10 : batch > 200 ? 200 : batch;
-        drv->cuEventRecord(ev[2 * reps], NULL);
-        for (int i = 0; rc == CUSPEC_OK && i < batch; i++)
-            rc = run(w, v, (unsigned)i);
-        drv->cuEventRecord(ev[2 * reps + 1], NULL);
-        float ms = 0;
+        rc = batch_time(w, v, batch, 0, stream, ev, &r->batch_us);
         if (rc == CUSPEC_OK)
-            rc = cuspec__cu_check(drv->cuEventSynchronize(ev[2 * reps + 1]), "kernel execution");
-        if (rc == CUSPEC_OK)
-            rc = cuspec__cu_check(drv->cuEventElapsedTime(&ms, ev[2 * reps], ev[2 * reps + 1]),
-                                  "cuEventElapsedTime");
-        r->batch_us = ms * 1e3 / batch;
+            rc = batch_time(w, v, batch, 1, stream, ev, &r->graph_us);
     }
     for (int i = 0; i < made; i++)
         drv->cuEventDestroy(ev[i]);
+    if (stream != NULL)
+        drv->cuStreamSynchronize(stream);
     cuspec__ctx_leave(w->ctx, pushed);
     return rc;
 }
