@@ -69,10 +69,11 @@ static void row(const char *label, const cuspec_bench_result *r, double copy, in
 {
     if (json) {
         printf("{%s,\"median_us\":%.3f,\"p10_us\":%.3f,\"p90_us\":%.3f,\"batch_us\":%.3f,"
-               "\"graph_us\":%.3f,\"gbs\":%.1f,\"ratio\":%.4f,\"correct\":%s,\"error\":%.3g,\"tier\":\"%s\","
+               "\"graph_us\":%.3f,\"gbs\":%.1f,\"ratio\":%.4f,\"correct\":%s,\"error\":%.3g,"
+               "\"tier\":\"%s\","
                "\"kernel\":",
-               label, r->median_us, r->p10_us, r->p90_us, r->batch_us, r->graph_us, r->gbs, r->gbs / copy,
-               r->correct ? "true" : "false", r->error,
+               label, r->median_us, r->p10_us, r->p90_us, r->batch_us, r->graph_us, r->gbs,
+               r->gbs / copy, r->correct ? "true" : "false", r->error,
                cuspec_tier_name(r->tier) ? cuspec_tier_name(r->tier) : "?");
         json_string(stdout, r->kernel);
         printf("}\n");
@@ -91,7 +92,8 @@ static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
     if (n_dt < 0 || n_op < 0 || n_n < 0)
         return cli_usage(&cmd_bench, "at most %d values per list", MAX_LIST);
     if (!o->json)
-        printf("op  dtype           n  median_us  batch_us  graph_us     GB/s  x copy  check kernel\n");
+        printf("op  dtype           n  median_us  batch_us  graph_us     GB/s  x copy  check "
+               "kernel\n");
     int wrong = 0;
     for (int i = 0; i < n_op; i++)
         for (int j = 0; j < n_dt; j++)
@@ -136,7 +138,8 @@ static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
     if (n_dt < 0 || n_sh < 0)
         return cli_usage(&cmd_bench, "at most %d values per list", MAX_LIST);
     if (!o->json)
-        printf("dtype       shape   median_us  batch_us  graph_us     GB/s  x copy  check kernel\n");
+        printf(
+            "dtype       shape   median_us  batch_us  graph_us     GB/s  x copy  check kernel\n");
     int wrong = 0;
     for (int j = 0; j < n_dt; j++)
         for (int k = 0; k < n_sh; k++) {
