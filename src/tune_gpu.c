@@ -40,10 +40,8 @@ static int measure(void *env, const struct cuspec__variant *v, int reps, double 
     /* A short call timed on its own is mostly the host's cost of launching
      * it, the same for every candidate: those are ranked by the device's
      * time per call in a CUDA graph instead. */
-    if (rc == CUSPEC_OK && r.median_us < SHORT_CALL_US) {
-        rc = cuspec__workload_time(g->w, v, reps, 1, &r);
-        *us = r.graph_us;
-    }
+    if (rc == CUSPEC_OK && r.median_us < SHORT_CALL_US)
+        rc = cuspec__workload_graph_time(g->w, v, 4 * reps, us);
     return rc;
 }
 

@@ -456,3 +456,24 @@ int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__varia
     cuspec__ctx_leave(w->ctx, pushed);
     return rc;
 }
+
+int cuspec__workload_graph_time(struct cuspec__workload *w, const struct cuspec__variant *v,
+                                int calls, double *us)
+{
+    const struct cuspec__driver *drv = w->ctx->drv;
+    CUevent ev[2] = {NULL, NULL};
+    CUstream stream = NULL;
+    int pushed, rc = cuspec__ctx_enter(w->ctx, &pushed);
+    if (rc != CUSPEC_OK)
+        return rc;
+    rc = cuspec__ctx_timing_stream(w->ctx, &stream);
+    for (int i = 0; rc == CUSPEC_OK && i < 2; i++)
+        rc = cuspec__cu_check(drv->cuEventCreate(&ev[i], CU_EVENT_DEFAULT), "cuEventCreate");
+    if (rc == CUSPEC_OK)
+        rc = batch_time(w, v, calls, 1, stream, ev, us);
+    for (int i = 0; i < 2; i++)
+        if (ev[i] != NULL)
+            drv->cuEventDestroy(ev[i]);
+    cuspec__ctx_leave(w->ctx, pushed);
+    return rc;
+}

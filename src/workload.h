@@ -38,6 +38,11 @@ int cuspec__workload_check(struct cuspec__workload *w, const struct cuspec__vari
 int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__variant *v, int reps,
                           int batch, cuspec_bench_result *r);
 
+/* The mean per call of `calls` calls of v captured in a CUDA graph, after
+ * cuspec__workload_time has run v (so that everything is loaded). */
+int cuspec__workload_graph_time(struct cuspec__workload *w, const struct cuspec__variant *v,
+                                int calls, double *us);
+
 /* Fills n elements of buf with fresh random values valid for dtype (floats
  * in [-1, 1), integers over their range), reseeded from the clock. */
 void cuspec__random_fill(void *buf, size_t n, int dtype);
