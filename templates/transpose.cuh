@@ -116,14 +116,16 @@
  *   input rows before r0 as well, and the tiles along the rows number
  *   ceil((rows + XR) / TILE).  Input rows need no such care: partial
  *   sectors on reads cost almost nothing.
- *   PK (SH with S <= 2): single-element accesses are the limit for bytes
- *   and halves, so these kernels read elements one by one (any alignment),
- *   pack 4/S rows per 4-byte unit, and write VEC-element vectors: the shift
- *   makes every output vector aligned whatever ld_out is, and a vector that
- *   starts at a unit's middle is put together with a funnel shift.  XR is a
- *   whole sector (SE rows) here so the tile holds whole units.  Measured
- *   (H200, 8191x8193 and 16383x16385): u8 0.53-0.60x copy, u16 0.73-0.78x,
- *   against 0.39-0.44x and 0.60x for single-element kernels.
+ *   PK (SH with S <= 2): input rows of bytes and halves that start anywhere
+ *   in a word cannot be read as vectors, so these kernels read aligned
+ *   words, realign them with a funnel shift (see tile_pk), pack 4/S rows per
+ *   4-byte unit, and write VEC-element vectors: the shift makes every output
+ *   vector aligned whatever ld_out is, and a vector that starts at a unit's
+ *   middle is put together with a funnel shift.  XR is a whole sector (SE
+ *   rows) here so the tile holds whole units.  Measured (H200, tuned,
+ *   8191x8193 and 16383x16385): u8 0.66-0.77x copy, u16 0.78-0.87x; reading
+ *   the elements one by one instead gave u8 0.53-0.61x, u16 0.72-0.78x, and
+ *   single-element kernels without the shift 0.39-0.44x and 0.60x.
  *
  * EDGE HANDLING
  *   Each tile is classified (block-uniform branch) as interior (fully inside
@@ -161,6 +163,15 @@
  *     32-bit division when the tile index fits (always, in practice), an
  *     inline 64-bit shift-subtract division otherwise (no ABI call, so no
  *     register saves leak into the hot path).
+ *   * Tiles are numbered down the columns of tiles: block t takes tile row
+ *     t % tiles_y of tile column t / tiles_y.  Blocks running together then
+ *     write long runs of the same output rows (and read short pieces of
+ *     many input rows), which DRAM takes better than the other way round.
+ *     Measured on an H200 against row-major numbering, same kernels: f32
+ *     8192^2 0.938 -> 0.958x copy, 16384^2 0.930 -> 0.965; f64 0.960 ->
+ *     0.980 and 0.885 -> 0.940; u8 0.855 -> 0.864 and 0.818 -> 0.854; f32
+ *     shifted 8191x8193 0.875 -> 0.905.  Groups of 2..16 tile rows walked
+ *     column-major did no better than row-major.
  */
 #ifndef CUSPEC_TRANSPOSE_CUH
 #define CUSPEC_TRANSPOSE_CUH
@@ -603,43 +614,95 @@ __device__ __forceinline__ void tile_xpose(typename C::Ut (&tile)[C::UR][C::PU],
   }
 }
 
-/* One tile of a PK kernel (SH with 1- or 2-byte elements).  Read: thread
- * (x, y) of the TILE x ROWS grid packs column c0+x of K consecutive input
- * rows into one 4-byte unit, scalar loads, so input rows may have any
- * alignment.  Write: thread (wx, wy) of the TILE/VEC x ROWS*VEC grid takes
- * VEC elements of output row c0+jj from D+1 units, funnel-shifted where the
- * row's shift sh is not a multiple of K, and stores them as one vector:
- * the shift puts every output segment on a sector, so the vectors are
- * aligned whatever ld_out is.  Edge tiles store the part of a vector inside
- * columns [0, rows). */
+/* One tile of a PK kernel (SH with 1- or 2-byte elements).
+ * Read: input rows may start anywhere in a word (odd ld_in), so thread x
+ * of a tile row loads the x-th aligned 4-byte word from the word holding
+ * the row's first element, takes the next word from lane x+1 (a shuffle;
+ * the row's last lane loads it itself) and funnel-shifts the pair, which
+ * gives it K = 4/S elements of the row.  It does that for K consecutive
+ * rows and byte-permutes the K x K block into K units: unit e holds column
+ * c0+Kx+e of the K rows, K consecutive elements of an output row.  The
+ * warp's units go to shared memory in an order rotated per group of 32/K
+ * lanes, so the stores meet 32 different banks.
+ * Write: thread (wx, wy) of the TILE/VEC x ROWS*VEC grid takes VEC elements
+ * of output row c0+jj from D+1 units, funnel-shifted where the row's shift
+ * sh is not a multiple of K, and stores them as one vector: the shift puts
+ * every output segment on a sector, so the vectors are aligned whatever
+ * ld_out is.  Edge tiles load only words that hold an element of the
+ * matrix (such a word lies in the same page as that element) and store the
+ * part of a vector inside columns [0, rows). */
 template <typename C, typename E, bool EDGE>
 __device__ __forceinline__ void tile_pk(unsigned (&tile)[C::UR][C::PU],
                                         const E *__restrict__ inb, E *__restrict__ outb,
                                         u64 rows, u64 cols, u64 ld_in, u64 ld_out,
                                         u64 r0, u64 c0, unsigned tid) {
-  constexpr int S = C::S, K = C::K, VEC = C::VEC_, D = C::D, G = C::G, P = C::P;
-  constexpr int ROWS = C::ROWS_, TILE = C::TILE_, NX = C::NX, RW = C::RW;
+  constexpr int S = C::S, K = C::K, VEC = C::VEC_, D = C::D, P = C::P;
+  constexpr int TILE = C::TILE_, NX = C::NX, RW = C::RW, UR = C::UR;
+  constexpr int NWR = TILE / K;              /* words per tile row */
+  constexpr int YQ = C::NT / NWR;            /* unit rows per pass */
+  constexpr int GQ = (UR + YQ - 1) / YQ;     /* passes */
 
-  const unsigned x = tid % TILE, y = tid / TILE;
-  const u64 col = c0 + x;
-  unsigned u[G];
+  constexpr int LW = NWR < 32 ? NWR : 32;    /* lanes that share a row */
+  constexpr int NR = GQ * K;                 /* input rows per thread */
+  constexpr int NE = (NR + LW - 1) / LW;     /* words past the lanes' last */
+
+  const unsigned x = tid % NWR, yq = tid / NWR, lane = tid % 32, li = tid % LW;
+  const u64 nbytes = (EDGE && cols - c0 < (u64)TILE ? cols - c0 : (u64)TILE) * S;
+  /* lo[i]: word x of row i.  The word after the LW lanes' last, which only
+   * lane LW-1 needs, is loaded for row i = li + LW*j by lane li into ex[j]:
+   * one register per LW rows rather than one per row, and one load per lane
+   * (predicated loads into one register would wait for each other). */
+  unsigned lo[NR], ex[NE];
 #pragma unroll
-  for (int g = 0; g < G; ++g) {
-    const bool in_tile = C::in_tile(g, y);
-    const u64 rb = r0 - C::XR + (u64)K * (y + g * ROWS);  /* may wrap below row 0 */
-    unsigned w = 0u;
-#pragma unroll
-    for (int m = 0; m < K; ++m) {
-      const u64 r = rb + m;
-      if (in_tile && (!EDGE || (r < rows && col < cols)))
-        w |= (S == 1 ? ld_hint1(inb + r * ld_in + col) : ld_hint2(inb + r * ld_in + col))
-             << (8 * S * m);
-    }
-    u[g] = w;
+  for (int i = 0; i < NR; ++i) {
+    const unsigned y = yq + i / K * YQ;
+    const u64 r = r0 - C::XR + (u64)K * y + i % K;  /* may wrap below row 0 */
+    const unsigned char *row = reinterpret_cast<const unsigned char *>(inb + r * ld_in + c0);
+    const unsigned mis = (unsigned)((unsigned long long)row % 4);
+    lo[i] = 0u;
+    if ((UR % YQ == 0 || y < (unsigned)UR) && (!EDGE || r < rows) && (!EDGE || 4 * x < mis + nbytes))
+      lo[i] = ld_hint4(row - mis + 4 * x);
   }
 #pragma unroll
-  for (int g = 0; g < G; ++g)
-    if (C::in_tile(g, y)) tile[y + g * ROWS][x] = u[g];
+  for (int j = 0; j < NE; ++j) {
+    const unsigned i = li + LW * j, y = yq + i / K * YQ;
+    const u64 r = r0 - C::XR + (u64)K * y + i % K;
+    const unsigned char *row = reinterpret_cast<const unsigned char *>(inb + r * ld_in + c0);
+    const unsigned mis = (unsigned)((unsigned long long)row % 4);
+    const unsigned xe = x - li + LW;
+    ex[j] = 0u;
+    if ((NR % LW == 0 || i < (unsigned)NR) && (UR % YQ == 0 || y < (unsigned)UR) &&
+        (!EDGE || r < rows) && mis != 0 && (!EDGE || 4 * xe < mis + nbytes))
+      ex[j] = ld_hint4(row - mis + 4 * xe);
+  }
+  /* row i's misalignment, again: mis0 + (row i - row 0) * ld_in * S, mod 4 */
+  const unsigned mis0 = (unsigned)((unsigned long long)(inb + (r0 - C::XR + (u64)K * yq) * ld_in + c0) % 4);
+  const unsigned ldb = (unsigned)(ld_in * S % 4);
+  const unsigned rot = lane / (32 / K) % K;
+#pragma unroll
+  for (int g = 0; g < GQ; ++g) {
+    unsigned wr[K][1], u[K];
+#pragma unroll
+    for (int m = 0; m < K; ++m) {
+      const int i = g * K + m;
+      const unsigned mis = (mis0 + (unsigned)(K * YQ * g + m) * ldb) % 4;
+      const unsigned next = __shfl_down_sync(0xffffffffu, lo[i], 1, LW);
+      const unsigned after = __shfl_sync(0xffffffffu, ex[i / LW], i % LW, LW);
+      wr[m][0] = __funnelshift_r(lo[i], li == LW - 1 ? after : next, 8 * mis);
+    }
+    pack_units<S, K, K, 1, unsigned>(wr, u);
+    const unsigned y = yq + g * YQ;
+    if (UR % YQ == 0 || y < (unsigned)UR) {
+#pragma unroll
+      for (int e = 0; e < K; ++e) {
+        const unsigned i = (e + rot) % K;
+        unsigned v = u[0];
+#pragma unroll
+        for (int k = 1; k < K; ++k) v = i == (unsigned)k ? u[k] : v;
+        tile[y][K * x + i] = v;
+      }
+    }
+  }
   __syncthreads();
 
   const unsigned wx = tid % NX, wy = tid / NX;
@@ -687,20 +750,21 @@ cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
   map_thread<C::NX, C::WXW>(threadIdx.x, wx, wy);
 
   const u64 tiles_x = (cols + (TILE - 1)) / TILE;   /* TILE is 2^k: shifts */
-  const u64 ntiles = tiles_x * ((rows + C::XR + (TILE - 1)) / TILE);
+  const u64 tiles_y = (rows + C::XR + (TILE - 1)) / TILE;
+  const u64 ntiles = tiles_x * tiles_y;
 
   for (u64 b = blockIdx.y; b < batch; b += gridDim.y) {
     const E *inb = in + b * stride_in;
     E *outb = out + b * stride_out;
     for (u64 t = blockIdx.x; t < ntiles; t += gridDim.x) {
-      u64 ti, tj;
-      if (((t | tiles_x) >> 32) == 0) {            /* the normal case: 32-bit div */
-        const unsigned qt = (unsigned)t / (unsigned)tiles_x;
-        ti = qt;
-        tj = (unsigned)t - qt * (unsigned)tiles_x;
+      u64 ti, tj;                                   /* down the columns of tiles */
+      if (((t | tiles_y) >> 32) == 0) {            /* the normal case: 32-bit div */
+        const unsigned qt = (unsigned)t / (unsigned)tiles_y;
+        tj = qt;
+        ti = (unsigned)t - qt * (unsigned)tiles_y;
       } else {
-        ti = udiv64_slow(t, tiles_x);
-        tj = t - ti * tiles_x;
+        tj = udiv64_slow(t, tiles_y);
+        ti = t - tj * tiles_y;
       }
       const u64 r0 = ti * TILE, c0 = tj * TILE;
       const bool inside = (C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + TILE <= cols;
