@@ -169,7 +169,7 @@ void cuspec__transpose_fit(struct cuspec__variant *v, int align, int from_record
          * shifted (0.89-0.94x); 1- and 2-byte ones read as realigned words
          * and written as shifted vectors (u8 0.75-0.77x, u16 0.83-0.86x). */
         static const int by_size[9][4] = {
-            [1] = {128, 2, 1, 8}, [2] = {64, 4, 1, 8}, [4] = {64, 8, 1, 1}, [8] = {64, 8, 1, 1}};
+            [1] = {128, 2, 1, 16}, [2] = {128, 2, 1, 8}, [4] = {64, 8, 1, 1}, [8] = {64, 8, 1, 1}};
         memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], sizeof by_size[0]);
         v->p[P_SHIFT] = 1;
     } else if (!from_record) {
@@ -178,6 +178,10 @@ void cuspec__transpose_fit(struct cuspec__variant *v, int align, int from_record
         v->p[P_SHIFT] = size >= 4 && align < 32 / size;
         if (!legal(v))
             v->p[P_SHIFT] = 0;
+        /* Unshifted, a sub-word kernel has TILE / VEC threads per row of
+         * ROWS, not TILE: a shifted one's few rows may not make a warp. */
+        while (!legal(v) && v->p[P_ROWS] < 32)
+            v->p[P_ROWS] *= 2;
     }
     while (!packed_shift(v) && v->p[P_VEC] > align) {
         v->p[P_VEC] /= 2;

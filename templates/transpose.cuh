@@ -646,8 +646,14 @@ __device__ __forceinline__ void tile_pk(unsigned (&tile)[C::UR][C::PU],
   constexpr int NR = GQ * K;                 /* input rows per thread */
   constexpr int NE = (NR + LW - 1) / LW;     /* words past the lanes' last */
 
-  const unsigned x = tid % NWR, yq = tid / NWR, lane = tid % 32, li = tid % LW;
+  const unsigned x = tid % NWR, yq = tid / NWR, li = tid % LW;
   const u64 nbytes = (EDGE && cols - c0 < (u64)TILE ? cols - c0 : (u64)TILE) * S;
+  const u64 ldb = ld_in * S;                 /* bytes from one input row to the next */
+  /* row i of this thread is input row r0 - XR + K*yq + ROW(i) */
+#define CUSPEC_TR_ROW(i) ((i) / K * YQ * K + (i) % K)
+  const unsigned char *p0 =
+      reinterpret_cast<const unsigned char *>(inb + (r0 - C::XR + (u64)K * yq) * ld_in + c0);
+  const u64 q0 = (u64)p0 + 4 * x;            /* word x of row 0, plus the row's misalignment */
   /* lo[i]: word x of row i.  The word after the LW lanes' last, which only
    * lane LW-1 needs, is loaded for row i = li + LW*j by lane li into ex[j]:
    * one register per LW rows rather than one per row, and one load per lane
@@ -656,18 +662,17 @@ __device__ __forceinline__ void tile_pk(unsigned (&tile)[C::UR][C::PU],
 #pragma unroll
   for (int i = 0; i < NR; ++i) {
     const unsigned y = yq + i / K * YQ;
-    const u64 r = r0 - C::XR + (u64)K * y + i % K;  /* may wrap below row 0 */
-    const unsigned char *row = reinterpret_cast<const unsigned char *>(inb + r * ld_in + c0);
-    const unsigned mis = (unsigned)((unsigned long long)row % 4);
+    const u64 r = r0 - C::XR + (u64)K * yq + CUSPEC_TR_ROW(i);  /* may wrap below row 0 */
+    const u64 q = q0 + CUSPEC_TR_ROW(i) * ldb;
     lo[i] = 0u;
-    if ((UR % YQ == 0 || y < (unsigned)UR) && (!EDGE || r < rows) && (!EDGE || 4 * x < mis + nbytes))
-      lo[i] = ld_hint4(row - mis + 4 * x);
+    if ((UR % YQ == 0 || y < (unsigned)UR) && (!EDGE || r < rows) && (!EDGE || 4 * x < q % 4 + nbytes))
+      lo[i] = ld_hint4(reinterpret_cast<const void *>(q & ~3ull));
   }
 #pragma unroll
   for (int j = 0; j < NE; ++j) {
     const unsigned i = li + LW * j, y = yq + i / K * YQ;
-    const u64 r = r0 - C::XR + (u64)K * y + i % K;
-    const unsigned char *row = reinterpret_cast<const unsigned char *>(inb + r * ld_in + c0);
+    const u64 r = r0 - C::XR + (u64)K * yq + CUSPEC_TR_ROW(i);
+    const unsigned char *row = p0 + CUSPEC_TR_ROW(i) * ldb;
     const unsigned mis = (unsigned)((unsigned long long)row % 4);
     const unsigned xe = x - li + LW;
     ex[j] = 0u;
@@ -675,34 +680,39 @@ __device__ __forceinline__ void tile_pk(unsigned (&tile)[C::UR][C::PU],
         (!EDGE || r < rows) && mis != 0 && (!EDGE || 4 * xe < mis + nbytes))
       ex[j] = ld_hint4(row - mis + 4 * xe);
   }
-  /* row i's misalignment, again: mis0 + (row i - row 0) * ld_in * S, mod 4 */
-  const unsigned mis0 = (unsigned)((unsigned long long)(inb + (r0 - C::XR + (u64)K * yq) * ld_in + c0) % 4);
-  const unsigned ldb = (unsigned)(ld_in * S % 4);
-  const unsigned rot = lane / (32 / K) % K;
+  /* Bank spread: the lanes of a row store K units each, at columns K*x+e;
+   * lanes 32/K apart would meet in one bank, so each group of 32/K lanes
+   * rotates its K elements by rot before packing, and unit e then holds
+   * column K*x + (e + rot) % K. */
+  /* Row i's misalignment is that of row i % K: K * YQ = K * K * ROWS rows
+   * apart are a multiple of 4 rows, which keeps every row's misalignment. */
+  static_assert(K * YQ % 4 == 0, "rows K * YQ apart share their misalignment");
+  unsigned shift[K];
+#pragma unroll
+  for (int m = 0; m < K; ++m) shift[m] = 8 * (unsigned)((q0 + (u64)m * ldb) % 4);
+  const unsigned rot = (tid % 32) / (32 / K) % K;
+  unsigned *const st0 = &tile[yq][0];
+  unsigned col[K];
+#pragma unroll
+  for (int e = 0; e < K; ++e) col[e] = K * x + (e + rot) % K;
 #pragma unroll
   for (int g = 0; g < GQ; ++g) {
     unsigned wr[K][1], u[K];
 #pragma unroll
     for (int m = 0; m < K; ++m) {
       const int i = g * K + m;
-      const unsigned mis = (mis0 + (unsigned)(K * YQ * g + m) * ldb) % 4;
       const unsigned next = __shfl_down_sync(0xffffffffu, lo[i], 1, LW);
       const unsigned after = __shfl_sync(0xffffffffu, ex[i / LW], i % LW, LW);
-      wr[m][0] = __funnelshift_r(lo[i], li == LW - 1 ? after : next, 8 * mis);
+      const unsigned w = __funnelshift_r(lo[i], li == LW - 1 ? after : next, shift[m]);
+      wr[m][0] = __funnelshift_r(w, w, 8 * S * rot);
     }
     pack_units<S, K, K, 1, unsigned>(wr, u);
-    const unsigned y = yq + g * YQ;
-    if (UR % YQ == 0 || y < (unsigned)UR) {
+    if (UR % YQ == 0 || yq + g * YQ < (unsigned)UR) {
 #pragma unroll
-      for (int e = 0; e < K; ++e) {
-        const unsigned i = (e + rot) % K;
-        unsigned v = u[0];
-#pragma unroll
-        for (int k = 1; k < K; ++k) v = i == (unsigned)k ? u[k] : v;
-        tile[y][K * x + i] = v;
-      }
+      for (int e = 0; e < K; ++e) st0[g * YQ * C::PU + col[e]] = u[e];
     }
   }
+#undef CUSPEC_TR_ROW
   __syncthreads();
 
   const unsigned wx = tid % NX, wy = tid / NX;
