@@ -123,7 +123,7 @@
  *   vector aligned whatever ld_out is, and a vector that starts at a unit's
  *   middle is put together with a funnel shift.  XR is a whole sector (SE
  *   rows) here so the tile holds whole units.  Measured (H200, tuned,
- *   8191x8193 and 16383x16385): u8 0.66-0.77x copy, u16 0.78-0.87x; reading
+ *   8191x8193 and 16383x16385): u8 0.72-0.85x copy, u16 0.82-0.90x; reading
  *   the elements one by one instead gave u8 0.53-0.61x, u16 0.72-0.78x, and
  *   single-element kernels without the shift 0.39-0.44x and 0.60x.
  *
