@@ -143,6 +143,8 @@ static int bench(cuspec_ctx *ctx, const struct cuspec__spec *spec, int reps,
         note_kernel(res);
         rc = cuspec__workload_time(w, NULL, reps, 1, res);
     }
+    if (rc == CUSPEC_OK && spec->family == CUSPEC__FAM_TRANSPOSE)
+        rc = cuspec__workload_copy_time(w, reps, &res->copy_us);
     cuspec__workload_destroy(w);
     return rc;
 }

@@ -366,6 +366,9 @@ typedef struct cuspec_bench_result {
                        * call, without the host's cost of enqueueing each */
     double bytes;     /* bytes one call moves */
     double gbs;       /* bytes / median */
+    double copy_us;   /* transposes: the median of copying the same bytes, timed
+                       * the same way (the better of cuMemcpyDtoDAsync and
+                       * cuspec_copy); 0 for reductions */
     int correct;      /* the checked result matched the CPU reference */
     double error;     /* float results: |got - ref| / sum|x| (0 for exact types) */
     char kernel[256]; /* name expression of the kernel that ran */

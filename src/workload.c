@@ -20,6 +20,9 @@ struct pool {
     unsigned count; /* slices rotated through */
 };
 
+/* What run() does: the operation, or for a transpose the same bytes copied. */
+enum copy_mode { RUN_OP, RUN_MEMCPY, RUN_COPY_KERNEL };
+
 struct cuspec__workload {
     cuspec_ctx *ctx;
     struct cuspec__spec spec;
@@ -36,6 +39,7 @@ struct cuspec__workload {
     uint64_t ref_bits; /* integer sums and dots, modulo 2^64 */
     cuspec__after_run_fn hook;
     void *hook_user;
+    enum copy_mode copy;
 };
 
 /* A slice of a random fill, with its own generator (xorshift64*). */
@@ -213,6 +217,11 @@ static int run(struct cuspec__workload *w, const struct cuspec__variant *v, unsi
             return cuspec_dot(w->ctx, s->dtype, a, b, s->n, w->out, stream);
         return cuspec_reduce(w->ctx, s->op, s->dtype, a, s->n, w->out, stream);
     }
+    if (w->copy == RUN_MEMCPY)
+        return cuspec__cu_check(w->ctx->drv->cuMemcpyDtoDAsync(b, a, w->bytes, stream),
+                                "cuMemcpyDtoDAsync");
+    if (w->copy == RUN_COPY_KERNEL)
+        return cuspec_copy(w->ctx, b, a, w->bytes, stream);
     if (v != NULL) {
         struct cuspec__shape sh = {a, b, s->rows, s->cols, s->cols, s->rows, 0, 0, 1};
         return cuspec__transpose_variant(w->ctx, v, &sh, stream);
@@ -454,6 +463,23 @@ int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__varia
     if (stream != NULL)
         drv->cuStreamSynchronize(stream);
     cuspec__ctx_leave(w->ctx, pushed);
+    return rc;
+}
+
+int cuspec__workload_copy_time(struct cuspec__workload *w, int reps, double *us)
+{
+    CUSPEC__RETURN_IF(w->spec.family != CUSPEC__FAM_TRANSPOSE, CUSPEC_ERR_INVALID,
+                      "the same-bytes copy is timed for transposes only");
+    cuspec_bench_result r;
+    int rc = CUSPEC_OK;
+    *us = 0;
+    for (enum copy_mode m = RUN_MEMCPY; rc == CUSPEC_OK && m <= RUN_COPY_KERNEL; m++) {
+        w->copy = m;
+        rc = cuspec__workload_time(w, NULL, reps, 0, &r);
+        if (rc == CUSPEC_OK && (*us == 0 || r.median_us < *us))
+            *us = r.median_us;
+    }
+    w->copy = RUN_OP;
     return rc;
 }
 

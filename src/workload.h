@@ -38,6 +38,13 @@ int cuspec__workload_check(struct cuspec__workload *w, const struct cuspec__vari
 int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__variant *v, int reps,
                           int batch, cuspec_bench_result *r);
 
+/* Transposes: the median per call, timed as cuspec__workload_time does, of
+ * copying the same bytes (one input slice to one output slice, the slices
+ * rotated the same way), the better of cuMemcpyDtoDAsync and cuspec_copy:
+ * what moving this many bytes costs on this device, ramp-up and tail
+ * included. */
+int cuspec__workload_copy_time(struct cuspec__workload *w, int reps, double *us);
+
 /* The mean per call of `calls` calls of v captured in a CUDA graph, after
  * cuspec__workload_time has run v (so that everything is loaded). */
 int cuspec__workload_graph_time(struct cuspec__workload *w, const struct cuspec__variant *v,

@@ -453,7 +453,7 @@ __host__ __device__ constexpr int cuspec_tr_pick_wx(int NX, int ROWS, int NT, in
 template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
 struct Cfg {
   static constexpr int S = (int)sizeof(E);
-  /* PK: shifted sub-word elements, read one by one and packed 4 bytes to a
+  /* PK: shifted sub-word elements, read as realigned words and packed 4 bytes to a
    * unit, written as whole vectors (see WRITE-SIDE SHIFT) */
   static constexpr bool PK = SH != 0 && S < 4;
   static constexpr int K = S >= 4 ? 1 : PK ? 4 / S : (VEC < 4 / S ? VEC : 4 / S);
@@ -667,10 +667,6 @@ __device__ __forceinline__ void tile_pk(unsigned (&tile)[C::UR][C::PU],
   const unsigned char *p0 =
       reinterpret_cast<const unsigned char *>(inb + (r0 - C::XR + (u64)K * yq) * ld_in + c0);
   const u64 q0 = (u64)p0 + 4 * x;            /* word x of row 0, plus the row's misalignment */
-  /* lo[i]: word x of row i.  The word after the LW lanes' last, which only
-   * lane LW-1 needs, is loaded for row i = li + LW*j by lane li into ex[j]:
-   * one register per LW rows rather than one per row, and one load per lane
-   * (predicated loads into one register would wait for each other). */
   /* lo[i]: word x of row i.  The word after the LW lanes' last, which only
    * lane LW-1 needs, is loaded for row i = li + LW*j by lane li into ex[j]:
    * one register per LW rows rather than one per row, and one load per lane

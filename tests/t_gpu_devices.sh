@@ -1,10 +1,11 @@
 #!/bin/sh
-# GPU: `cuspec devices` lists the real GPU with plausible numbers.
+# GPU: `cuspec devices` lists the real GPU with plausible numbers, and
+# `cuspec bench transpose` checks and times on it.
 . "$top_srcdir/tests/tap.sh"
 "$CUSPEC" devices --json >"$tap_out" 2>"$tap_err"
 rc=$?
 [ $rc -eq 3 ] && skip "no CUDA driver or device: $(head -c 200 "$tap_err")"
-plan 8
+plan 11
 ok $rc "devices --json exits 0"
 cat "$tap_out" | sed 's/^/# /'
 
@@ -27,4 +28,13 @@ ok $? "driver supports CUDA 12.0 or newer ($(field driver_version))"
 "$CUSPEC" devices >"$tap_out" 2>"$tap_err"
 grep -q '^GPU 0: ' "$tap_out"
 ok $? "the table names GPU 0"
+
+"$CUSPEC" bench transpose --dtype u8,f32 --shape 33x31,1024x1024 --reps 5 --json \
+    >"$tap_out" 2>"$tap_err"
+ok $? "bench transpose exits 0 (every checked result right)"
+sed 's/^/# /' "$tap_out"
+[ "$(grep -c '"correct":true' "$tap_out")" -eq 4 ]
+ok $? "bench transpose checked four results"
+[ "$(grep -c '"ratio_same":[0-9]' "$tap_out")" -eq 4 ]
+ok $? "each transpose row gives its ratio to copying the same bytes"
 done_testing

@@ -52,6 +52,7 @@ TEST(tune_a_reduction_and_use_it)
     cuspec_bench_result b;
     CUSPEC_OK_(cuspec_bench_reduce(ctx, CUSPEC_SUM, CUSPEC_F32, (1u << 20) + 5, 5, &b));
     check_used(&spec, &r, &b);
+    CHECK(b.copy_us == 0); /* the same-bytes copy is a transpose's yardstick */
 
     /* A re-run reuses every timed candidate. */
     cuspec_tune_result again;
@@ -69,6 +70,10 @@ TEST(tune_a_transpose_and_use_it)
     cuspec_bench_result b;
     CUSPEC_OK_(cuspec_bench_transpose(ctx, CUSPEC_F32, 1024, 1024, 5, &b));
     check_used(&spec, &r, &b);
+    /* 8 MiB copied, timed as the transpose is: microseconds, not nothing */
+    printf("# f32 1024x1024: transpose %.2f us, the same bytes copied %.2f us\n", b.median_us,
+           b.copy_us);
+    CHECK(b.copy_us > 0.5 && b.copy_us < 10 * b.median_us);
 }
 
 /* Corrupts the output of every candidate with 512-thread blocks. */

@@ -22,6 +22,9 @@ static const char help[] =
     "in the same run: the better of cuMemcpyDtoDAsync and cuspec's copy kernel,\n"
     "counting bytes read + written. Reductions count bytes read (both inputs for\n"
     "dot); transposes count bytes read + written.\n"
+    "Transposes also print 'x same': the median time of copying the same bytes,\n"
+    "timed the same way, over the transpose's (small copies run well under the\n"
+    "ceiling: the ramp-up and tail of a call weigh more; 1.000 = as fast as a copy).\n"
     "\n"
     "latency: the first f32 sum in this process (resolve, load, launch, complete:\n"
     "from the store, NVRTC or shipped PTX, and which) and the host time to enqueue a\n"
@@ -70,17 +73,22 @@ static void row(const char *label, const cuspec_bench_result *r, double copy, in
     if (json) {
         printf("{%s,\"median_us\":%.3f,\"p10_us\":%.3f,\"p90_us\":%.3f,\"batch_us\":%.3f,"
                "\"graph_us\":%.3f,\"gbs\":%.1f,\"ratio\":%.4f,\"correct\":%s,\"error\":%.3g,"
-               "\"tier\":\"%s\","
-               "\"kernel\":",
+               "\"tier\":\"%s\",",
                label, r->median_us, r->p10_us, r->p90_us, r->batch_us, r->graph_us, r->gbs,
                r->gbs / copy, r->correct ? "true" : "false", r->error,
                cuspec_tier_name(r->tier) ? cuspec_tier_name(r->tier) : "?");
+        if (r->copy_us > 0)
+            printf("\"copy_us\":%.3f,\"ratio_same\":%.4f,", r->copy_us, r->copy_us / r->median_us);
+        printf("\"kernel\":");
         json_string(stdout, r->kernel);
         printf("}\n");
         return;
     }
-    printf("%s %10.2f %9.2f %9.2f %8.0f %7.3f  %-5s %s\n", label, r->median_us, r->batch_us,
-           r->graph_us, r->gbs, r->gbs / copy, r->correct ? "ok" : "WRONG", r->kernel);
+    printf("%s %10.2f %9.2f %9.2f %8.0f %7.3f", label, r->median_us, r->batch_us, r->graph_us,
+           r->gbs, r->gbs / copy);
+    if (r->copy_us > 0)
+        printf(" %7.3f", r->copy_us / r->median_us);
+    printf("  %-5s %s\n", r->correct ? "ok" : "WRONG", r->kernel);
 }
 
 static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
@@ -138,8 +146,8 @@ static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
     if (n_dt < 0 || n_sh < 0)
         return cli_usage(&cmd_bench, "at most %d values per list", MAX_LIST);
     if (!o->json)
-        printf(
-            "dtype       shape   median_us  batch_us  graph_us     GB/s  x copy  check kernel\n");
+        printf("dtype       shape   median_us  batch_us  graph_us     GB/s  x copy  x same  check "
+               "kernel\n");
     int wrong = 0;
     for (int j = 0; j < n_dt; j++)
         for (int k = 0; k < n_sh; k++) {
