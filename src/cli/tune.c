@@ -44,7 +44,8 @@ static const char help[] =
     "  reduce     sum, min, max, dot over f32, f64, i32 at n = 2^10, 2^12, ..., 2^28\n"
     "  transpose  f32, f64 at 256x256, 1024x1024, 4096x4096, 8192x8192, 16384x16384,\n"
     "               1023x1025, 8191x8193, 16383x16385, 10000x3000\n"
-    "             u8, u16 at 1024x1024, 8192x8192, 16384x16384, 8191x8193\n"
+    "             u8, u16 at 1024x1024, 8192x8192, 16384x16384, 8191x8193,\n"
+    "               16383x16385, 10000x3000\n"
     "A family alone tunes its part of the suite; --op, --dtype, --n and --shape each\n"
     "replace one of its lists. Before tuning, the copy bandwidth is measured once:\n"
     "the ceiling the table compares against.\n"
@@ -118,7 +119,8 @@ static const struct suite_row {
     {"transpose", "-", "f32,f64",
      "256x256,1024x1024,4096x4096,8192x8192,16384x16384,1023x1025,8191x8193,16383x16385,"
      "10000x3000"},
-    {"transpose", "-", "u8,u16", "1024x1024,8192x8192,16384x16384,8191x8193"},
+    {"transpose", "-", "u8,u16",
+     "1024x1024,8192x8192,16384x16384,8191x8193,16383x16385,10000x3000"},
 };
 #define N_SUITE (sizeof suite / sizeof *suite)
 
