@@ -567,16 +567,16 @@ static void ahead_start(struct ahead *a, const struct plan *p, const cuspec_devi
     a->running = pthread_create(&a->thread, NULL, compile_ahead, a) == 0;
 }
 
-/* Waits for it before the transposes; an interrupted run leaves it to the
- * process's exit (the store takes a write cut short: temporary files). */
-static void ahead_finish(struct ahead *a, int wait)
+/* Waits for it: before the transposes, or at the end of a run cut short
+ * (compiler threads are not left running into the process's exit). */
+static void ahead_finish(struct ahead *a)
 {
     if (!a->running)
         return;
-    if (wait)
-        pthread_join(a->thread, NULL);
-    else
-        pthread_detach(a->thread);
+    if (interrupted)
+        fprintf(stderr, "\r\033[Kcuspec tune: waiting for the transpose kernels being compiled "
+                        "(Ctrl-C again quits at once)\n");
+    pthread_join(a->thread, NULL);
     a->running = 0;
 }
 
@@ -662,7 +662,7 @@ static int tune_plan(struct plan *p, const struct opts *o)
         if (ahead.running && strcmp(it->spec.family, "transpose") == 0) {
             if (tty)
                 draw(&g, "compiling the transpose kernels", 0, 0);
-            ahead_finish(&ahead, 1);
+            ahead_finish(&ahead);
         }
         if (tty)
             draw(&g, "compiling candidates", 0, 0);
@@ -693,7 +693,7 @@ static int tune_plan(struct plan *p, const struct opts *o)
             break;
         }
     }
-    ahead_finish(&ahead, !interrupted);
+    ahead_finish(&ahead);
     sigaction(SIGINT, &old, NULL);
     if (tty)
         fprintf(stderr, "\r\033[K");
