@@ -569,13 +569,15 @@ static void ahead_start(struct ahead *a, const struct plan *p, const cuspec_devi
 
 /* Waits for it: before the transposes, or at the end of a run cut short
  * (compiler threads are not left running into the process's exit). */
-static void ahead_finish(struct ahead *a)
+static void ahead_finish(struct ahead *a, int tty)
 {
     if (!a->running)
         return;
     if (interrupted)
-        fprintf(stderr, "\r\033[Kcuspec tune: waiting for the transpose kernels being compiled "
-                        "(Ctrl-C again quits at once)\n");
+        fprintf(stderr,
+                "%scuspec tune: waiting for the transpose kernels being compiled (Ctrl-C again "
+                "quits at once)\n",
+                tty ? "\r\033[K" : "");
     pthread_join(a->thread, NULL);
     a->running = 0;
 }
@@ -662,7 +664,7 @@ static int tune_plan(struct plan *p, const struct opts *o)
         if (ahead.running && strcmp(it->spec.family, "transpose") == 0) {
             if (tty)
                 draw(&g, "compiling the transpose kernels", 0, 0);
-            ahead_finish(&ahead);
+            ahead_finish(&ahead, tty);
         }
         if (tty)
             draw(&g, "compiling candidates", 0, 0);
@@ -693,7 +695,7 @@ static int tune_plan(struct plan *p, const struct opts *o)
             break;
         }
     }
-    ahead_finish(&ahead);
+    ahead_finish(&ahead, tty);
     sigaction(SIGINT, &old, NULL);
     if (tty)
         fprintf(stderr, "\r\033[K");
