@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { P_TILE, P_ROWS, P_PAD, P_VEC, P_SHIFT };
+enum { P_TILE, P_ROWS, P_PAD, P_VEC, P_SHIFT, P_REGS };
 
 /* The kernel's element word for a dtype: only the size matters. */
 static const char *word(int dtype)
@@ -47,17 +47,48 @@ static int extra_rows(const struct cuspec__variant *v)
     return v->p[P_SHIFT] ? (packed_shift(v) ? se : se - 1) : 0;
 }
 
+/* The register kernel's geometry (the template's RCfg): warps of 64 / B
+ * lanes along the input rows, B = 16 bytes per vector. */
+static int regs_lanes_x(const struct cuspec__variant *v)
+{
+    return 64 / (v->p[P_VEC] * (int)cuspec_dtype_size(v->dtype));
+}
+
 static int threads(const struct cuspec__variant *v)
 {
+    if (v->p[P_REGS])
+        return v->p[P_TILE] / (regs_lanes_x(v) * v->p[P_VEC]) * v->p[P_ROWS] * 32;
     return packed_shift(v) ? v->p[P_TILE] * v->p[P_ROWS]
                            : v->p[P_TILE] / v->p[P_VEC] * v->p[P_ROWS];
+}
+
+/* Input rows per tile (columns per tile: TILE). */
+static int tile_rows(const struct cuspec__variant *v)
+{
+    if (v->p[P_REGS])
+        return v->p[P_ROWS] * (32 / regs_lanes_x(v)) * v->p[P_VEC];
+    return v->p[P_TILE];
+}
+
+/* The register kernel: 1- and 2-byte elements in 16-byte vectors, no
+ * padding or shift (it has no shared tile). */
+static int legal_regs(const struct cuspec__variant *v)
+{
+    int size = (int)cuspec_dtype_size(v->dtype), tile = v->p[P_TILE];
+    if (size > 2 || v->p[P_VEC] * size != 16 || v->p[P_PAD] || v->p[P_SHIFT])
+        return 0;
+    return tile % (regs_lanes_x(v) * v->p[P_VEC]) == 0 && threads(v) <= 1024;
 }
 
 static int legal(const struct cuspec__variant *v)
 {
     int size = (int)cuspec_dtype_size(v->dtype), tile = v->p[P_TILE], rows = v->p[P_ROWS];
     int vec = v->p[P_VEC];
-    if (word(v->dtype) == NULL || v->op != 0 || vec * size > 16 || tile % vec != 0)
+    if (word(v->dtype) == NULL || v->op != 0)
+        return 0;
+    if (v->p[P_REGS])
+        return legal_regs(v);
+    if (tile > 128 || vec * size > 16 || tile % vec != 0)
         return 0;
     int k = packing(v), n = threads(v);
     if (v->p[P_SHIFT] && tile * size % 32 != 0)
@@ -71,13 +102,19 @@ static int legal(const struct cuspec__variant *v)
 
 static void expr(const struct cuspec__variant *v, char *buf, size_t size)
 {
+    if (v->p[P_REGS]) {
+        snprintf(buf, size, "cuspec_transpose_regs<%s, %d, %d, %d>", word(v->dtype),
+                 v->p[P_TILE], v->p[P_ROWS], v->p[P_VEC]);
+        return;
+    }
     snprintf(buf, size, "cuspec_transpose<%s, %d, %d, %d, %d, %d>", word(v->dtype), v->p[P_TILE],
              v->p[P_ROWS], v->p[P_PAD], v->p[P_VEC], v->p[P_SHIFT]);
 }
 
 /* Measured on an H200 (the transpose harness, tight leading dimensions):
- * the fastest at 8192^2 and 16384^2 for each element size. */
-static void defaults(int arch, struct cuspec__variant *v)
+ * the fastest shared-tile kernels at 8192^2 and 16384^2 for each element
+ * size. */
+static void plain_default(struct cuspec__variant *v)
 {
     static const int by_size[9][4] = {
         [1] = {128, 32, 1, 8},
@@ -86,8 +123,24 @@ static void defaults(int arch, struct cuspec__variant *v)
         [8] = {64, 8, 1, 1},
     };
     size_t size = cuspec_dtype_size(v->dtype);
-    (void)arch;
     memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], 4 * sizeof(int));
+    v->p[P_SHIFT] = 0;
+    v->p[P_REGS] = 0;
+}
+
+/* Bytes take the register kernel: on an H200, tile 256 rows 1 against the
+ * best shared-tile kernel (128/2/1/4) moved 0.852 against 0.840x copy at
+ * 8192^2, 0.928 against 0.911 at 16384^2 and 0.644 against 0.614 at 4096^2;
+ * for halves it lost 3-4% on the large squares. */
+static void defaults(int arch, struct cuspec__variant *v)
+{
+    (void)arch;
+    plain_default(v);
+    if (cuspec_dtype_size(v->dtype) == 1) {
+        static const int regs[4] = {256, 1, 0, 16};
+        memcpy(&v->p[P_TILE], regs, sizeof regs);
+        v->p[P_REGS] = 1;
+    }
 }
 
 /* Shifting only helps output rows that do not start on a sector; other
@@ -111,14 +164,15 @@ static int alternate(struct cuspec__variant *v)
 const struct cuspec__family cuspec__family_transpose = {
     .name = "transpose",
     .template_file = "transpose.cuh",
-    .n_params = 5,
+    .n_params = 6,
     .params =
         {
-            [P_TILE] = {"tile", 4, {16, 32, 64, 128}},
+            [P_TILE] = {"tile", 5, {16, 32, 64, 128, 256}},
             [P_ROWS] = {"rows", 6, {1, 2, 4, 8, 16, 32}},
             [P_PAD] = {"pad", 2, {0, 1}},
             [P_VEC] = {"vec", 5, {1, 2, 4, 8, 16}},
             [P_SHIFT] = {"shift", 2, {0, 1}},
+            [P_REGS] = {"regs", 2, {0, 1}},
         },
     .n_dtypes = 4,
     .dtypes = {CUSPEC_U8, CUSPEC_U16, CUSPEC_U32, CUSPEC_U64},
@@ -163,6 +217,8 @@ int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype)
 void cuspec__transpose_fit(struct cuspec__variant *v, int align, int from_record)
 {
     int size = (int)cuspec_dtype_size(v->dtype);
+    if (!from_record && v->p[P_REGS] && v->p[P_VEC] > align)
+        plain_default(v); /* its 16-byte vectors do not fit: a shared-tile kernel */
     if (!from_record && v->p[P_VEC] > align) {
         /* Measured on an H200 at 8191x8193 and 16383x16385, against
          * 0.62-0.83x copy unshifted: 4- and 8-byte elements one by one,
@@ -204,7 +260,8 @@ int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
         return rc;
     unsigned long long tile = (unsigned long long)v->p[P_TILE];
     unsigned long long tiles =
-        ((s->cols + tile - 1) / tile) * ((s->rows + (unsigned)extra_rows(v) + tile - 1) / tile);
+        ((s->cols + tile - 1) / tile) *
+        ((s->rows + (unsigned)extra_rows(v) + (unsigned)tile_rows(v) - 1) / (unsigned)tile_rows(v));
     unsigned grid = tiles < 0x7fffffffULL ? (unsigned)tiles : 0x7fffffffU;
     unsigned grid_y = s->batch < 65535 ? (unsigned)s->batch : 65535;
     struct cuspec__shape a = *s;

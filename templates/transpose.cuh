@@ -26,6 +26,11 @@
  *       unsigned long long stride_in, unsigned long long stride_out,
  *       unsigned long long batch);
  *
+ *   template <typename E, int TILE, int ROWS, int VEC>
+ *   __global__ void cuspec_transpose_regs(...same parameters...);
+ *     The register kernel (see the end of the file): no shared memory, for
+ *     1- and 2-byte elements with VEC * S = 16; the host enforces R1-R4.
+ *
  *   All seven scalar parameters are 8-byte unsigned (kernelParams[] entries
  *   point to unsigned long long).  Strides/lds are in ELEMENTS.
  *   (Trailing parameters differ from the draft signature: tiles_x and
@@ -522,6 +527,18 @@ __device__ __forceinline__ u64 udiv64_slow(u64 n, u64 d) {
   return q;
 }
 
+/* Tile t's row ti and column tj: tiles are numbered down the columns. */
+__device__ __forceinline__ void tile_at(u64 t, u64 tiles_y, u64 &ti, u64 &tj) {
+  if (((t | tiles_y) >> 32) == 0) { /* the normal case: 32-bit division */
+    const unsigned qt = (unsigned)t / (unsigned)tiles_y;
+    tj = qt;
+    ti = (unsigned)t - qt * (unsigned)tiles_y;
+  } else {
+    tj = udiv64_slow(t, tiles_y);
+    ti = t - tj * tiles_y;
+  }
+}
+
 /* tid -> (x, y) on the NX x ROWS thread grid with warps of WX x (32/WX). */
 template <int NX, int WX>
 __device__ __forceinline__ void map_thread(unsigned tid, unsigned &x, unsigned &y) {
@@ -792,7 +809,88 @@ __device__ __noinline__ void tile_pk_last(unsigned (&tile)[C::UR][C::PU],
   tile_pk<C, E, 2>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, tid);
 }
 
+/* ---- the register kernel (cuspec_transpose_regs) --------------------------
+ * No shared memory: each thread loads VEC rows of VEC elements (16 bytes
+ * each), transposes that square in registers (pack_units) and stores VEC
+ * output rows of VEC elements.  Warps are WX x WY lanes with WX = 64 / B,
+ * so a warp reads 64-byte pieces of input rows and writes WY * B-byte
+ * pieces of output rows (whole sectors both ways); a block is
+ * TILE / (WX * VEC) warps across and ROWS warps down, so its tile is TILE
+ * columns by TR = ROWS * WY * VEC rows. */
+template <typename E, int TILE, int ROWS, int VEC>
+struct RCfg {
+  static constexpr int S = (int)sizeof(E);
+  static constexpr int K = 4 / S;            /* rows packed per word */
+  static constexpr int B = VEC * S;          /* bytes per vector access */
+  static constexpr int NW = B / 4;
+  static constexpr int WX = 64 / B;          /* lanes along an input row */
+  static constexpr int WY = 32 / WX;
+  static constexpr int BX = TILE / (WX * VEC); /* warps along the tile's rows */
+  static constexpr int TR = ROWS * WY * VEC; /* tile rows */
+  static constexpr int NT = BX * ROWS * 32;
+  static_assert(IsWord<E>::value && S <= 2, "the register kernel takes 1- and 2-byte elements");
+  static_assert(B == 16, "the register kernel moves 16-byte vectors (VEC = 16 / sizeof(E))");
+  static_assert(TILE % (WX * VEC) == 0 && TILE <= 256, "TILE must be a multiple of 64 bytes, <= 256");
+  static_assert(ROWS >= 1 && (ROWS & (ROWS - 1)) == 0, "ROWS must be a power of two");
+  static_assert(NT <= 1024, "threads per block must be <= 1024");
+};
+
+/* The VEC x VEC square at p (input) to q (output). */
+template <typename C, typename E>
+__device__ __forceinline__ void square_regs(const E *__restrict__ p, E *__restrict__ q, u64 ld_in,
+                                            u64 ld_out) {
+  constexpr int VEC = C::B / C::S;
+  unsigned w[VEC / C::K][C::K][C::NW];
+#pragma unroll
+  for (int r = 0; r < VEC; ++r) Raw<C::B>::ld(p + r * ld_in, w[r / C::K][r % C::K]);
+  unsigned o[VEC][C::NW];
+#pragma unroll
+  for (int g = 0; g < VEC / C::K; ++g) {
+    unsigned u[VEC];
+    pack_units<C::S, C::K, VEC, C::NW, unsigned>(w[g], u);
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) o[e][g] = u[e];
+  }
+#pragma unroll
+  for (int e = 0; e < VEC; ++e) Raw<C::B>::st(q + e * ld_out, o[e]);
+}
+
 } /* namespace cuspec_transpose_detail */
+
+template <typename E, int TILE, int ROWS, int VEC>
+__global__ void __launch_bounds__(cuspec_transpose_detail::RCfg<E, TILE, ROWS, VEC>::NT)
+cuspec_transpose_regs(const E *__restrict__ in, E *__restrict__ out,
+                      unsigned long long rows, unsigned long long cols,
+                      unsigned long long ld_in, unsigned long long ld_out,
+                      unsigned long long stride_in, unsigned long long stride_out,
+                      unsigned long long batch) {
+  using namespace cuspec_transpose_detail;
+  typedef RCfg<E, TILE, ROWS, VEC> C;
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const unsigned tx = (warp % C::BX) * C::WX + lane % C::WX;
+  const unsigned ty = (warp / C::BX) * C::WY + lane / C::WX;
+  const u64 tiles_x = (cols + (TILE - 1)) / TILE; /* TILE, TR are 2^k: shifts */
+  const u64 tiles_y = (rows + (C::TR - 1)) / C::TR;
+  for (u64 b = blockIdx.y; b < batch; b += gridDim.y) {
+    const E *inb = in + b * stride_in;
+    E *outb = out + b * stride_out;
+    for (u64 t = blockIdx.x; t < tiles_x * tiles_y; t += gridDim.x) {
+      u64 ti, tj;
+      tile_at(t, tiles_y, ti, tj);
+      const u64 r = ti * C::TR + ty * VEC, c = tj * TILE + tx * VEC;
+      if (r + VEC <= rows && c + VEC <= cols) {
+        square_regs<C, E>(inb + r * ld_in + c, outb + c * ld_out + r, ld_in, ld_out);
+      } else if (r < rows && c < cols) { /* a square cut by the edge: element by element */
+        const int nr = rows - r < VEC ? (int)(rows - r) : VEC;
+        const int nc = cols - c < VEC ? (int)(cols - c) : VEC;
+#pragma unroll 1
+        for (int i = 0; i < nr; ++i)
+#pragma unroll 1
+          for (int j = 0; j < nc; ++j) outb[(c + j) * ld_out + r + i] = inb[(r + i) * ld_in + c + j];
+      }
+    }
+  }
+}
 
 template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
 __global__ void __launch_bounds__(cuspec_transpose_detail::Cfg<E, TILE, ROWS, PAD, VEC, SH>::NT)
@@ -817,15 +915,8 @@ cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
     const E *inb = in + b * stride_in;
     E *outb = out + b * stride_out;
     for (u64 t = blockIdx.x; t < ntiles; t += gridDim.x) {
-      u64 ti, tj;                                   /* down the columns of tiles */
-      if (((t | tiles_y) >> 32) == 0) {            /* the normal case: 32-bit div */
-        const unsigned qt = (unsigned)t / (unsigned)tiles_y;
-        tj = qt;
-        ti = (unsigned)t - qt * (unsigned)tiles_y;
-      } else {
-        tj = udiv64_slow(t, tiles_y);
-        ti = t - tj * tiles_y;
-      }
+      u64 ti, tj;
+      tile_at(t, tiles_y, ti, tj);
       const u64 r0 = ti * TILE, c0 = tj * TILE;
       const bool inside = (C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + TILE <= cols;
       if constexpr (C::PK) {

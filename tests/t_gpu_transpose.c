@@ -277,8 +277,9 @@ TEST(kernels_compile)
     group_begin();
     const struct cuspec__family *f = &cuspec__family_transpose;
     int p_vec = param_index(f, "vec"), p_shift = param_index(f, "shift");
-    if (p_vec < 0 || p_shift < 0) {
-        TAP_FAIL("the transpose family has no vec or shift parameter");
+    int p_regs = param_index(f, "regs");
+    if (p_vec < 0 || p_shift < 0 || p_regs < 0) {
+        TAP_FAIL("the transpose family has no vec, shift or regs parameter");
         return;
     }
     struct vlist all = {0}, defaults = {0}, build = {0};
@@ -286,21 +287,25 @@ TEST(kernels_compile)
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_TRANSPOSE, ctx->arch, 0, collect, &defaults), 0);
     /* The default and the misaligned default of each element size. */
     CHECK_UINT_EQ(defaults.n, 8);
-    /* About 20 unshifted and 20 shifted kernels spread over the enumeration
-     * (dtype, tile, rows, pad, vec), then all the defaults. */
-    size_t n_shift = 0;
+    /* About 20 kernels of each kind (shared tile, shifted, registers) spread
+     * over the enumeration (dtype, tile, rows, pad, vec), then all the
+     * defaults. */
+    size_t n_kind[3] = {0};
+#define KIND(v) ((v).p[p_regs] ? 2 : (v).p[p_shift] ? 1 : 0)
     for (size_t i = 0; i < all.n; i++)
-        n_shift += all.v[i].p[p_shift] != 0;
-    for (int shift = 0; shift <= 1; shift++) {
-        size_t n = shift ? n_shift : all.n - n_shift, step = n / 20 > 0 ? n / 20 : 1, seen = 0;
+        n_kind[KIND(all.v[i])]++;
+    for (int kind = 0; kind < 3; kind++) {
+        size_t step = n_kind[kind] / 20 > 0 ? n_kind[kind] / 20 : 1, seen = 0;
         for (size_t i = 0; i < all.n; i++)
-            if ((all.v[i].p[p_shift] != 0) == shift && seen++ % step == step / 2)
+            if (KIND(all.v[i]) == kind && seen++ % step == step / 2)
                 CHECK(vlist_add(&sample, &all.v[i]) == 0);
     }
+#undef KIND
     for (size_t i = 0; i < defaults.n; i++)
         CHECK(vlist_add(&sample, &defaults.v[i]) == 0);
-    printf("# %zu legal transpose specializations (%zu shifted); running %zu of them\n", all.n,
-           n_shift, sample.n);
+    printf("# %zu legal transpose specializations (%zu shifted, %zu in registers); running %zu "
+           "of them\n",
+           all.n, n_kind[1], n_kind[2], sample.n);
 
     /* Public calls use the defaults fitted to the shape's alignment class:
      * shifted below a sector, with vectors no wider than the class (but
