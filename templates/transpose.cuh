@@ -816,7 +816,10 @@ __device__ __noinline__ void tile_pk_last(unsigned (&tile)[C::UR][C::PU],
  * so a warp reads 64-byte pieces of input rows and writes WY * B-byte
  * pieces of output rows (whole sectors both ways); a block is
  * TILE / (WX * VEC) warps across and ROWS warps down, so its tile is TILE
- * columns by TR = ROWS * WY * VEC rows. */
+ * columns by TR = ROWS * WY * VEC rows.  Measured on an H200 (tuned, x copy):
+ * u8 8192^2 0.831 and 16384^2 0.924 against 0.825 and 0.916 for the best
+ * shared-tile kernels; for u16 it wins only at 10000x3000 (by 1%).  Rows
+ * that start anywhere in a word need the shared tile (PK). */
 template <typename E, int TILE, int ROWS, int VEC>
 struct RCfg {
   static constexpr int S = (int)sizeof(E);
