@@ -47,17 +47,12 @@ static int extra_rows(const struct cuspec__variant *v)
     return v->p[P_SHIFT] ? (packed_shift(v) ? se : se - 1) : 0;
 }
 
-/* The register kernel's geometry (the template's RCfg): warps of 64 / B
- * lanes along the input rows, B = 16 bytes per vector. */
-static int regs_lanes_x(const struct cuspec__variant *v)
-{
-    return 64 / (v->p[P_VEC] * (int)cuspec_dtype_size(v->dtype));
-}
-
+/* The register kernel's warps (the template's RCfg, 16-byte vectors): 4
+ * lanes of VEC elements along the input rows by 8 lanes of VEC rows. */
 static int threads(const struct cuspec__variant *v)
 {
     if (v->p[P_REGS])
-        return v->p[P_TILE] / (regs_lanes_x(v) * v->p[P_VEC]) * v->p[P_ROWS] * 32;
+        return v->p[P_TILE] / (4 * v->p[P_VEC]) * v->p[P_ROWS] * 32;
     return packed_shift(v) ? v->p[P_TILE] * v->p[P_ROWS]
                            : v->p[P_TILE] / v->p[P_VEC] * v->p[P_ROWS];
 }
@@ -65,9 +60,7 @@ static int threads(const struct cuspec__variant *v)
 /* Input rows per tile (columns per tile: TILE). */
 static int tile_rows(const struct cuspec__variant *v)
 {
-    if (v->p[P_REGS])
-        return v->p[P_ROWS] * (32 / regs_lanes_x(v)) * v->p[P_VEC];
-    return v->p[P_TILE];
+    return v->p[P_REGS] ? v->p[P_ROWS] * 8 * v->p[P_VEC] : v->p[P_TILE];
 }
 
 /* The register kernel: 1- and 2-byte elements in 16-byte vectors, no
@@ -77,7 +70,7 @@ static int legal_regs(const struct cuspec__variant *v)
     int size = (int)cuspec_dtype_size(v->dtype), tile = v->p[P_TILE];
     if (size > 2 || v->p[P_VEC] * size != 16 || v->p[P_PAD] || v->p[P_SHIFT])
         return 0;
-    return tile % (regs_lanes_x(v) * v->p[P_VEC]) == 0 && threads(v) <= 1024;
+    return tile % (4 * v->p[P_VEC]) == 0 && threads(v) <= 1024;
 }
 
 static int legal(const struct cuspec__variant *v)

@@ -527,15 +527,31 @@ __device__ __forceinline__ u64 udiv64_slow(u64 n, u64 d) {
   return q;
 }
 
-/* Tile t's row ti and column tj: tiles are numbered down the columns. */
-__device__ __forceinline__ void tile_at(u64 t, u64 tiles_y, u64 &ti, u64 &tj) {
-  if (((t | tiles_y) >> 32) == 0) { /* the normal case: 32-bit division */
-    const unsigned qt = (unsigned)t / (unsigned)tiles_y;
-    tj = qt;
-    ti = (unsigned)t - qt * (unsigned)tiles_y;
-  } else {
-    tj = udiv64_slow(t, tiles_y);
-    ti = t - tj * tiles_y;
+/* Calls f(inb, outb, r0, c0) for each tile this block takes, in each batch
+ * entry it takes: tiles of TR input rows by TC columns, XR rows more counted
+ * (the tiles read that many rows before r0), numbered down the columns, the
+ * grid striding over tiles (x) and batch entries (y).  TR, TC: 2^k. */
+template <int TR, int TC, int XR, typename E, typename F>
+__device__ __forceinline__ void each_tile(const E *in, E *out, u64 rows, u64 cols, u64 stride_in,
+                                          u64 stride_out, u64 batch, F &&f) {
+  const u64 tiles_x = (cols + (TC - 1)) / TC;
+  const u64 tiles_y = (rows + XR + (TR - 1)) / TR;
+  const u64 ntiles = tiles_x * tiles_y;
+  for (u64 b = blockIdx.y; b < batch; b += gridDim.y) {
+    const E *inb = in + b * stride_in;
+    E *outb = out + b * stride_out;
+    for (u64 t = blockIdx.x; t < ntiles; t += gridDim.x) {
+      u64 ti, tj;
+      if (((t | tiles_y) >> 32) == 0) { /* the normal case: 32-bit division */
+        const unsigned qt = (unsigned)t / (unsigned)tiles_y;
+        tj = qt;
+        ti = (unsigned)t - qt * (unsigned)tiles_y;
+      } else {
+        tj = udiv64_slow(t, tiles_y);
+        ti = t - tj * tiles_y;
+      }
+      f(inb, outb, ti * TR, tj * TC);
+    }
   }
 }
 
@@ -812,9 +828,9 @@ __device__ __noinline__ void tile_pk_last(unsigned (&tile)[C::UR][C::PU],
 /* ---- the register kernel (cuspec_transpose_regs) --------------------------
  * No shared memory: each thread loads VEC rows of VEC elements (16 bytes
  * each), transposes that square in registers (pack_units) and stores VEC
- * output rows of VEC elements.  Warps are WX x WY lanes with WX = 64 / B,
- * so a warp reads 64-byte pieces of input rows and writes WY * B-byte
- * pieces of output rows (whole sectors both ways); a block is
+ * output rows of VEC elements.  Warps are WX = 4 by WY = 8 lanes, so a warp
+ * reads 64-byte pieces of input rows and writes 128-byte pieces of output
+ * rows (whole sectors both ways); a block is
  * TILE / (WX * VEC) warps across and ROWS warps down, so its tile is TILE
  * columns by TR = ROWS * WY * VEC rows.  Measured on an H200 (tuned, x copy):
  * u8 8192^2 0.831 and 16384^2 0.924 against 0.825 and 0.916 for the best
@@ -826,8 +842,8 @@ struct RCfg {
   static constexpr int K = 4 / S;            /* rows packed per word */
   static constexpr int B = VEC * S;          /* bytes per vector access */
   static constexpr int NW = B / 4;
-  static constexpr int WX = 64 / B;          /* lanes along an input row */
-  static constexpr int WY = 32 / WX;
+  static constexpr int WX = 4;               /* lanes along an input row: 64 bytes */
+  static constexpr int WY = 8;
   static constexpr int BX = TILE / (WX * VEC); /* warps along the tile's rows */
   static constexpr int TR = ROWS * WY * VEC; /* tile rows */
   static constexpr int NT = BX * ROWS * 32;
@@ -872,27 +888,20 @@ cuspec_transpose_regs(const E *__restrict__ in, E *__restrict__ out,
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const unsigned tx = (warp % C::BX) * C::WX + lane % C::WX;
   const unsigned ty = (warp / C::BX) * C::WY + lane / C::WX;
-  const u64 tiles_x = (cols + (TILE - 1)) / TILE; /* TILE, TR are 2^k: shifts */
-  const u64 tiles_y = (rows + (C::TR - 1)) / C::TR;
-  for (u64 b = blockIdx.y; b < batch; b += gridDim.y) {
-    const E *inb = in + b * stride_in;
-    E *outb = out + b * stride_out;
-    for (u64 t = blockIdx.x; t < tiles_x * tiles_y; t += gridDim.x) {
-      u64 ti, tj;
-      tile_at(t, tiles_y, ti, tj);
-      const u64 r = ti * C::TR + ty * VEC, c = tj * TILE + tx * VEC;
-      if (r + VEC <= rows && c + VEC <= cols) {
-        square_regs<C, E>(inb + r * ld_in + c, outb + c * ld_out + r, ld_in, ld_out);
-      } else if (r < rows && c < cols) { /* a square cut by the edge: element by element */
-        const int nr = rows - r < VEC ? (int)(rows - r) : VEC;
-        const int nc = cols - c < VEC ? (int)(cols - c) : VEC;
+  each_tile<C::TR, TILE, 0>(in, out, rows, cols, stride_in, stride_out, batch,
+                            [&](const E *inb, E *outb, u64 r0, u64 c0) {
+    const u64 r = r0 + ty * VEC, c = c0 + tx * VEC;
+    if (r + VEC <= rows && c + VEC <= cols) {
+      square_regs<C, E>(inb + r * ld_in + c, outb + c * ld_out + r, ld_in, ld_out);
+    } else if (r < rows && c < cols) { /* a square cut by the edge: element by element */
+      const int nr = rows - r < VEC ? (int)(rows - r) : VEC;
+      const int nc = cols - c < VEC ? (int)(cols - c) : VEC;
 #pragma unroll 1
-        for (int i = 0; i < nr; ++i)
+      for (int i = 0; i < nr; ++i)
 #pragma unroll 1
-          for (int j = 0; j < nc; ++j) outb[(c + j) * ld_out + r + i] = inb[(r + i) * ld_in + c + j];
-      }
+        for (int j = 0; j < nc; ++j) outb[(c + j) * ld_out + r + i] = inb[(r + i) * ld_in + c + j];
     }
-  }
+  });
 }
 
 template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
@@ -910,43 +919,33 @@ cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
   map_thread<C::NX, C::WXR>(threadIdx.x, rx, ry);
   map_thread<C::NX, C::WXW>(threadIdx.x, wx, wy);
 
-  const u64 tiles_x = (cols + (TILE - 1)) / TILE;   /* TILE is 2^k: shifts */
-  const u64 tiles_y = (rows + C::XR + (TILE - 1)) / TILE;
-  const u64 ntiles = tiles_x * tiles_y;
-
-  for (u64 b = blockIdx.y; b < batch; b += gridDim.y) {
-    const E *inb = in + b * stride_in;
-    E *outb = out + b * stride_out;
-    for (u64 t = blockIdx.x; t < ntiles; t += gridDim.x) {
-      u64 ti, tj;
-      tile_at(t, tiles_y, ti, tj);
-      const u64 r0 = ti * TILE, c0 = tj * TILE;
-      const bool inside = (C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + TILE <= cols;
-      if constexpr (C::PK) {
-        /* The tiles with the matrix's last row take MODE 2 (tile_pk).  How
-         * the paths are laid out changes how ptxas schedules the hot one
-         * (MODE 0): measured on an H200, bytes ran 2-4% faster with MODE 2
-         * out of line, halves 3-8% faster with MODE 2 the only edge path. */
-        if constexpr (sizeof(E) == 1) {
-          if (r0 + TILE >= rows)
-            tile_pk_last<C, E>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
-          else if (inside)
-            tile_pk<C, E, 0>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
-          else
-            tile_pk<C, E, 1>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
-        } else if (inside && r0 + TILE < rows) {
+  each_tile<TILE, TILE, C::XR>(in, out, rows, cols, stride_in, stride_out, batch,
+                               [&](const E *inb, E *outb, u64 r0, u64 c0) {
+    const bool inside = (C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + TILE <= cols;
+    if constexpr (C::PK) {
+      /* The tiles with the matrix's last row take MODE 2 (tile_pk).  How
+       * the paths are laid out changes how ptxas schedules the hot one
+       * (MODE 0): measured on an H200, bytes ran 2-4% faster with MODE 2
+       * out of line, halves 3-8% faster with MODE 2 the only edge path. */
+      if constexpr (sizeof(E) == 1) {
+        if (r0 + TILE >= rows)
+          tile_pk_last<C, E>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
+        else if (inside)
           tile_pk<C, E, 0>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
-        } else {
-          tile_pk<C, E, 2>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
-        }
-      } else if (inside) {
-        tile_xpose<C, E, false>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
+        else
+          tile_pk<C, E, 1>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
+      } else if (inside && r0 + TILE < rows) {
+        tile_pk<C, E, 0>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
       } else {
-        tile_xpose<C, E, true>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
+        tile_pk<C, E, 2>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
       }
-      __syncthreads(); /* shared tile is rewritten by the next iteration */
+    } else if (inside) {
+      tile_xpose<C, E, false>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
+    } else {
+      tile_xpose<C, E, true>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
     }
-  }
+    __syncthreads(); /* shared tile is rewritten by the next iteration */
+  });
 }
 
 #endif /* CUSPEC_TRANSPOSE_CUH */
