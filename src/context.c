@@ -183,6 +183,15 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
                    : cuspec__fail(CUSPEC_ERR_UNSUPPORTED,
                                   "no block of %d threads fits on this device", threads);
     }
+    /* Kernels that wait for the grid before them say so (the template's
+     * cuspec_waits_for_prior_grid); graphs keep the programmatic edges of
+     * such launches from driver 12.3 on. */
+    CUdeviceptr marker;
+    size_t marker_bytes;
+    slot->pdl =
+        drv->cuLaunchKernelEx != NULL && drv->cuModuleGetGlobal != NULL && drv->version >= 12030 &&
+        drv->cuModuleGetGlobal(&marker, &marker_bytes, *mod, "cuspec_waits_for_prior_grid") ==
+            CUDA_SUCCESS;
     return CUSPEC_OK;
 }
 
@@ -192,7 +201,7 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
     struct cuspec__slot *hit = table_find(ctx, v);
     if (hit != NULL) {
         hit->last_use = ++ctx->clock;
-        *k = (struct cuspec__kernel){hit->function, hit->blocks_per_sm};
+        *k = (struct cuspec__kernel){hit->function, hit->blocks_per_sm, hit->pdl};
         pthread_mutex_unlock(&ctx->lock);
         last_launch.tier = CUSPEC_TIER_TABLE;
         cuspec__variant_name(v, last_launch.kernel, sizeof last_launch.kernel);
@@ -203,7 +212,7 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
     /* Resolve outside the lock: a compile may take a while and other threads
      * keep launching what is loaded. */
     struct cuspec__image img;
-    struct cuspec__slot fresh = {1, *v, NULL, NULL, 0, 0};
+    struct cuspec__slot fresh = {1, *v, NULL, NULL, 0, 0, 0};
     int rc = cuspec__image_get(v, ctx->arch, CUSPEC__IMAGE_ANY, &img);
     if (rc == CUSPEC_OK) {
         rc = load(ctx, v, &img, &fresh);
@@ -216,7 +225,7 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
     hit = table_find(ctx, v);
     if (hit != NULL) { /* another thread loaded it meanwhile: keep theirs */
         ctx->drv->cuModuleUnload(fresh.module);
-        *k = (struct cuspec__kernel){hit->function, hit->blocks_per_sm};
+        *k = (struct cuspec__kernel){hit->function, hit->blocks_per_sm, hit->pdl};
     } else {
         if (ctx->n_loaded >= TABLE_BOUND)
             table_evict_one(ctx);
@@ -226,7 +235,7 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
         fresh.last_use = ++ctx->clock;
         ctx->slots[i] = fresh;
         ctx->n_loaded++;
-        *k = (struct cuspec__kernel){fresh.function, fresh.blocks_per_sm};
+        *k = (struct cuspec__kernel){fresh.function, fresh.blocks_per_sm, fresh.pdl};
     }
     pthread_mutex_unlock(&ctx->lock);
     last_launch.tier = img.tier;
@@ -244,16 +253,33 @@ int cuspec_last_launch(cuspec_launch_info *info)
 }
 
 int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k, const struct cuspec__variant *v,
-                   unsigned grid, unsigned grid_y, unsigned block, CUstream stream, void **args)
+                   const unsigned grid[3], unsigned block, CUstream stream, void **args)
 {
-    CUresult r =
-        ctx->drv->cuLaunchKernel(k->function, grid, grid_y, 1, block, 1, 1, 0, stream, args, NULL);
+    CUresult r;
+    if (k->pdl) { /* its blocks may start while the grid before it drains */
+        CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                                  .value.programmaticStreamSerializationAllowed = 1};
+        CUlaunchConfig cfg = {.gridDimX = grid[0],
+                              .gridDimY = grid[1],
+                              .gridDimZ = grid[2],
+                              .blockDimX = block,
+                              .blockDimY = 1,
+                              .blockDimZ = 1,
+                              .hStream = stream,
+                              .attrs = &attr,
+                              .numAttrs = 1};
+        r = ctx->drv->cuLaunchKernelEx(&cfg, k->function, args, NULL);
+    } else {
+        r = ctx->drv->cuLaunchKernel(k->function, grid[0], grid[1], grid[2], block, 1, 1, 0, stream,
+                                     args, NULL);
+    }
     if (r == CUDA_SUCCESS)
         return CUSPEC_OK;
     char name[256];
     cuspec__variant_name(v, name, sizeof name);
     return cuspec__fail_context(cuspec__cu_check(r, "cuLaunchKernel"),
-                                "%s with grid %ux%u, block %u", name, grid, grid_y, block);
+                                "%s with grid %ux%ux%u, block %u", name, grid[0], grid[1], grid[2],
+                                block);
 }
 
 int cuspec__check_pointer(cuspec_ctx *ctx, cuspec_devptr p, size_t align, const char *what)

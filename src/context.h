@@ -13,11 +13,13 @@ struct cuspec__slot {
     CUfunction function;
     uint64_t last_use;
     int blocks_per_sm; /* occupancy of the kernel at its block size */
+    int pdl;           /* launched with programmatic stream serialization */
 };
 
 struct cuspec__kernel {
     CUfunction function;
     int blocks_per_sm;
+    int pdl;
 };
 
 /* Device scratch for kernels that need it (reduction partials and ticket).
@@ -81,9 +83,9 @@ void cuspec__workspace_free(cuspec_ctx *ctx);
  * ticket that is zero between launches. */
 int cuspec__workspace(cuspec_ctx *ctx, CUstream stream, CUdeviceptr *partials, CUdeviceptr *ticket);
 
-/* Launch with the error detail naming the kernel. */
+/* Launch on grid (x, y, z) with the error detail naming the kernel. */
 int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k, const struct cuspec__variant *v,
-                   unsigned grid, unsigned grid_y, unsigned block, CUstream stream, void **args);
+                   const unsigned grid[3], unsigned block, CUstream stream, void **args);
 
 /* Runs copy variant v (the benchmark's ceiling and the tuner use this
  * directly); the context must be current. */

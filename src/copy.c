@@ -61,10 +61,10 @@ int cuspec__copy_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspe
     unsigned long long per_block = (unsigned long long)v->p[P_BLOCK] * v->p[P_ITEMS] * v->p[P_WORD];
     unsigned long long need = (bytes + per_block - 1) / per_block;
     unsigned long long full = (unsigned long long)k.blocks_per_sm * ctx->info.sm_count;
-    unsigned grid = (unsigned)(need < full ? need : full);
+    unsigned grid[3] = {(unsigned)(need < full ? need : full), 1, 1};
     unsigned long long n = bytes;
     void *args[] = {&src, &dst, &n};
-    return cuspec__launch(ctx, &k, v, grid, 1, (unsigned)v->p[P_BLOCK], stream, args);
+    return cuspec__launch(ctx, &k, v, grid, (unsigned)v->p[P_BLOCK], stream, args);
 }
 
 int cuspec_copy(cuspec_ctx *ctx, cuspec_devptr dst, cuspec_devptr src, size_t bytes, void *stream)

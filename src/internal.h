@@ -62,7 +62,9 @@ void cuspec__warn(const char *fmt, ...) CUSPEC__PRINTF(1, 2);
     X(cuModuleLoadDataEx, 1)                                                                       \
     X(cuModuleUnload, 1)                                                                           \
     X(cuModuleGetFunction, 1)                                                                      \
+    X(cuModuleGetGlobal, 0)                                                                        \
     X(cuLaunchKernel, 1)                                                                           \
+    X(cuLaunchKernelEx, 0)                                                                         \
     X(cuFuncGetAttribute, 1)                                                                       \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 1)                                              \
     X(cuMemAlloc, 1)                                                                               \

@@ -96,8 +96,8 @@ static int legal(const struct cuspec__variant *v)
 static void expr(const struct cuspec__variant *v, char *buf, size_t size)
 {
     if (v->p[P_REGS]) {
-        snprintf(buf, size, "cuspec_transpose_regs<%s, %d, %d, %d>", word(v->dtype),
-                 v->p[P_TILE], v->p[P_ROWS], v->p[P_VEC]);
+        snprintf(buf, size, "cuspec_transpose_regs<%s, %d, %d, %d>", word(v->dtype), v->p[P_TILE],
+                 v->p[P_ROWS], v->p[P_VEC]);
         return;
     }
     snprintf(buf, size, "cuspec_transpose<%s, %d, %d, %d, %d, %d>", word(v->dtype), v->p[P_TILE],
@@ -239,6 +239,24 @@ void cuspec__transpose_fit(struct cuspec__variant *v, int align, int from_record
     }
 }
 
+/* One launch of k over s, one tile per block: x down the tile rows, y
+ * across, z over the batch; s fits the grid's limits. */
+static int launch_piece(cuspec_ctx *ctx, const struct cuspec__kernel *k,
+                        const struct cuspec__variant *v, struct cuspec__shape s, CUstream stream)
+{
+    unsigned long long tr = (unsigned)tile_rows(v), tc = (unsigned)v->p[P_TILE];
+    unsigned grid[3] = {(unsigned)((s.rows + (unsigned)extra_rows(v) + tr - 1) / tr),
+                        (unsigned)((s.cols + tc - 1) / tc), (unsigned)s.batch};
+    void *args[] = {&s.in,    &s.out,    &s.rows,      &s.cols,
+                    &s.ld_in, &s.ld_out, &s.stride_in, &s.stride_out};
+    return cuspec__launch(ctx, k, v, grid, (unsigned)threads(v), stream, args);
+}
+
+static unsigned long long min_ull(unsigned long long a, unsigned long long b)
+{
+    return a < b ? a : b;
+}
+
 int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
                               const struct cuspec__shape *s, CUstream stream)
 {
@@ -249,18 +267,24 @@ int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
                       v->p[P_VEC]);
     struct cuspec__kernel k;
     int rc = cuspec__function(ctx, v, &k);
-    if (rc != CUSPEC_OK)
-        return rc;
-    unsigned long long tile = (unsigned long long)v->p[P_TILE];
-    unsigned long long tiles =
-        ((s->cols + tile - 1) / tile) *
-        ((s->rows + (unsigned)extra_rows(v) + (unsigned)tile_rows(v) - 1) / (unsigned)tile_rows(v));
-    unsigned grid = tiles < 0x7fffffffULL ? (unsigned)tiles : 0x7fffffffU;
-    unsigned grid_y = s->batch < 65535 ? (unsigned)s->batch : 65535;
-    struct cuspec__shape a = *s;
-    void *args[] = {&a.in,     &a.out,       &a.rows,       &a.cols, &a.ld_in,
-                    &a.ld_out, &a.stride_in, &a.stride_out, &a.batch};
-    return cuspec__launch(ctx, &k, v, grid, grid_y, (unsigned)threads(v), stream, args);
+    /* Where the grid cannot hold the whole matrix (2^31 - 1 tile rows, 65535
+     * tile columns, 65535 batch entries), pieces of whole tiles: each is a
+     * transpose of its own, so every vector stays aligned. */
+    const unsigned long long max_rows = (1ULL << 30) * (unsigned)tile_rows(v);
+    const unsigned long long max_cols = 65535ULL * (unsigned)v->p[P_TILE], max_batch = 65535;
+    const unsigned long long size = cuspec_dtype_size(v->dtype);
+    for (unsigned long long b = 0; rc == CUSPEC_OK && b < s->batch; b += max_batch)
+        for (unsigned long long c = 0; rc == CUSPEC_OK && c < s->cols; c += max_cols)
+            for (unsigned long long r = 0; rc == CUSPEC_OK && r < s->rows; r += max_rows) {
+                struct cuspec__shape p = *s;
+                p.in += (b * s->stride_in + r * s->ld_in + c) * size;
+                p.out += (b * s->stride_out + c * s->ld_out + r) * size;
+                p.rows = min_ull(s->rows - r, max_rows);
+                p.cols = min_ull(s->cols - c, max_cols);
+                p.batch = min_ull(s->batch - b, max_batch);
+                rc = launch_piece(ctx, &k, v, p, stream);
+            }
+    return rc;
 }
 
 /* Elements spanned by `count` matrices of `rows` rows of `cols` elements. */

@@ -8,8 +8,10 @@
  * compared byte for byte, so padding, gaps between batch entries and the
  * bytes around the output must stay untouched. Then a deterministic sample
  * of the legal specializations through cuspec__transpose_variant (a vector
- * width the shape does not allow is refused), and bad arguments (an error
- * with its detail, nothing written).
+ * width the shape does not allow is refused), chains of transposes that
+ * read what the one before wrote (on a stream and in a graph, where sm_90
+ * launches them programmatically), and bad arguments (an error with its
+ * detail, nothing written).
  *
  * One process, one context, no fork after CUDA is touched. The kernels are
  * compiled by NVRTC into a private store (a fresh $CUSPEC_CACHE_DIR). */
@@ -536,6 +538,96 @@ TEST(transpose_variants_sampled)
     group_end();
 }
 
+/* ## Chains: each transpose reads what the one before wrote
+ * On sm_90 and later the kernels launch with programmatic stream
+ * serialization, so a kernel's blocks may start before the one before it
+ * has finished: each must wait for it before reading. Sixteen transposes,
+ * a -> b -> a, rows x cols and back, on a stream and then captured in a
+ * graph that is launched twice; a must come back as it was. */
+static void chain(CUstream stream, CUdeviceptr a, CUdeviceptr b, size_t rows, size_t cols)
+{
+    for (int i = 0; i < 16; i++) {
+        int rc = i % 2 == 0
+                     ? cuspec_transpose(ctx, CUSPEC_F32, a, rows, cols, cols, b, rows, stream)
+                     : cuspec_transpose(ctx, CUSPEC_F32, b, cols, rows, rows, a, cols, stream);
+        if (rc != CUSPEC_OK) {
+            CASE_FAIL("transpose %d of the chain: %s: %s", i, cuspec_strerror(rc),
+                      cuspec_last_error());
+            return;
+        }
+    }
+}
+
+static void chain_check(CUdeviceptr a, const unsigned char *want, unsigned char *got, size_t bytes,
+                        const char *how)
+{
+    CU_OK(drv->cuMemcpyDtoH(got, a, bytes));
+    if (memcmp(got, want, bytes) != 0)
+        CASE_FAIL("%s: 16 transposes did not give the input back", how);
+}
+
+TEST(transpose_chained)
+{
+    const size_t rows = 1000, cols = 3000, bytes = rows * cols * 4;
+    if (!ready())
+        return;
+    group_begin();
+    /* Kernels compiled for this device wait, and say so, from sm_90 on. */
+    int want_pdl = ctx->arch >= 90 && drv->version >= 12030;
+    for (size_t k = 0; k < sample.n; k++) {
+        struct cuspec__kernel kern;
+        if (cuspec__function(ctx, &sample.v[k], &kern) != CUSPEC_OK)
+            CASE_FAIL("loading sampled kernel %zu: %s", k, cuspec_last_error());
+        else if (kern.pdl != want_pdl)
+            CASE_FAIL("sampled kernel %zu: programmatic launch %d on sm_%d, driver %d, want %d", k,
+                      kern.pdl, ctx->arch, drv->version, want_pdl);
+    }
+    printf("# sm_%d: programmatic dependent launch %s\n", ctx->arch, want_pdl ? "on" : "off");
+    CUdeviceptr a = 0, b = 0;
+    CUstream stream = NULL;
+    CUgraph graph = NULL;
+    CUgraphExec exec = NULL;
+    unsigned char *want = malloc(bytes), *got = malloc(bytes);
+    CU_OK(drv->cuMemAlloc(&a, bytes));
+    CU_OK(drv->cuMemAlloc(&b, bytes));
+    CU_OK(drv->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+    if (a == 0 || b == 0 || stream == NULL || want == NULL || got == NULL) {
+        CASE_FAIL("could not allocate the chain's buffers");
+        goto done;
+    }
+    fill_bytes(want, bytes);
+    CU_OK(drv->cuMemcpyHtoD(a, want, bytes));
+    chain(stream, a, b, rows, cols);
+    CU_OK(drv->cuStreamSynchronize(stream));
+    chain_check(a, want, got, bytes, "on a stream");
+
+    CU_OK(drv->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED));
+    chain(stream, a, b, rows, cols);
+    CU_OK(drv->cuStreamEndCapture(stream, &graph));
+    if (graph != NULL)
+        CU_OK(drv->cuGraphInstantiateWithFlags(&exec, graph, 0));
+    for (int run = 0; exec != NULL && run < 2; run++) {
+        CU_OK(drv->cuMemsetD8(b, POISON, bytes));
+        CU_OK(drv->cuGraphLaunch(exec, stream));
+        CU_OK(drv->cuStreamSynchronize(stream));
+        chain_check(a, want, got, bytes, "in a graph");
+    }
+    if (exec == NULL)
+        CASE_FAIL("the chain could not be captured in a graph");
+done:
+    if (exec != NULL)
+        drv->cuGraphExecDestroy(exec);
+    if (graph != NULL)
+        drv->cuGraphDestroy(graph);
+    if (stream != NULL)
+        drv->cuStreamDestroy(stream);
+    drv->cuMemFree(a);
+    drv->cuMemFree(b);
+    free(want);
+    free(got);
+    group_end();
+}
+
 /* ## Bad arguments: an error, its detail, nothing written */
 #define BAD_BYTES (1u << 20)
 static CUdeviceptr bad_in, bad_out;
@@ -646,6 +738,7 @@ int main(void)
         TAP_ENTRY(transpose_batched),
         TAP_ENTRY(transpose_pitched),
         TAP_ENTRY(transpose_variants_sampled),
+        TAP_ENTRY(transpose_chained),
         TAP_ENTRY(transpose_bad_arguments),
     };
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
