@@ -2,7 +2,9 @@
  * now by NVRTC into an empty store, then from the user store in a new
  * process, then from the shipped PTX with NVRTC disabled and an empty
  * store. Each scenario runs in a child (the store and NVRTC are chosen once
- * per process). */
+ * per process). The f32 transpose default from each tier launches
+ * programmatically on sm_90 and later, except from the shipped PTX (made
+ * for compute_75, without the wait that needs). */
 #include "gpu.h"
 
 #include <stdlib.h>
@@ -10,6 +12,24 @@
 #include <unistd.h>
 
 static char store_dir[] = "/tmp/cuspec-tiers-XXXXXX";
+
+static void transpose_launch_mode(cuspec_ctx *ctx, int want_tier)
+{
+    struct cuspec__variant v;
+    memset(&v, 0, sizeof v);
+    v.family = CUSPEC__FAM_TRANSPOSE;
+    v.dtype = cuspec__transpose_dtype(CUSPEC_F32);
+    cuspec__family_transpose.defaults(ctx->arch, &v);
+    struct cuspec__kernel k = {0};
+    cuspec_launch_info info;
+    CUSPEC_OK_(cuspec__function(ctx, &v, &k));
+    CUSPEC_OK_(cuspec_last_launch(&info));
+    CHECK_INT_EQ(info.tier, want_tier);
+    int want = want_tier != CUSPEC_TIER_PTX && ctx->arch >= 90 && drv->version >= 12030;
+    printf("# %s from %s on sm_%d: programmatic launch %d\n", info.kernel,
+           cuspec_tier_name(info.tier), ctx->arch, k.pdl);
+    CHECK_INT_EQ(k.pdl, want);
+}
 
 /* Copies random bytes at a few sizes and offsets through cuspec_copy and
  * checks every byte and the tier that served the kernel. */
@@ -56,6 +76,7 @@ static void copy_and_check(int want_tier)
     /* Later calls hit the module table. */
     CUSPEC_OK_(cuspec_last_launch(&info));
     CHECK_INT_EQ(info.tier, CUSPEC_TIER_TABLE);
+    transpose_launch_mode(ctx, want_tier);
     drv->cuMemFree(src);
     drv->cuMemFree(dst);
     free(host);
