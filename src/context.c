@@ -253,10 +253,11 @@ int cuspec_last_launch(cuspec_launch_info *info)
 }
 
 int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k, const struct cuspec__variant *v,
-                   const unsigned grid[3], unsigned block, CUstream stream, void **args)
+                   const unsigned grid[3], unsigned block, int programmatic, CUstream stream,
+                   void **args)
 {
     CUresult r;
-    if (k->pdl) { /* its blocks may start while the grid before it drains */
+    if (k->pdl && programmatic) { /* placed while the grid before it drains */
         CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
                                   .value.programmaticStreamSerializationAllowed = 1};
         CUlaunchConfig cfg = {.gridDimX = grid[0],

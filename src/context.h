@@ -83,9 +83,22 @@ void cuspec__workspace_free(cuspec_ctx *ctx);
  * ticket that is zero between launches. */
 int cuspec__workspace(cuspec_ctx *ctx, CUstream stream, CUdeviceptr *partials, CUdeviceptr *ticket);
 
-/* Launch on grid (x, y, z) with the error detail naming the kernel. */
+/* Calls up to these sizes (bytes read + written) launch programmatically
+ * where the kernel allows (k->pdl): their blocks are placed while the kernel
+ * before them drains. Larger ones do not: placed early, the blocks of a grid
+ * of one or two waves, or of a grid sized to the SMs that strides over its
+ * input (reduce, copy), spread unevenly over the SMs that free first. On an
+ * H200, back to back in a graph: transposes at 1024^2 f32 4.2 -> 3.4 us, u8
+ * 2048^2 4.5 -> 3.6, sums of 2^20 f32 4.2 -> 3.9; but u8 4096^2 (32 MB)
+ * 10.5 -> 12.8, f32 sums of 2^22 (16 MB) 7.2 -> 7.5, of 2^24 18.0 -> 20.4. */
+#define CUSPEC__PDL_TILED_BYTES (16ULL << 20)  /* transposes: one tile per block */
+#define CUSPEC__PDL_STRIDED_BYTES (4ULL << 20) /* reduce, copy: grid-stride loops */
+
+/* Launch on grid (x, y, z) with the error detail naming the kernel;
+ * programmatic (where k->pdl) when `programmatic`. */
 int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k, const struct cuspec__variant *v,
-                   const unsigned grid[3], unsigned block, CUstream stream, void **args);
+                   const unsigned grid[3], unsigned block, int programmatic, CUstream stream,
+                   void **args);
 
 /* Runs copy variant v (the benchmark's ceiling and the tuner use this
  * directly); the context must be current. */

@@ -64,7 +64,8 @@ int cuspec__copy_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspe
     unsigned grid[3] = {(unsigned)(need < full ? need : full), 1, 1};
     unsigned long long n = bytes;
     void *args[] = {&src, &dst, &n};
-    return cuspec__launch(ctx, &k, v, grid, (unsigned)v->p[P_BLOCK], stream, args);
+    return cuspec__launch(ctx, &k, v, grid, (unsigned)v->p[P_BLOCK],
+                          2 * n <= CUSPEC__PDL_STRIDED_BYTES, stream, args);
 }
 
 int cuspec_copy(cuspec_ctx *ctx, cuspec_devptr dst, cuspec_devptr src, size_t bytes, void *stream)

@@ -147,12 +147,14 @@ int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cus
     unsigned long long count = n;
     void *args[] = {&a, &b, &count, &out, &partials, &ticket};
     const unsigned dims[3] = {(unsigned)grid, 1, 1}, one[3] = {1, 1, 1};
-    rc = cuspec__launch(ctx, &k, v, dims, (unsigned)v->p[P_BLOCK], stream, args);
+    unsigned long long bytes = n * cuspec_dtype_size(v->dtype) * (v->op == OP_DOT ? 2 : 1);
+    rc = cuspec__launch(ctx, &k, v, dims, (unsigned)v->p[P_BLOCK],
+                        bytes <= CUSPEC__PDL_STRIDED_BYTES, stream, args);
     if (rc != CUSPEC_OK || v->p[P_SINGLE])
         return rc;
     unsigned int parts = (unsigned int)grid;
     void *fargs[] = {&partials, &parts, &out};
-    return cuspec__launch(ctx, &fk, &fin, one, (unsigned)fin.p[P_BLOCK], stream, fargs);
+    return cuspec__launch(ctx, &fk, &fin, one, (unsigned)fin.p[P_BLOCK], 1, stream, fargs);
 }
 
 static int run(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr a, cuspec_devptr b, size_t n,

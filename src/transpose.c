@@ -249,7 +249,9 @@ static int launch_piece(cuspec_ctx *ctx, const struct cuspec__kernel *k,
                         (unsigned)((s.cols + tc - 1) / tc), (unsigned)s.batch};
     void *args[] = {&s.in,    &s.out,    &s.rows,      &s.cols,
                     &s.ld_in, &s.ld_out, &s.stride_in, &s.stride_out};
-    return cuspec__launch(ctx, k, v, grid, (unsigned)threads(v), stream, args);
+    unsigned long long bytes = 2 * s.rows * s.cols * s.batch * cuspec_dtype_size(v->dtype);
+    return cuspec__launch(ctx, k, v, grid, (unsigned)threads(v), bytes <= CUSPEC__PDL_TILED_BYTES,
+                          stream, args);
 }
 
 static unsigned long long min_ull(unsigned long long a, unsigned long long b)

@@ -102,6 +102,28 @@
 #define CUSPEC_REDUCE_LOAD(p) __ldcs(p)
 #endif
 
+/* Programmatic dependent launch (sm_90+).  A module compiled for sm_90 or
+ * later defines cuspec_waits_for_prior_grid, and its kernels start with
+ * CUSPEC_AFTER_PRIOR_GRID(): wait for the grid before this one in the
+ * stream, all of it and its memory, before touching memory.  The host
+ * launches such kernels with programmatic stream serialization, so that a
+ * kernel's blocks are placed while the one before it drains.  The next
+ * grid launches once every block has run CUSPEC_LET_NEXT_GRID() or ended:
+ * early where blocks come in waves, late where the grid is resident at
+ * once (its waiting blocks would share the SMs with this grid's work).
+ * Shipped PTX (compute_75) has neither.  The same block stands in each
+ * template: NVRTC compiles each alone. */
+#ifndef CUSPEC_AFTER_PRIOR_GRID
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+extern "C" __device__ int cuspec_waits_for_prior_grid = 1;
+#define CUSPEC_AFTER_PRIOR_GRID() asm volatile("griddepcontrol.wait;" ::: "memory")
+#define CUSPEC_LET_NEXT_GRID() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+#else
+#define CUSPEC_AFTER_PRIOR_GRID() ((void)0)
+#define CUSPEC_LET_NEXT_GRID() ((void)0)
+#endif
+#endif
+
 namespace cuspec_reduce_detail {
 
 enum { OP_SUM = 0, OP_MIN = 1, OP_MAX = 2, OP_DOT = 3 };
@@ -356,6 +378,7 @@ cuspec_reduce(const T *__restrict__ a, const T *__restrict__ b, unsigned long lo
     static_assert(lim<T>::is_float == lim<Acc>::is_float, "T and Acc: both float or both integer");
     static_assert((OP != OP_MIN && OP != OP_MAX) || same<T, Acc>::value, "min/max: Acc must be T");
     static_assert(sizeof(Acc) >= sizeof(T), "Acc narrower than T");
+    CUSPEC_AFTER_PRIOR_GRID();
 
     constexpr int K = VEC * ITEMS;
     Acc acc[K];
@@ -398,6 +421,7 @@ cuspec_reduce(const T *__restrict__ a, const T *__restrict__ b, unsigned long lo
         }
     }
 
+    CUSPEC_LET_NEXT_GRID();  // the input is read: the grid's tail is what is left
     Acc v = block_reduce<Acc, OP, BLOCK>(tree<Acc, OP, K>(acc));
 
     if constexpr (SINGLE) {
@@ -448,6 +472,7 @@ __global__ void __launch_bounds__(BLOCK)
 cuspec_reduce_final(const Acc *__restrict__ partials, unsigned int count, Acc *__restrict__ out) {
     using namespace cuspec_reduce_detail;
     static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: multiple of 32 in [32,1024]");
+    CUSPEC_AFTER_PRIOR_GRID();
     Acc r = identity<Acc, OP>();
     for (unsigned int i = threadIdx.x; i < count; i += BLOCK) r = combine<Acc, OP>(r, partials[i]);
     r = block_reduce<Acc, OP, BLOCK>(r);

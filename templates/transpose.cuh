@@ -187,6 +187,28 @@
 #ifndef CUSPEC_TRANSPOSE_CUH
 #define CUSPEC_TRANSPOSE_CUH
 
+/* Programmatic dependent launch (sm_90+).  A module compiled for sm_90 or
+ * later defines cuspec_waits_for_prior_grid, and its kernels start with
+ * CUSPEC_AFTER_PRIOR_GRID(): wait for the grid before this one in the
+ * stream, all of it and its memory, before touching memory.  The host
+ * launches such kernels with programmatic stream serialization, so that a
+ * kernel's blocks are placed while the one before it drains.  The next
+ * grid launches once every block has run CUSPEC_LET_NEXT_GRID() or ended:
+ * early where blocks come in waves, late where the grid is resident at
+ * once (its waiting blocks would share the SMs with this grid's work).
+ * Shipped PTX (compute_75) has neither.  The same block stands in each
+ * template: NVRTC compiles each alone. */
+#ifndef CUSPEC_AFTER_PRIOR_GRID
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+extern "C" __device__ int cuspec_waits_for_prior_grid = 1;
+#define CUSPEC_AFTER_PRIOR_GRID() asm volatile("griddepcontrol.wait;" ::: "memory")
+#define CUSPEC_LET_NEXT_GRID() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+#else
+#define CUSPEC_AFTER_PRIOR_GRID() ((void)0)
+#define CUSPEC_LET_NEXT_GRID() ((void)0)
+#endif
+#endif
+
 namespace cuspec_transpose_detail {
 
 typedef unsigned long long u64;
@@ -528,13 +550,8 @@ struct Cfg {
 template <int TR, int TC, typename E, typename F>
 __device__ __forceinline__ void this_tile(const E *in, E *out, u64 stride_in, u64 stride_out,
                                           F &&f) {
-#if __CUDA_ARCH__ >= 900
-  /* Programmatic dependent launch (see cuspec_waits_for_prior_grid): wait
-   * for the grid before this one in the stream, all of it and its memory,
-   * before touching memory; then let the next one start its blocks. */
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+  CUSPEC_AFTER_PRIOR_GRID();
+  CUSPEC_LET_NEXT_GRID(); /* grids of many waves: the next one starts in the last */
   f(in + blockIdx.z * stride_in, out + blockIdx.z * stride_out, blockIdx.x * (u64)TR,
     blockIdx.y * (u64)TC);
 }
@@ -859,15 +876,6 @@ __device__ __forceinline__ void square_regs(const E *__restrict__ p, E *__restri
 }
 
 } /* namespace cuspec_transpose_detail */
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-/* Present in a module compiled for sm_90 or later, whose kernels wait for
- * the grid before them (griddepcontrol.wait, in this_tile) before they
- * touch memory: the host may then launch them with programmatic stream
- * serialization, so that a kernel's blocks start while the one before it
- * drains.  Shipped PTX (compute_75) has neither the wait nor this. */
-extern "C" __device__ int cuspec_waits_for_prior_grid = 1;
-#endif
 
 template <typename E, int TILE, int ROWS, int VEC>
 __global__ void __launch_bounds__(cuspec_transpose_detail::RCfg<E, TILE, ROWS, VEC>::NT)

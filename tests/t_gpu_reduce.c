@@ -7,8 +7,9 @@
  * cuspec__reduce_variant: a deterministic sample of every legal
  * specialization (two-launch SINGLE=0 ones and several GRID values among
  * them) plus all the defaults. Then a reduction captured into a CUDA graph
- * and replayed on fresh data, and reductions running concurrently on two
- * streams.
+ * and replayed on fresh data, reductions running concurrently on two
+ * streams, and sums that read what a copy just wrote (on sm_90 the kernels
+ * launch programmatically), on a stream and in a graph.
  *
  * One process, one context, no fork after CUDA is touched. The kernels are
  * compiled by NVRTC into a private store (a fresh $CUSPEC_CACHE_DIR). */
@@ -820,6 +821,103 @@ TEST(graph_capture_replay)
     group_end();
 }
 
+/* ## Chains: each call reads what the one before wrote
+ * On sm_90 and later the kernels launch with programmatic stream
+ * serialization: a kernel's blocks may be placed before the one before it
+ * has finished, and each must wait for it before touching memory. Eight
+ * rounds of cuspec_copy of a fresh input into one buffer, then a sum of
+ * that buffer, back to back on one stream: a sum that read early would
+ * see the round before's bytes, a copy that wrote early would change the
+ * bytes a sum still reads. Then the same captured in a graph. */
+static void copy_sum_chain(CUstream s, CUdeviceptr buf, size_t n, CUdeviceptr outs)
+{
+    for (int k = 0; k < 8; k++) {
+        CUdeviceptr in = d_a + (CUdeviceptr)k * n * 4, out = outs + (CUdeviceptr)k * OUT_BYTES;
+        int rc = cuspec_copy(ctx, buf, in, n * 4, s);
+        if (rc == CUSPEC_OK)
+            rc = cuspec_reduce(ctx, CUSPEC_SUM, CUSPEC_I32, buf, n, out, s);
+        if (rc != CUSPEC_OK) {
+            CASE_FAIL("round %d of the chain: %s: %s", k, cuspec_strerror(rc), cuspec_last_error());
+            return;
+        }
+    }
+}
+
+static void copy_sum_check(CUdeviceptr outs, const struct want w[8], const char *how)
+{
+    unsigned char got[8 * OUT_BYTES];
+    CU_OK(drv->cuMemcpyDtoH(got, outs, sizeof got));
+    for (int k = 0; k < 8; k++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s: i32 sum of the copy, round %d", how, k);
+        compare(OP_SUM, CUSPEC_I32, got + k * OUT_BYTES, &w[k], what);
+    }
+}
+
+TEST(chained_copy_then_sum)
+{
+    if (!ready())
+        return;
+    group_begin();
+    /* Kernels compiled for this device wait, and say so, from sm_90 on. */
+    struct cuspec__variant v;
+    memset(&v, 0, sizeof v);
+    v.family = CUSPEC__FAM_REDUCE;
+    v.dtype = CUSPEC_I32;
+    v.op = OP_SUM;
+    cuspec__family_reduce.defaults(ctx->arch, &v);
+    struct cuspec__kernel kern = {0};
+    CUSPEC_OK_(cuspec__function(ctx, &v, &kern));
+    int want_pdl = ctx->arch >= 90 && drv->version >= 12030;
+    printf("# sm_%d: programmatic dependent launch %s\n", ctx->arch, want_pdl ? "on" : "off");
+    CHECK_INT_EQ(kern.pdl, want_pdl);
+
+    /* 8 inputs of n in d_a, the buffer in d_b; small enough for the calls to
+     * launch programmatically. */
+    const size_t n = 300007;
+    CHECK(2 * n * 4 <= CUSPEC__PDL_STRIDED_BYTES);
+    struct want w[8];
+    for (int k = 0; k < 8; k++) {
+        int32_t *x = (int32_t *)h_a + (size_t)k * n;
+        fill_random(CUSPEC_I32, x, n);
+        reference(OP_SUM, CUSPEC_I32, x, NULL, n, &w[k]);
+    }
+    upload(d_a, h_a, 8 * n * 4);
+    CUstream s = NULL;
+    CUgraph graph = NULL;
+    CUgraphExec exec = NULL;
+    CU_OK(drv->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    if (s == NULL)
+        return;
+    const CUdeviceptr outs = d_out;
+    CU_OK(drv->cuMemsetD8(outs, POISON, 8 * OUT_BYTES));
+    CU_OK(drv->cuCtxSynchronize());
+    copy_sum_chain(s, d_b, n, outs);
+    CU_OK(drv->cuStreamSynchronize(s));
+    copy_sum_check(outs, w, "on a stream");
+
+    CU_OK(drv->cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
+    copy_sum_chain(s, d_b, n, outs);
+    CU_OK(drv->cuStreamEndCapture(s, &graph));
+    if (graph != NULL)
+        CU_OK(drv->cuGraphInstantiateWithFlags(&exec, graph, 0));
+    for (int run = 0; exec != NULL && run < 2; run++) {
+        CU_OK(drv->cuMemsetD8Async(outs, POISON, 8 * OUT_BYTES, s));
+        CU_OK(drv->cuMemsetD8Async(d_b, POISON, n * 4, s));
+        CU_OK(drv->cuGraphLaunch(exec, s));
+        CU_OK(drv->cuStreamSynchronize(s));
+        copy_sum_check(outs, w, "in a graph");
+    }
+    if (exec == NULL)
+        CASE_FAIL("the chain could not be captured in a graph");
+    else
+        CU_OK(drv->cuGraphExecDestroy(exec));
+    if (graph != NULL)
+        CU_OK(drv->cuGraphDestroy(graph));
+    CU_OK(drv->cuStreamDestroy(s));
+    group_end();
+}
+
 /* ## Two streams at once */
 TEST(two_streams_concurrent)
 {
@@ -943,6 +1041,7 @@ int main(void)
         TAP_ENTRY(variants_sampled_sizes_offsets),
         TAP_ENTRY(graph_capture_replay),
         TAP_ENTRY(two_streams_concurrent),
+        TAP_ENTRY(chained_copy_then_sum),
     };
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
 

@@ -542,8 +542,9 @@ TEST(transpose_variants_sampled)
  * On sm_90 and later the kernels launch with programmatic stream
  * serialization, so a kernel's blocks may start before the one before it
  * has finished: each must wait for it before reading. Sixteen transposes,
- * a -> b -> a, rows x cols and back, on a stream and then captured in a
- * graph that is launched twice; a must come back as it was. */
+ * a -> b -> a, rows x cols and back, each small enough to launch that way,
+ * on a stream and then captured in a graph that is launched twice; a must
+ * come back as it was. */
 static void chain(CUstream stream, CUdeviceptr a, CUdeviceptr b, size_t rows, size_t cols)
 {
     for (int i = 0; i < 16; i++) {
@@ -568,10 +569,11 @@ static void chain_check(CUdeviceptr a, const unsigned char *want, unsigned char 
 
 TEST(transpose_chained)
 {
-    const size_t rows = 1000, cols = 3000, bytes = rows * cols * 4;
+    const size_t rows = 700, cols = 1500, bytes = rows * cols * 4;
     if (!ready())
         return;
     group_begin();
+    CHECK(2 * bytes <= CUSPEC__PDL_TILED_BYTES);
     /* Kernels compiled for this device wait, and say so, from sm_90 on. */
     int want_pdl = ctx->arch >= 90 && drv->version >= 12030;
     for (size_t k = 0; k < sample.n; k++) {
