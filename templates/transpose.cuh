@@ -173,7 +173,9 @@
  *     the next grid launch, so that grid's blocks are placed while this one
  *     drains.  On top of the above, in a graph: u8 1.94/2.69/2.93 ->
  *     1.54/2.08/2.29 us, f32 2.35/2.56/3.96 -> 1.74/1.95/3.40, f64
- *     2.82/3.28/6.11 -> 2.20/2.65/5.46; large shapes within noise.
+ *     2.82/3.28/6.11 -> 2.20/2.65/5.46.  The host launches this way only
+ *     calls up to 16 MB: u8 4096^2 (32 MB, one or two waves of heavy
+ *     blocks) went 10.5 -> 12.8 us, its early-placed blocks spread unevenly.
  *   * Tiles are numbered down the columns of tiles: block (x, y) takes tile
  *     row x of tile column y, and x varies fastest.  Blocks running together then
  *     write long runs of the same output rows (and read short pieces of
