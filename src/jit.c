@@ -58,7 +58,13 @@ int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
     const char *opts[] = {STD_OPTION, arch_opt, MINIMAL_OPTION};
     int n_opts = nv->info.major * 100 + nv->info.minor >= 1204 ? 3 : 2;
 
-    nvrtcResult r = nv->nvrtcCreateProgram(&prog, tmpl->text, tmpl->name, 0, NULL, NULL);
+    const char *header_hash, *header_name = CUSPEC__TEMPLATE_HEADER;
+    const struct cuspec__file *header = cuspec__template(header_name, &header_hash);
+    if (header == NULL)
+        return cuspec__fail(CUSPEC_ERR_COMPILE, "the library embeds no %s to compile %s with",
+                            header_name, name);
+    nvrtcResult r =
+        nv->nvrtcCreateProgram(&prog, tmpl->text, tmpl->name, 1, &header->text, &header_name);
     if (r == NVRTC_SUCCESS)
         r = nv->nvrtcAddNameExpression(prog, name);
     if (r != NVRTC_SUCCESS) {

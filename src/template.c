@@ -35,10 +35,26 @@ static int header_field(const char *text, const char *tag, char *buf, size_t siz
     return 1;
 }
 
+/* A template's hash covers the header it includes: a change to either
+ * makes new store keys and needs new shipped PTX. */
+static void hash_template(const struct cuspec__file *t, const struct cuspec__file *header,
+                          char hex[33])
+{
+    char both[66] = "";
+    cuspec__hash128_hex(t->text, t->len, both);
+    if (header != NULL)
+        cuspec__hash128_hex(header->text, header->len, both + 32);
+    cuspec__hash128_hex(both, strlen(both), hex);
+}
+
 static void index_files(void)
 {
+    const struct cuspec__file *header = NULL;
+    for (size_t i = 0; i < cuspec__templates_count; i++)
+        if (strcmp(cuspec__templates[i].name, CUSPEC__TEMPLATE_HEADER) == 0)
+            header = &cuspec__templates[i];
     for (size_t i = 0; i < cuspec__templates_count && i < MAX_FILES; i++)
-        cuspec__hash128_hex(cuspec__templates[i].text, cuspec__templates[i].len, template_hash[i]);
+        hash_template(&cuspec__templates[i], header, template_hash[i]);
 
     /* Each shipped file: "// name: EXPR" and "// template-hash: HEX" in its
      * header (tools/regen-ptx.sh writes them), one ".entry NAME(" below. */

@@ -10,27 +10,7 @@
 // misalignment modulo sizeof(W); the head and tail (and everything, when they
 // do not) move byte by byte, so any pointers and any n are correct.
 
-/* Programmatic dependent launch (sm_90+).  A module compiled for sm_90 or
- * later defines cuspec_waits_for_prior_grid, and its kernels start with
- * CUSPEC_AFTER_PRIOR_GRID(): wait for the grid before this one in the
- * stream, all of it and its memory, before touching memory.  The host
- * launches such kernels with programmatic stream serialization, so that a
- * kernel's blocks are placed while the one before it drains.  The next
- * grid launches once every block has run CUSPEC_LET_NEXT_GRID() or ended:
- * early where blocks come in waves, late where the grid is resident at
- * once (its waiting blocks would share the SMs with this grid's work).
- * Shipped PTX (compute_75) has neither.  The same block stands in each
- * template: NVRTC compiles each alone. */
-#ifndef CUSPEC_AFTER_PRIOR_GRID
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-extern "C" __device__ int cuspec_waits_for_prior_grid = 1;
-#define CUSPEC_AFTER_PRIOR_GRID() asm volatile("griddepcontrol.wait;" ::: "memory")
-#define CUSPEC_LET_NEXT_GRID() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
-#else
-#define CUSPEC_AFTER_PRIOR_GRID() ((void)0)
-#define CUSPEC_LET_NEXT_GRID() ((void)0)
-#endif
-#endif
+#include "prior_grid.cuh"
 
 template <typename W, int BLOCK, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)

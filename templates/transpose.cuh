@@ -1,10 +1,10 @@
 /*
  * cuspec transpose kernel template (out-of-place, batched, any shape).
  *
- * Self-contained CUDA C++17: no #include, so NVRTC can compile this file on
- * its own (-std=c++17 --gpu-architecture=sm_XY or compute_75) and an nvcc .cu
- * can #include it.  Only builtins (vector types, __ldg, __byte_perm,
- * __syncthreads) and inline PTX are used.
+ * CUDA C++17 with one #include, prior_grid.cuh beside it, so NVRTC can
+ * compile this file given that header (-std=c++17 --gpu-architecture=sm_XY
+ * or compute_75) and an nvcc .cu can #include it.  Only builtins (vector
+ * types, __ldg, __byte_perm, __syncthreads) and inline PTX are used.
  *
  * ---------------------------------------------------------------------------
  * WHAT IT COMPUTES
@@ -189,27 +189,7 @@
 #ifndef CUSPEC_TRANSPOSE_CUH
 #define CUSPEC_TRANSPOSE_CUH
 
-/* Programmatic dependent launch (sm_90+).  A module compiled for sm_90 or
- * later defines cuspec_waits_for_prior_grid, and its kernels start with
- * CUSPEC_AFTER_PRIOR_GRID(): wait for the grid before this one in the
- * stream, all of it and its memory, before touching memory.  The host
- * launches such kernels with programmatic stream serialization, so that a
- * kernel's blocks are placed while the one before it drains.  The next
- * grid launches once every block has run CUSPEC_LET_NEXT_GRID() or ended:
- * early where blocks come in waves, late where the grid is resident at
- * once (its waiting blocks would share the SMs with this grid's work).
- * Shipped PTX (compute_75) has neither.  The same block stands in each
- * template: NVRTC compiles each alone. */
-#ifndef CUSPEC_AFTER_PRIOR_GRID
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-extern "C" __device__ int cuspec_waits_for_prior_grid = 1;
-#define CUSPEC_AFTER_PRIOR_GRID() asm volatile("griddepcontrol.wait;" ::: "memory")
-#define CUSPEC_LET_NEXT_GRID() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
-#else
-#define CUSPEC_AFTER_PRIOR_GRID() ((void)0)
-#define CUSPEC_LET_NEXT_GRID() ((void)0)
-#endif
-#endif
+#include "prior_grid.cuh"
 
 namespace cuspec_transpose_detail {
 
