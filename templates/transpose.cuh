@@ -520,22 +520,25 @@ struct Cfg {
   static constexpr int WXW = cuspec_tr_pick_wx(NX, ROWS, NT, B, D * PU, 1, U);
 };
 
-/* Calls f(inb, outb, r0, c0) for this block's tile: tile row blockIdx.x of
- * tile column blockIdx.y (tiles of TR input rows by TC columns) in batch
- * entry blockIdx.z.  x varies fastest, so blocks running together take the
- * tiles down a column.  One tile per block and no loop: the host launches
- * the exact grid, in pieces where a grid dimension would overflow.  With
- * grid-stride loops and a linear tile index the tile's coordinates took a
- * division and the loops' state more registers: about 90 instructions per
- * warp more than the tile itself needs, which is most of the time of a
- * call on a small matrix (see the measurements above). */
-template <int TR, int TC, typename E, typename F>
-__device__ __forceinline__ void this_tile(const E *in, E *out, u64 stride_in, u64 stride_out,
-                                          F &&f) {
+/* This block's tile: tile row blockIdx.x of tile column blockIdx.y (tiles
+ * of TR input rows by TC columns) in batch entry blockIdx.z.  Moves in and
+ * out to the batch entry and gives the tile's first row r0 and column c0.
+ * x varies fastest, so blocks running together take the tiles down a
+ * column.  One tile per block and no loop: the host launches the exact
+ * grid, in pieces where a grid dimension would overflow.  With grid-stride
+ * loops and a linear tile index the tile's coordinates took a division and
+ * the loops' state more registers: about 90 instructions per warp more
+ * than the tile itself needs, which is most of the time of a call on a
+ * small matrix (see the measurements above). */
+template <int TR, int TC, typename In, typename Out>
+__device__ __forceinline__ void this_tile(In &in, Out &out, u64 stride_in, u64 stride_out, u64 &r0,
+                                          u64 &c0) {
   CUSPEC_AFTER_PRIOR_GRID();
   CUSPEC_LET_NEXT_GRID(); /* grids of many waves: the next one starts in the last */
-  f(in + blockIdx.z * stride_in, out + blockIdx.z * stride_out, blockIdx.x * (u64)TR,
-    blockIdx.y * (u64)TC);
+  in += blockIdx.z * stride_in;
+  out += blockIdx.z * stride_out;
+  r0 = blockIdx.x * (u64)TR;
+  c0 = blockIdx.y * (u64)TC;
 }
 
 /* tid -> (x, y) on the NX x ROWS thread grid with warps of WX x (32/WX). */
@@ -553,8 +556,7 @@ __device__ __forceinline__ void map_thread(unsigned tid, unsigned &x, unsigned &
 }
 
 /* One TILE x TILE tile.  EDGE = some row or column of the tile is outside
- * the matrix (block-uniform).  Ends with the shared tile consumed; the
- * caller syncs before the next tile overwrites it. */
+ * the matrix (block-uniform). */
 template <typename C, typename E, bool EDGE>
 __device__ __forceinline__ void tile_xpose(typename C::Ut (&tile)[C::UR][C::PU],
                                            const E *__restrict__ inb, E *__restrict__ outb,
@@ -870,19 +872,19 @@ cuspec_transpose_regs(const E *__restrict__ in, E *__restrict__ out,
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const unsigned tx = (warp % C::BX) * C::WX + lane % C::WX;
   const unsigned ty = (warp / C::BX) * C::WY + lane / C::WX;
-  this_tile<C::TR, TILE>(in, out, stride_in, stride_out, [&](const E *inb, E *outb, u64 r0, u64 c0) {
-    const u64 r = r0 + ty * VEC, c = c0 + tx * VEC;
-    if (r + VEC <= rows && c + VEC <= cols) {
-      square_regs<C, E>(inb + r * ld_in + c, outb + c * ld_out + r, ld_in, ld_out);
-    } else if (r < rows && c < cols) { /* a square cut by the edge: element by element */
-      const int nr = rows - r < VEC ? (int)(rows - r) : VEC;
-      const int nc = cols - c < VEC ? (int)(cols - c) : VEC;
+  u64 r0, c0;
+  this_tile<C::TR, TILE>(in, out, stride_in, stride_out, r0, c0);
+  const u64 r = r0 + ty * VEC, c = c0 + tx * VEC;
+  if (r + VEC <= rows && c + VEC <= cols) {
+    square_regs<C, E>(in + r * ld_in + c, out + c * ld_out + r, ld_in, ld_out);
+  } else if (r < rows && c < cols) { /* a square cut by the edge: element by element */
+    const int nr = rows - r < VEC ? (int)(rows - r) : VEC;
+    const int nc = cols - c < VEC ? (int)(cols - c) : VEC;
 #pragma unroll 1
-      for (int i = 0; i < nr; ++i)
+    for (int i = 0; i < nr; ++i)
 #pragma unroll 1
-        for (int j = 0; j < nc; ++j) outb[(c + j) * ld_out + r + i] = inb[(r + i) * ld_in + c + j];
-    }
-  });
+      for (int j = 0; j < nc; ++j) out[(c + j) * ld_out + r + i] = in[(r + i) * ld_in + c + j];
+  }
 }
 
 template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
@@ -899,32 +901,31 @@ cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
   map_thread<C::NX, C::WXR>(threadIdx.x, rx, ry);
   map_thread<C::NX, C::WXW>(threadIdx.x, wx, wy);
 
-  this_tile<TILE, TILE>(in, out, stride_in, stride_out, [&](const E *inb, E *outb, u64 r0, u64 c0) {
-    const bool inside = (C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + TILE <= cols;
-    if constexpr (C::PK) {
-      /* The tiles with the matrix's last row take MODE 2 (tile_pk).  How
-       * the paths are laid out changes how ptxas schedules the hot one
-       * (MODE 0): measured on an H200, bytes ran 2-4% faster with MODE 2
-       * out of line, halves 3-8% faster with MODE 2 the only edge path. */
-      if constexpr (sizeof(E) == 1) {
-        if (r0 + TILE >= rows)
-          tile_pk_last<C, E>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
-        else if (inside)
-          tile_pk<C, E, 0>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
-        else
-          tile_pk<C, E, 1>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
-      } else if (inside && r0 + TILE < rows) {
-        tile_pk<C, E, 0>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
-      } else {
-        tile_pk<C, E, 2>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
-      }
-    } else if (inside) {
-      tile_xpose<C, E, false>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
+  u64 r0, c0;
+  this_tile<TILE, TILE>(in, out, stride_in, stride_out, r0, c0);
+  const bool inside = (C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + TILE <= cols;
+  if constexpr (C::PK) {
+    /* The tiles with the matrix's last row take MODE 2 (tile_pk).  How the
+     * paths are laid out changes how ptxas schedules the hot one (MODE 0):
+     * measured on an H200, bytes ran 2-4% faster with MODE 2 out of line,
+     * halves 3-8% faster with MODE 2 the only edge path. */
+    if constexpr (sizeof(E) == 1) {
+      if (r0 + TILE >= rows)
+        tile_pk_last<C, E>(tile, in, out, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
+      else if (inside)
+        tile_pk<C, E, 0>(tile, in, out, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
+      else
+        tile_pk<C, E, 1>(tile, in, out, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
+    } else if (inside && r0 + TILE < rows) {
+      tile_pk<C, E, 0>(tile, in, out, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
     } else {
-      tile_xpose<C, E, true>(tile, inb, outb, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
+      tile_pk<C, E, 2>(tile, in, out, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
     }
-    __syncthreads(); /* shared tile is rewritten by the next iteration */
-  });
+  } else if (inside) {
+    tile_xpose<C, E, false>(tile, in, out, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
+  } else {
+    tile_xpose<C, E, true>(tile, in, out, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
+  }
 }
 
 #endif /* CUSPEC_TRANSPOSE_CUH */
