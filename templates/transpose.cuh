@@ -76,7 +76,12 @@
  *   and may spill a few words.  Of the variants in scratch/transpose/bench.cu
  *   only T64 R8 of u16 V8, u32 V2 and u64 V2 do (<= 40 B, at most 3 local
  *   accesses per interior tile).  Forcing min-blocks = 1024/NT removed the
- *   spills but raised registers and cut occupancy on most variants.
+ *   spills but raised registers and cut occupancy on most variants.  The PK
+ *   kernels (u8 56-64 registers, 4 blocks per SM; u16 79, 3) ran no faster
+ *   with more blocks (min-blocks 4-6: u8 0.72-0.73x copy at 8191x8193
+ *   either way, u16 0.81 -> 0.81, 0.78, 0.61), and every kernel ran slower
+ *   with fewer (dynamic shared memory as a cap: u8 8192^2 0.85 -> 0.73 at
+ *   5 blocks, f32 0.95 -> 0.90 at 4).
  *
  * LAUNCH FORMULA (cuLaunchKernel)
  *   blockDim = (NT, 1, 1)
@@ -214,7 +219,9 @@ template <> struct UnitT<8> { typedef unsigned long long T; };
  * default parameters against plain __ldg: u8 and u16 +1.5-3% of the copy
  * rate on every shape, f32 and f64 +0.7-1% on odd shapes, squares unchanged;
  * .L2::256B did the same for u8/u16 but lost 0.5-1% on f32/f64 squares, and
- * .L1::no_allocate lost 3-15%.  (PTX ISA 7.4, sm_75 and up.) */
+ * .L1::no_allocate lost 3-15%.  .L2::256B on the word loads only: u8
+ * 8191x8193 0.72 -> 0.70x, 16383x16385 0.86 -> 0.83; u16 and f32 at
+ * 16383x16385 +1%.  (PTX ISA 7.4, sm_75 and up.) */
 #ifdef __CUDA_ARCH__
 #define CUSPEC_TR_LD(ty, reg, v, p) \
   asm("ld.global.nc.L2::128B." ty " %0, [%1];" : "=" reg(v) : "l"(p))
