@@ -826,8 +826,11 @@ __device__ __noinline__ void tile_pk_last(unsigned (&tile)[C::UR][C::PU],
  * TILE / (WX * VEC) warps across and ROWS warps down, so its tile is TILE
  * columns by TR = ROWS * WY * VEC rows.  Measured on an H200 (tuned, x copy):
  * u8 8192^2 0.831 and 16384^2 0.924 against 0.825 and 0.916 for the best
- * shared-tile kernels; for u16 it wins only at 10000x3000 (by 1%).  Rows
- * that start anywhere in a word need the shared tile (PK). */
+ * shared-tile kernels; for u16 it wins only at 10000x3000 (by 1%).  Warps
+ * of 8 by 4 lanes (128-byte reads, 64-byte writes; the host's thread and
+ * row counts follow WX and WY) lost 1-1.5% on those squares, defaults,
+ * though 1024^2 took 2.15 us in a graph against 2.35.  Rows that start
+ * anywhere in a word need the shared tile (PK). */
 template <typename E, int TILE, int ROWS, int VEC>
 struct RCfg {
   static constexpr int S = (int)sizeof(E);
