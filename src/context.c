@@ -158,7 +158,7 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
                 struct cuspec__slot *slot)
 {
     CUmodule *mod = &slot->module;
-    CUfunction *fn = &slot->function;
+    CUfunction *fn = &slot->kernel.function;
     const struct cuspec__driver *drv = ctx->drv;
     char log[4096] = "";
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -175,8 +175,9 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
         return cuspec__cu_check(r, "cuModuleGetFunction");
     }
     int threads = cuspec__family(v->family)->threads(v);
-    r = drv->cuOccupancyMaxActiveBlocksPerMultiprocessor(&slot->blocks_per_sm, *fn, threads, 0);
-    if (r != CUDA_SUCCESS || slot->blocks_per_sm < 1) {
+    r = drv->cuOccupancyMaxActiveBlocksPerMultiprocessor(&slot->kernel.blocks_per_sm, *fn, threads,
+                                                          0);
+    if (r != CUDA_SUCCESS || slot->kernel.blocks_per_sm < 1) {
         drv->cuModuleUnload(*mod);
         return r != CUDA_SUCCESS
                    ? cuspec__cu_check(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
@@ -188,7 +189,7 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
      * such launches from driver 12.3 on. */
     CUdeviceptr marker;
     size_t marker_bytes;
-    slot->pdl =
+    slot->kernel.pdl =
         drv->cuLaunchKernelEx != NULL && drv->cuModuleGetGlobal != NULL && drv->version >= 12030 &&
         drv->cuModuleGetGlobal(&marker, &marker_bytes, *mod, "cuspec_waits_for_prior_grid") ==
             CUDA_SUCCESS;
@@ -201,7 +202,7 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
     struct cuspec__slot *hit = table_find(ctx, v);
     if (hit != NULL) {
         hit->last_use = ++ctx->clock;
-        *k = (struct cuspec__kernel){hit->function, hit->blocks_per_sm, hit->pdl};
+        *k = hit->kernel;
         pthread_mutex_unlock(&ctx->lock);
         last_launch.tier = CUSPEC_TIER_TABLE;
         cuspec__variant_name(v, last_launch.kernel, sizeof last_launch.kernel);
@@ -212,7 +213,7 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
     /* Resolve outside the lock: a compile may take a while and other threads
      * keep launching what is loaded. */
     struct cuspec__image img;
-    struct cuspec__slot fresh = {1, *v, NULL, NULL, 0, 0, 0};
+    struct cuspec__slot fresh = {.used = 1, .v = *v};
     int rc = cuspec__image_get(v, ctx->arch, CUSPEC__IMAGE_ANY, &img);
     if (rc == CUSPEC_OK) {
         rc = load(ctx, v, &img, &fresh);
@@ -225,7 +226,7 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
     hit = table_find(ctx, v);
     if (hit != NULL) { /* another thread loaded it meanwhile: keep theirs */
         ctx->drv->cuModuleUnload(fresh.module);
-        *k = (struct cuspec__kernel){hit->function, hit->blocks_per_sm, hit->pdl};
+        *k = hit->kernel;
     } else {
         if (ctx->n_loaded >= TABLE_BOUND)
             table_evict_one(ctx);
@@ -235,7 +236,7 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
         fresh.last_use = ++ctx->clock;
         ctx->slots[i] = fresh;
         ctx->n_loaded++;
-        *k = (struct cuspec__kernel){fresh.function, fresh.blocks_per_sm, fresh.pdl};
+        *k = fresh.kernel;
     }
     pthread_mutex_unlock(&ctx->lock);
     last_launch.tier = img.tier;

@@ -6,20 +6,18 @@
 
 #include <pthread.h>
 
+struct cuspec__kernel {
+    CUfunction function;
+    int blocks_per_sm; /* occupancy of the kernel at its block size */
+    int pdl;           /* may launch with programmatic stream serialization */
+};
+
 struct cuspec__slot {
     int used;
     struct cuspec__variant v;
     CUmodule module;
-    CUfunction function;
+    struct cuspec__kernel kernel; /* what cuspec__function hands out */
     uint64_t last_use;
-    int blocks_per_sm; /* occupancy of the kernel at its block size */
-    int pdl;           /* launched with programmatic stream serialization */
-};
-
-struct cuspec__kernel {
-    CUfunction function;
-    int blocks_per_sm;
-    int pdl;
 };
 
 /* Device scratch for kernels that need it (reduction partials and ticket).

@@ -90,8 +90,9 @@ extern const size_t cuspec__shipped_ptx_count;
 /* The header every template includes (NVRTC is given it by this name). */
 #define CUSPEC__TEMPLATE_HEADER "prior_grid.cuh"
 
-/* The embedded template `file` and the XXH3-128 hex of its text followed by
- * the header's (hashed once per process). NULL when there is none. */
+/* The embedded template `file` and (where hash is not NULL) the XXH3-128
+ * hex of its text followed by the header's (hashed once per process). NULL
+ * when there is none. */
 const struct cuspec__file *cuspec__template(const char *file, const char **hash);
 
 /* Shipped PTX for name expression `name` made from template text with hash

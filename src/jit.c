@@ -58,8 +58,8 @@ int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
     const char *opts[] = {STD_OPTION, arch_opt, MINIMAL_OPTION};
     int n_opts = nv->info.major * 100 + nv->info.minor >= 1204 ? 3 : 2;
 
-    const char *header_hash, *header_name = CUSPEC__TEMPLATE_HEADER;
-    const struct cuspec__file *header = cuspec__template(header_name, &header_hash);
+    const char *header_name = CUSPEC__TEMPLATE_HEADER;
+    const struct cuspec__file *header = cuspec__template(header_name, NULL);
     if (header == NULL)
         return cuspec__fail(CUSPEC_ERR_COMPILE, "the library embeds no %s to compile %s with",
                             header_name, name);

@@ -82,7 +82,8 @@ const struct cuspec__file *cuspec__template(const char *file, const char **hash)
     pthread_once(&once, index_files);
     for (size_t i = 0; i < cuspec__templates_count && i < MAX_FILES; i++)
         if (strcmp(cuspec__templates[i].name, file) == 0) {
-            *hash = template_hash[i];
+            if (hash != NULL)
+                *hash = template_hash[i];
             return &cuspec__templates[i];
         }
     return NULL;

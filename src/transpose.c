@@ -47,12 +47,15 @@ static int extra_rows(const struct cuspec__variant *v)
     return v->p[P_SHIFT] ? (packed_shift(v) ? se : se - 1) : 0;
 }
 
-/* The register kernel's warps (the template's RCfg, 16-byte vectors): 4
- * lanes of VEC elements along the input rows by 8 lanes of VEC rows. */
+/* The register kernel's warps (the template's RCfg::WX and WY, 16-byte
+ * vectors): REGS_WX lanes of VEC elements along the input rows by REGS_WY
+ * lanes of VEC rows. */
+enum { REGS_WX = 4, REGS_WY = 8 };
+
 static int threads(const struct cuspec__variant *v)
 {
     if (v->p[P_REGS])
-        return v->p[P_TILE] / (4 * v->p[P_VEC]) * v->p[P_ROWS] * 32;
+        return v->p[P_TILE] / (REGS_WX * v->p[P_VEC]) * v->p[P_ROWS] * 32;
     return packed_shift(v) ? v->p[P_TILE] * v->p[P_ROWS]
                            : v->p[P_TILE] / v->p[P_VEC] * v->p[P_ROWS];
 }
@@ -60,7 +63,7 @@ static int threads(const struct cuspec__variant *v)
 /* Input rows per tile (columns per tile: TILE). */
 static int tile_rows(const struct cuspec__variant *v)
 {
-    return v->p[P_REGS] ? v->p[P_ROWS] * 8 * v->p[P_VEC] : v->p[P_TILE];
+    return v->p[P_REGS] ? v->p[P_ROWS] * REGS_WY * v->p[P_VEC] : v->p[P_TILE];
 }
 
 /* The register kernel: 1- and 2-byte elements in 16-byte vectors, no
@@ -70,7 +73,7 @@ static int legal_regs(const struct cuspec__variant *v)
     int size = (int)cuspec_dtype_size(v->dtype), tile = v->p[P_TILE];
     if (size > 2 || v->p[P_VEC] * size != 16 || v->p[P_PAD] || v->p[P_SHIFT])
         return 0;
-    return tile % (4 * v->p[P_VEC]) == 0 && threads(v) <= 1024;
+    return tile % (REGS_WX * v->p[P_VEC]) == 0 && threads(v) <= 1024;
 }
 
 static int legal(const struct cuspec__variant *v)

@@ -25,7 +25,7 @@ static void transpose_launch_mode(cuspec_ctx *ctx, int want_tier)
     CUSPEC_OK_(cuspec__function(ctx, &v, &k));
     CUSPEC_OK_(cuspec_last_launch(&info));
     CHECK_INT_EQ(info.tier, want_tier);
-    int want = want_tier != CUSPEC_TIER_PTX && ctx->arch >= 90 && drv->version >= 12030;
+    int want = want_tier != CUSPEC_TIER_PTX && gpu_wants_pdl(ctx);
     printf("# %s from %s on sm_%d: programmatic launch %d\n", info.kernel,
            cuspec_tier_name(info.tier), ctx->arch, k.pdl);
     CHECK_INT_EQ(k.pdl, want);

@@ -575,7 +575,7 @@ TEST(transpose_chained)
     group_begin();
     CHECK(2 * bytes <= CUSPEC__PDL_TILED_BYTES);
     /* Kernels compiled for this device wait, and say so, from sm_90 on. */
-    int want_pdl = ctx->arch >= 90 && drv->version >= 12030;
+    int want_pdl = gpu_wants_pdl(ctx);
     for (size_t k = 0; k < sample.n; k++) {
         struct cuspec__kernel kern;
         if (cuspec__function(ctx, &sample.v[k], &kern) != CUSPEC_OK)
