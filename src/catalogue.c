@@ -104,8 +104,12 @@ int cuspec__family_each(int family, int arch, int all,
             } else {
                 f->defaults(arch, &v);
                 rc = f->legal(&v) ? fn(&v, user) : 0;
-                if (rc == 0 && f->alternate != NULL && f->alternate(&v))
-                    rc = fn(&v, user);
+                for (int k = 0, r = 0; rc == 0 && f->alternate != NULL && r >= 0; k++) {
+                    struct cuspec__variant a = v;
+                    r = f->alternate(&a, k);
+                    if (r > 0)
+                        rc = fn(&a, user);
+                }
             }
             if (rc != 0)
                 return rc;

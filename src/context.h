@@ -119,11 +119,13 @@ struct cuspec__shape {
  * may be shifted. Tuning records are keyed by it. */
 int cuspec__transpose_dtype(int dtype);
 int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype);
-/* Fits v to a shape of alignment class `align`: narrows its vectors to
- * `align` elements, and unless v came from a tuning record (made for this
- * class), replaces defaults whose vectors do not fit with the misaligned
- * defaults and shifts output rows to sectors where they do not start on one. */
-void cuspec__transpose_fit(struct cuspec__variant *v, int align, int from_record);
+/* Fits v to the shape s describes (its alignment class, rows and cols):
+ * narrows its vectors to s->align elements, and unless v came from a tuning
+ * record (made for this class), replaces defaults whose vectors do not fit
+ * with the misaligned defaults (by size) and shifts output rows to sectors
+ * where they do not start on one. */
+void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec *s,
+                           int from_record);
 /* Runs transpose variant v on checked arguments; CUSPEC_ERR_INVALID when v's
  * vector width does not fit them. The context must be current. */
 int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,

@@ -48,9 +48,11 @@ struct cuspec__family {
     void (*defaults)(int arch, struct cuspec__variant *v);
     /* 1 when v can run the operation spec describes (NULL: any legal v can). */
     int (*fits)(const struct cuspec__variant *v, const struct cuspec__spec *s);
-    /* Turns a default into the variant calls use where the default does not
-     * fit (transpose: misaligned rows); 0 when that is not legal. NULL: none. */
-    int (*alternate)(struct cuspec__variant *v);
+    /* Turns a default into the k-th variant calls use where the default
+     * does not fit (transpose: misaligned rows, large and small matrices):
+     * 1 done; 0 when that is not legal or repeats the default or an earlier
+     * alternate; -1 when there is no k-th. NULL: none. */
+    int (*alternate)(struct cuspec__variant *v, int k);
 };
 
 extern const struct cuspec__family cuspec__family_copy;

@@ -148,13 +148,28 @@ static int fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
     return packed_shift(v) || v->p[P_VEC] <= s->align;
 }
 
-/* The default for misaligned rows (odd leading dimensions): what
- * cuspec__transpose_fit makes of the default for the least aligned class. */
-static int alternate(struct cuspec__variant *v)
+/* What cuspec__transpose_fit makes of default v for a square of side
+ * `side` in the least aligned class (odd leading dimensions). */
+static void misaligned(struct cuspec__variant *v, unsigned long long side)
 {
-    struct cuspec__variant d = *v;
-    cuspec__transpose_fit(v, 1, 0);
-    return legal(v) && memcmp(&d, v, sizeof d) != 0;
+    struct cuspec__spec s = {.rows = side, .cols = side, .align = 1};
+    cuspec__transpose_fit(v, &s, 0);
+}
+
+/* The defaults for misaligned rows: k = 0 for large matrices, 1 for small
+ * ones (see PK_SMALL), each only where it differs from those before. */
+static int alternate(struct cuspec__variant *v, int k)
+{
+    if (k > 1)
+        return -1;
+    struct cuspec__variant d = *v, large = *v;
+    misaligned(&large, 1ULL << 16);
+    if (k == 0)
+        *v = large;
+    else
+        misaligned(v, 1);
+    return legal(v) && memcmp(&d, v, sizeof d) != 0 &&
+           (k == 0 || memcmp(&large, v, sizeof large) != 0);
 }
 
 const struct cuspec__family cuspec__family_transpose = {
@@ -210,20 +225,34 @@ int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype)
     return v.p[P_VEC];
 }
 
-void cuspec__transpose_fit(struct cuspec__variant *v, int align, int from_record)
+/* Bytes in matrices of up to this many elements take the misaligned
+ * default with tiles of 64 (see cuspec__transpose_fit). */
+#define PK_SMALL (1ULL << 22)
+
+void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec *s,
+                           int from_record)
 {
-    int size = (int)cuspec_dtype_size(v->dtype);
+    int size = (int)cuspec_dtype_size(v->dtype), align = s->align;
     if (!from_record && v->p[P_REGS] && v->p[P_VEC] > align)
         plain_default(v); /* its 16-byte vectors do not fit: a shared-tile kernel */
     if (!from_record && v->p[P_VEC] > align) {
         /* Measured on an H200 at 8191x8193 and 16383x16385, against
          * 0.62-0.83x copy unshifted: 4- and 8-byte elements one by one,
          * shifted (0.89-0.94x); 1- and 2-byte ones read as realigned words
-         * and written as shifted vectors (u8 0.72-0.85x, u16 0.82-0.90x). */
+         * and written as shifted vectors (u8 0.72-0.85x, u16 0.82-0.90x).
+         * Halves take tiles of 64: against 128 (rows 2, vec 8), 8191x8193
+         * 0.805 -> 0.819x copy, 4095x4097 0.56 -> 0.64, 1023x1025 10.5 ->
+         * 7.8 us, 16383x16385 0.902 -> 0.883 (the tuner's pick there is 128).
+         * Bytes lose 5-8% with 64 at 8191x8193 and 10000x3000, gain in
+         * small matrices, whose grids of 128-tiles leave SMs idle (up to
+         * PK_SMALL elements): 1023x1025 8.0 -> 6.5-6.9 us (5.2 -> 3.6 in a
+         * graph), 2047x2049 10.1 -> 8.7-9.2; 4095x4097 equal. */
         static const int by_size[9][4] = {
-            [1] = {128, 2, 1, 16}, [2] = {128, 2, 1, 8}, [4] = {64, 8, 1, 1}, [8] = {64, 8, 1, 1}};
+            [1] = {128, 2, 1, 16}, [2] = {64, 2, 1, 8}, [4] = {64, 8, 1, 1}, [8] = {64, 8, 1, 1}};
         memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], sizeof by_size[0]);
         v->p[P_SHIFT] = 1;
+        if (size == 1 && s->rows <= PK_SMALL / s->cols)
+            v->p[P_TILE] = 64;
     } else if (!from_record) {
         /* The default's vectors fit: shift 4- and 8-byte rows below a
          * sector (sub-word ones would lose their packing). */
@@ -368,7 +397,7 @@ int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_
                                 .align =
                                     cuspec__transpose_align(&s, cuspec__transpose_dtype(dtype))};
     int from_record = cuspec__tuned_params(ctx, &spec, &v);
-    cuspec__transpose_fit(&v, spec.align, from_record);
+    cuspec__transpose_fit(&v, &spec, from_record);
     rc = cuspec__transpose_variant(ctx, &v, &s, (CUstream)stream);
     cuspec__ctx_leave(ctx, pushed);
     return rc;

@@ -84,7 +84,7 @@ static void defaults(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspe
     v->op = s->op;
     cuspec__family(s->family)->defaults(ctx->arch, v);
     if (s->family == CUSPEC__FAM_TRANSPOSE)
-        cuspec__transpose_fit(v, s->align, 0);
+        cuspec__transpose_fit(v, s, 0);
 }
 
 int cuspec_tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune_options *options,
@@ -179,7 +179,7 @@ int cuspec_tuned_params(cuspec_ctx *ctx, const cuspec_tune_spec *pub, char *para
     memset(&v, 0, sizeof v);
     int rec = cuspec__tuned_params(ctx, &s, &v);
     if (s.family == CUSPEC__FAM_TRANSPOSE)
-        cuspec__transpose_fit(&v, s.align, rec);
+        cuspec__transpose_fit(&v, &s, rec);
     cuspec__params_text(&v, params, size);
     if (from_record != NULL)
         *from_record = rec;

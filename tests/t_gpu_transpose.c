@@ -15,6 +15,7 @@
  *
  * One process, one context, no fork after CUDA is touched. The kernels are
  * compiled by NVRTC into a private store (a fresh $CUSPEC_CACHE_DIR). */
+#include "tuning.h"
 #include "gpu.h"
 #include "gpu_cases.h"
 
@@ -315,18 +316,20 @@ TEST(kernels_compile)
     for (size_t i = 0; i < sample.n; i++)
         CHECK(vlist_add(&build, &sample.v[i]) == 0);
     for (size_t i = 0; i < defaults.n; i++)
-        for (int align = 32; align >= 1; align /= 2) {
-            struct cuspec__variant v = defaults.v[i];
-            int size = (int)cuspec_dtype_size(v.dtype);
-            if (align > 32 / size)
-                continue;
-            cuspec__transpose_fit(&v, align, 0);
-            CHECK(f->legal(&v));
-            /* shifted 1- and 2-byte kernels need no alignment */
-            CHECK(v.p[p_vec] <= align || (v.p[p_shift] && size < 4));
-            CHECK(!v.p[p_shift] || align < 32 / size);
-            CHECK(vlist_add(&build, &v) == 0);
-        }
+        for (int align = 32; align >= 1; align /= 2)
+            for (unsigned side = 64; side <= 8192; side *= 128) { /* small and large */
+                struct cuspec__variant v = defaults.v[i];
+                int size = (int)cuspec_dtype_size(v.dtype);
+                struct cuspec__spec spec = {.rows = side, .cols = side, .align = align};
+                if (align > 32 / size)
+                    continue;
+                cuspec__transpose_fit(&v, &spec, 0);
+                CHECK(f->legal(&v));
+                /* shifted 1- and 2-byte kernels need no alignment */
+                CHECK(v.p[p_vec] <= align || (v.p[p_shift] && size < 4));
+                CHECK(!v.p[p_shift] || align < 32 / size);
+                CHECK(vlist_add(&build, &v) == 0);
+            }
     cuspec_compile_report report;
     int rc = cuspec__compile_many(build.v, (unsigned)build.n, ctx->arch, 0, 0, NULL, NULL, NULL,
                                   &report);

@@ -121,6 +121,48 @@ TEST(nearest_bucket_lookup)
     CHECK_INT_EQ(cuspec__record_find(dev, &t, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
 }
 
+/* Misaligned transposes without a record: bytes take tiles of 64 in small
+ * matrices and 128 in large ones, and both are compiled ahead with the
+ * defaults (the shipped PTX holds what cuspec__family_each lists). */
+static int shifted_byte_tiles(const struct cuspec__variant *v, void *user)
+{
+    unsigned *tiles = user; /* bit 0: tile 64, bit 1: tile 128 */
+    if (v->dtype == CUSPEC_U8 && v->p[4]) /* shift */
+        *tiles |= v->p[0] == 64 ? 1u : v->p[0] == 128 ? 2u : 4u;
+    return 0;
+}
+
+TEST(misaligned_byte_defaults_by_size)
+{
+    static const struct {
+        unsigned long long rows, cols;
+        int tile;
+    } cases[] = {{1023, 1025, 64}, {2047, 2049, 64}, {4095, 4097, 128}, {8191, 8193, 128},
+                 {1, 1ULL << 22, 64}, {1, (1ULL << 22) + 1, 128}, {1ULL << 40, 1ULL << 40, 128}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct cuspec__spec s = {.family = CUSPEC__FAM_TRANSPOSE,
+                                 .dtype = CUSPEC_U8,
+                                 .rows = cases[i].rows,
+                                 .cols = cases[i].cols,
+                                 .align = 1};
+        struct cuspec__variant v = {.family = CUSPEC__FAM_TRANSPOSE, .dtype = CUSPEC_U8};
+        cuspec__family_transpose.defaults(90, &v);
+        cuspec__transpose_fit(&v, &s, 0);
+        CHECK_INT_EQ(v.p[0], cases[i].tile);
+        CHECK_INT_EQ(v.p[4], 1);
+        CHECK(cuspec__family_transpose.legal(&v));
+        /* aligned rows keep the default (the register kernel) */
+        s.align = 16;
+        v = (struct cuspec__variant){.family = CUSPEC__FAM_TRANSPOSE, .dtype = CUSPEC_U8};
+        cuspec__family_transpose.defaults(90, &v);
+        cuspec__transpose_fit(&v, &s, 0);
+        CHECK_INT_EQ(v.p[5], 1);
+    }
+    unsigned tiles = 0;
+    CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_TRANSPOSE, 90, 0, shifted_byte_tiles, &tiles), 0);
+    CHECK_INT_EQ(tiles, 3u);
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -337,6 +379,7 @@ int main(void)
     static const struct tap_test tests[] = {TAP_ENTRY(record_round_trip),
                                             TAP_ENTRY(keys_separate_device_driver_and_bucket),
                                             TAP_ENTRY(nearest_bucket_lookup),
+                                            TAP_ENTRY(misaligned_byte_defaults_by_size),
                                             TAP_ENTRY(export_import_and_refusals),
                                             TAP_ENTRY(search_resumes_after_a_stop),
                                             TAP_ENTRY(search_rejects_wrong_and_failed_candidates),
