@@ -288,8 +288,9 @@ TEST(kernels_compile)
     struct vlist all = {0}, defaults = {0}, build = {0};
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_TRANSPOSE, ctx->arch, 1, collect, &all), 0);
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_TRANSPOSE, ctx->arch, 0, collect, &defaults), 0);
-    /* The default and the misaligned default of each element size. */
-    CHECK_UINT_EQ(defaults.n, 8);
+    /* The default and the misaligned default of each element size, and for
+     * bytes the misaligned default of small matrices. */
+    CHECK_UINT_EQ(defaults.n, 9);
     /* About 20 kernels of each kind (shared tile, shifted, registers) spread
      * over the enumeration (dtype, tile, rows, pad, vec), then all the
      * defaults. */
