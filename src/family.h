@@ -6,7 +6,7 @@
 
 #include "internal.h"
 
-#define CUSPEC__MAX_PARAMS 6
+#define CUSPEC__MAX_PARAMS 7
 #define CUSPEC__MAX_VALUES 8
 
 enum { CUSPEC__FAM_COPY, CUSPEC__FAM_REDUCE, CUSPEC__FAM_TRANSPOSE, CUSPEC__N_FAMILIES };

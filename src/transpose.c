@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { P_TILE, P_ROWS, P_PAD, P_VEC, P_SHIFT, P_REGS };
+enum { P_TILE, P_ROWS, P_PAD, P_VEC, P_SHIFT, P_REGS, P_WIDE };
 
 /* The kernel's element word for a dtype: only the size matters. */
 static const char *word(int dtype)
@@ -52,15 +52,22 @@ static int extra_rows(const struct cuspec__variant *v)
  * lanes of VEC rows. */
 enum { REGS_WX = 4, REGS_WY = 8 };
 
+/* Columns per tile (the template's TC): wide tiles are twice as wide as
+ * they are high. */
+static int tile_cols(const struct cuspec__variant *v)
+{
+    return v->p[P_TILE] << v->p[P_WIDE];
+}
+
 static int threads(const struct cuspec__variant *v)
 {
     if (v->p[P_REGS])
         return v->p[P_TILE] / (REGS_WX * v->p[P_VEC]) * v->p[P_ROWS] * 32;
-    return packed_shift(v) ? v->p[P_TILE] * v->p[P_ROWS]
+    return packed_shift(v) ? tile_cols(v) * v->p[P_ROWS]
                            : v->p[P_TILE] / v->p[P_VEC] * v->p[P_ROWS];
 }
 
-/* Input rows per tile (columns per tile: TILE). */
+/* Input rows per tile. */
 static int tile_rows(const struct cuspec__variant *v)
 {
     return v->p[P_REGS] ? v->p[P_ROWS] * REGS_WY * v->p[P_VEC] : v->p[P_TILE];
@@ -82,6 +89,9 @@ static int legal(const struct cuspec__variant *v)
     int vec = v->p[P_VEC];
     if (word(v->dtype) == NULL || v->op != 0)
         return 0;
+    /* wide tiles: only the shifted 1- and 2-byte kernels have them */
+    if (v->p[P_WIDE] != 0 && (v->p[P_WIDE] != 1 || v->p[P_REGS] || !packed_shift(v)))
+        return 0;
     if (v->p[P_REGS])
         return legal_regs(v);
     if (tile > 128 || vec * size > 16 || tile % vec != 0)
@@ -92,7 +102,7 @@ static int legal(const struct cuspec__variant *v)
     if (packed_shift(v) && (vec % k != 0 || tile % (rows * vec) != 0))
         return 0;
     int unit = k * size, padu = v->p[P_PAD] ? (unit >= 4 ? 1 : 4 / unit) : 0;
-    int smem = (tile + extra_rows(v)) / k * (tile + padu) * unit;
+    int smem = (tile + extra_rows(v)) / k * (tile_cols(v) + padu) * unit;
     return (tile / k) % rows == 0 && n % 32 == 0 && n <= 1024 && smem <= 48 * 1024;
 }
 
@@ -103,8 +113,8 @@ static void expr(const struct cuspec__variant *v, char *buf, size_t size)
                  v->p[P_ROWS], v->p[P_VEC]);
         return;
     }
-    snprintf(buf, size, "cuspec_transpose<%s, %d, %d, %d, %d, %d>", word(v->dtype), v->p[P_TILE],
-             v->p[P_ROWS], v->p[P_PAD], v->p[P_VEC], v->p[P_SHIFT]);
+    snprintf(buf, size, "cuspec_transpose<%s, %d, %d, %d, %d, %d%s>", word(v->dtype), v->p[P_TILE],
+             v->p[P_ROWS], v->p[P_PAD], v->p[P_VEC], v->p[P_SHIFT], v->p[P_WIDE] ? ", 1" : "");
 }
 
 /* Measured on an H200 (the transpose harness, tight leading dimensions):
@@ -122,6 +132,7 @@ static void plain_default(struct cuspec__variant *v)
     memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], 4 * sizeof(int));
     v->p[P_SHIFT] = 0;
     v->p[P_REGS] = 0;
+    v->p[P_WIDE] = 0;
 }
 
 /* Bytes take the register kernel: on an H200, tile 256 rows 1 against the
@@ -175,7 +186,7 @@ static int alternate(struct cuspec__variant *v, int k)
 const struct cuspec__family cuspec__family_transpose = {
     .name = "transpose",
     .template_file = "transpose.cuh",
-    .n_params = 6,
+    .n_params = 7,
     .params =
         {
             [P_TILE] = {"tile", 5, {16, 32, 64, 128, 256}},
@@ -184,6 +195,7 @@ const struct cuspec__family cuspec__family_transpose = {
             [P_VEC] = {"vec", 5, {1, 2, 4, 8, 16}},
             [P_SHIFT] = {"shift", 2, {0, 1}},
             [P_REGS] = {"regs", 2, {0, 1}},
+            [P_WIDE] = {"wide", 2, {0, 1}},
         },
     .n_dtypes = 4,
     .dtypes = {CUSPEC_U8, CUSPEC_U16, CUSPEC_U32, CUSPEC_U64},
@@ -240,10 +252,13 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
          * 0.62-0.83x copy unshifted: 4- and 8-byte elements one by one,
          * shifted (0.89-0.94x); 1- and 2-byte ones read as realigned words
          * and written as shifted vectors (u8 0.72-0.85x, u16 0.82-0.90x).
-         * Halves take tiles of 64: against 128 (rows 2, vec 8), 8191x8193
-         * 0.805 -> 0.819x copy, 4095x4097 0.56 -> 0.64, 1023x1025 10.5 ->
-         * 7.8 us, 16383x16385 0.902 -> 0.883 (the tuner's pick there is 128).
-         * Bytes lose 5-8% with 64 at 8191x8193 and 10000x3000, gain in
+         * Halves take tiles of 64 rows: against 128 (rows 2, vec 8),
+         * 8191x8193 0.805 -> 0.819x copy, 4095x4097 0.56 -> 0.64, 1023x1025
+         * 10.5 -> 7.8 us, 16383x16385 0.902 -> 0.883; and 128 columns
+         * (wide): 8191x8193 0.820 -> 0.847, 16383x16385 0.887 -> 0.917,
+         * 4095x4097 0.64 -> 0.66, 1023x1025 8.0 -> 8.2 us (the tuner, with
+         * every candidate, also picks these at 8191x8193 and 16383x16385;
+         * for bytes, wide tiles did not win). Bytes lose 5-8% with 64 at 8191x8193 and 10000x3000, gain in
          * small matrices, whose grids of 128-tiles leave SMs idle (up to
          * PK_SMALL elements): 1023x1025 8.0 -> 6.5-6.9 us (5.2 -> 3.6 in a
          * graph), 2047x2049 10.1 -> 8.7-9.2; 4095x4097 equal. */
@@ -251,12 +266,14 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
             [1] = {128, 2, 1, 16}, [2] = {64, 2, 1, 8}, [4] = {64, 8, 1, 1}, [8] = {64, 8, 1, 1}};
         memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], sizeof by_size[0]);
         v->p[P_SHIFT] = 1;
+        v->p[P_WIDE] = size == 2;
         if (size == 1 && s->rows <= PK_SMALL / s->cols)
             v->p[P_TILE] = 64;
     } else if (!from_record) {
         /* The default's vectors fit: shift 4- and 8-byte rows below a
          * sector (sub-word ones would lose their packing). */
         v->p[P_SHIFT] = size >= 4 && align < 32 / size;
+        v->p[P_WIDE] = 0;
         if (!legal(v))
             v->p[P_SHIFT] = 0;
         /* Unshifted, a sub-word kernel has TILE / VEC threads per row of
@@ -276,7 +293,7 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
 static int launch_piece(cuspec_ctx *ctx, const struct cuspec__kernel *k,
                         const struct cuspec__variant *v, struct cuspec__shape s, CUstream stream)
 {
-    unsigned long long tr = (unsigned)tile_rows(v), tc = (unsigned)v->p[P_TILE];
+    unsigned long long tr = (unsigned)tile_rows(v), tc = (unsigned)tile_cols(v);
     unsigned grid[3] = {(unsigned)((s.rows + (unsigned)extra_rows(v) + tr - 1) / tr),
                         (unsigned)((s.cols + tc - 1) / tc), (unsigned)s.batch};
     void *args[] = {&s.in,    &s.out,    &s.rows,      &s.cols,
@@ -305,7 +322,7 @@ int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
      * tile columns, 65535 batch entries), pieces of whole tiles: each is a
      * transpose of its own, so every vector stays aligned. */
     const unsigned long long max_rows = (1ULL << 30) * (unsigned)tile_rows(v);
-    const unsigned long long max_cols = 65535ULL * (unsigned)v->p[P_TILE], max_batch = 65535;
+    const unsigned long long max_cols = 65535ULL * (unsigned)tile_cols(v), max_batch = 65535;
     const unsigned long long size = cuspec_dtype_size(v->dtype);
     for (unsigned long long b = 0; rc == CUSPEC_OK && b < s->batch; b += max_batch)
         for (unsigned long long c = 0; rc == CUSPEC_OK && c < s->cols; c += max_cols)

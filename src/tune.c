@@ -73,7 +73,8 @@ static struct cand *find(struct search *s, const int *p)
     return NULL;
 }
 
-/* ## The log: one line per timed candidate, "p0 .. p5 status us spread". */
+/* ## The log: one line per timed candidate, "p0 .. p6 status us spread"
+ * (logs written before the seventh parameter have six). */
 
 static void log_load(struct search *s)
 {
@@ -88,8 +89,8 @@ static void log_load(struct search *s)
         for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
             int p[CUSPEC__MAX_PARAMS], status;
             double us, spread;
-            if (sscanf(line, "%d %d %d %d %d %d %d %lf %lf", &p[0], &p[1], &p[2], &p[3], &p[4],
-                       &p[5], &status, &us, &spread) != 9 ||
+            int used = cuspec__params_read(line, cuspec__words(line) - 3, p);
+            if (used < 0 || sscanf(line + used, "%d %lf %lf", &status, &us, &spread) != 3 ||
                 status < OK || status > WRONG)
                 continue; /* a line we cannot read is a candidate to time again */
             struct cand *c = find(s, p);
@@ -112,10 +113,11 @@ static void log_save(struct search *s)
         return;
     for (unsigned i = 0; i < s->n; i++) {
         const struct cand *c = &s->c[i];
+        char params[16 * CUSPEC__MAX_PARAMS];
+        cuspec__params_write(c->v.p, params, sizeof params);
         if (c->status != UNTRIED)
-            len += (size_t)snprintf(text + len, size - len, "%d %d %d %d %d %d %d %.6g %.6g\n",
-                                    c->v.p[0], c->v.p[1], c->v.p[2], c->v.p[3], c->v.p[4],
-                                    c->v.p[5], c->status, c->us, c->spread);
+            len += (size_t)snprintf(text + len, size - len, "%s %d %.6g %.6g\n", params, c->status,
+                                    c->us, c->spread);
     }
     cuspec__store_put(s->log_key, CUSPEC_KIND_TUNING, "", text, len);
     free(text);

@@ -2,7 +2,10 @@
  * bucket, nearest bucket on this device, built-in defaults. */
 #include "tuning.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,13 +54,52 @@ void cuspec__tuning_key(const char *device, const struct cuspec__spec *s, int bu
              cuspec__family(s->family)->name, cuspec_dtype_name(s->dtype), s->op, b);
 }
 
+int cuspec__params_read(const char *text, int count, int p[CUSPEC__MAX_PARAMS])
+{
+    if (count != 6 && count != CUSPEC__MAX_PARAMS)
+        return -1;
+    const char *s = text;
+    for (int i = 0; i < CUSPEC__MAX_PARAMS; i++) {
+        p[i] = 0;
+        if (i >= count)
+            continue;
+        char *end;
+        errno = 0;
+        long x = strtol(s, &end, 10);
+        if (end == s || errno != 0 || x < INT_MIN || x > INT_MAX ||
+            (*end != '\0' && !isspace((unsigned char)*end)))
+            return -1;
+        p[i] = (int)x;
+        s = end;
+    }
+    return (int)(s - text);
+}
+
+void cuspec__params_write(const int p[CUSPEC__MAX_PARAMS], char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < CUSPEC__MAX_PARAMS && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%d", i ? " " : "", p[i]);
+}
+
+int cuspec__words(const char *text)
+{
+    int n = 0;
+    for (const char *s = text; *s != '\0'; s++)
+        n += !isspace((unsigned char)*s) && (s == text || isspace((unsigned char)s[-1]));
+    return n;
+}
+
 void cuspec__record_encode(const struct cuspec__record *r, char *buf, size_t size)
 {
+    char params[16 * CUSPEC__MAX_PARAMS];
+    cuspec__params_write(r->p, params, sizeof params);
     snprintf(buf, size,
-             "params=%d %d %d %d %d %d\nkernel=%s\nmedian_us=%.6g\ngbs=%.6g\ndefault_gbs=%.6g\n"
+             "params=%s\nkernel=%s\nmedian_us=%.6g\ngbs=%.6g\ndefault_gbs=%.6g\n"
              "copy_gbs=%.6g\nspread=%.6g\ncandidates=%u\nsearched=%u\nwhen=%lld\n",
-             r->p[0], r->p[1], r->p[2], r->p[3], r->p[4], r->p[5], r->kernel, r->median_us, r->gbs,
-             r->default_gbs, r->copy_gbs, r->spread, r->candidates, r->searched, r->when);
+             params, r->kernel, r->median_us, r->gbs, r->default_gbs, r->copy_gbs, r->spread,
+             r->candidates, r->searched, r->when);
 }
 
 int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r)
@@ -76,8 +118,7 @@ int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r
         char tail;
         int ok;
         if (strcmp(line, "params") == 0) {
-            ok = sscanf(v, "%d %d %d %d %d %d%c", &r->p[0], &r->p[1], &r->p[2], &r->p[3], &r->p[4],
-                        &r->p[5], &tail) == 6;
+            ok = cuspec__params_read(v, cuspec__words(v), r->p) >= 0;
             seen |= ok << 0;
         } else if (strcmp(line, "kernel") == 0) {
             ok = strlen(v) < sizeof r->kernel;

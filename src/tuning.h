@@ -42,6 +42,17 @@ struct cuspec__record {
     unsigned searched; /* the candidate limit the search ran under */
     long long when;
 };
+/* Parameters as records and the tuner's logs write them: `count`
+ * integers, CUSPEC__MAX_PARAMS or the 6 written before the transposes'
+ * seventh (wide), which then reads 0: the kernels those were timed with.
+ * Returns the characters read, or -1 when the text does not start with
+ * `count` integers or count is neither. */
+int cuspec__params_read(const char *text, int count, int p[CUSPEC__MAX_PARAMS]);
+/* Writes p as CUSPEC__MAX_PARAMS integers separated by spaces. */
+void cuspec__params_write(const int p[CUSPEC__MAX_PARAMS], char *buf, size_t size);
+/* The whitespace-separated words in text. */
+int cuspec__words(const char *text);
+
 /* Text payload <-> record; decode checks every field (CUSPEC_ERR_CORRUPT). */
 void cuspec__record_encode(const struct cuspec__record *r, char *buf, size_t size);
 int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r);

@@ -19,7 +19,7 @@
  * ENTRY POINT (NVRTC name expression, e.g.
  *   "cuspec_transpose<unsigned int, 32, 8, 1, 1, 0>")
  *
- *   template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
+ *   template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH, int WIDE = 0>
  *   __global__ void cuspec_transpose(const E *in, E *out,
  *       unsigned long long rows,      unsigned long long cols,
  *       unsigned long long ld_in,     unsigned long long ld_out,
@@ -49,6 +49,12 @@
  *         multiple of 32.  For S <= 2 it changes the kernel (PK, below):
  *         VEC must be a multiple of 4/S, TILE % (ROWS * VEC) == 0, and the
  *         block has NT = TILE * ROWS threads.
+ *   WIDE  0 or 1 (1 only for PK, below): the tile has TC = TILE << WIDE
+ *         columns (TILE rows).  Measured on an H200 (interior tiles, u16
+ *         64/2/1/8): 64 x 128 tiles against 64 x 64 moved 0.860 against
+ *         0.841x copy at 8191x8193, 0.928 against 0.904 at 16383x16385
+ *         (128 x 128: 0.832, 0.915), 0.790 against 0.767 at 10000x3000;
+ *         128 x 64 and 256 x 64 tiles did no better than square ones.
  *   PAD   0 or 1.  1 = pad every shared-tile row by PADU units (see below)
  *         so column accesses spread over the banks; 0 = no padding.
  *   ROWS  tile rows covered per pass.  Must be a power of two with
@@ -65,10 +71,11 @@
  *
  * DERIVED CONSTANTS (what the C catalogue needs)
  *   K    = as above;  U = K*S bytes per shared "unit" (1, 2, 4 or 8)
- *   NT   = (TILE / VEC) * ROWS, PK: TILE * ROWS       threads per block
+ *   TC   = TILE << WIDE                               tile columns
+ *   NT   = (TILE / VEC) * ROWS, PK: TC * ROWS         threads per block
  *   PADU = PAD ? (U >= 4 ? 1 : 4 / U) : 0             pad, in units
  *   XR   = SH ? 32 / S - 1 : 0, PK: 32 / S            extra input rows
- *   SMEM = (TILE + XR) / K * (TILE + PADU) * U  bytes STATIC shared memory
+ *   SMEM = (TILE + XR) / K * (TC + PADU) * U    bytes STATIC shared memory
  *        (SH = 0: TILE*TILE*S + PAD * (TILE/K) * max(U, 4)); the host keeps
  *        it within 48 KB (SH = 1, S = 8, TILE = 64, PAD = 1: 34,840 B).
  *   Registers: whatever ptxas picks under __launch_bounds__(NT) (no
@@ -86,7 +93,7 @@
  * LAUNCH FORMULA (cuLaunchKernel)
  *   blockDim = (NT, 1, 1)
  *   gridDim  = (tiles_y, tiles_x, batch), exactly: one tile per block, with
- *       tiles_x = ceil(cols / TILE), tiles_y = ceil((rows + XR) / TR)
+ *       tiles_x = ceil(cols / TC), tiles_y = ceil((rows + XR) / TR)
  *       (TR = TILE; the register kernel's TR is ROWS * 8 * VEC)
  *   sharedMemBytes = 0 (all shared memory is static), any stream.
  *   Where tiles_y > 2^31 - 1 or tiles_x or batch > 65535, the host launches
@@ -474,7 +481,7 @@ __host__ __device__ constexpr int cuspec_tr_pick_wx(int NX, int ROWS, int NT, in
   return best;
 }
 
-template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
+template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH, int WIDE>
 struct Cfg {
   static constexpr int S = (int)sizeof(E);
   /* PK: shifted sub-word elements, read as realigned words and packed 4 bytes to a
@@ -485,16 +492,17 @@ struct Cfg {
   static constexpr int D = VEC / K;          /* units per output vector */
   static constexpr int B = VEC * S;          /* bytes per vector access */
   static constexpr int NW = B >= 4 ? B / 4 : 1;
+  static constexpr int TC = TILE << WIDE;    /* tile columns (WIDE: PK only) */
   static constexpr int NX = TILE / VEC;      /* threads along a tile row */
-  static constexpr int NT = PK ? TILE * ROWS : NX * ROWS; /* threads per block */
+  static constexpr int NT = PK ? TC * ROWS : NX * ROWS; /* threads per block */
   static constexpr int SE = 32 / S;          /* elements per 32-byte sector */
   static constexpr int XR = SH ? (PK ? SE : SE - 1) : 0; /* extra input rows read (SH) */
   static constexpr int UR = (TILE + XR) / K; /* unit rows in the shared tile */
   static constexpr int G = (UR + ROWS - 1) / ROWS; /* unit-row groups per thread */
-  static constexpr int RW = PK ? ROWS * VEC : ROWS; /* output rows per write pass */
-  static constexpr int P = TILE / RW;        /* output vectors per thread */
+  static constexpr int RW = PK ? NT / NX : ROWS; /* output rows per write pass */
+  static constexpr int P = TC / RW;          /* output vectors per thread */
   static constexpr int PADU = PAD ? (U >= 4 ? 1 : 4 / U) : 0;
-  static constexpr int PU = TILE + PADU;     /* shared row pitch, in units */
+  static constexpr int PU = TC + PADU;       /* shared row pitch, in units */
   static constexpr long long SMEM = (long long)UR * PU * U;
   static constexpr int VEC_ = VEC;
   static constexpr int ROWS_ = ROWS;
@@ -514,6 +522,7 @@ struct Cfg {
                              (!PK || (VEC % K == 0 && TILE % (ROWS * VEC) == 0))),
                 "SH must be 0, or 1 with whole sectors per tile row (and, for 1- and 2-byte "
                 "elements, VEC a multiple of 4/S with TILE % (ROWS*VEC) == 0)");
+  static_assert(WIDE == 0 || (WIDE == 1 && PK), "WIDE must be 0, or 1 for shifted 1- and 2-byte elements");
   static_assert(NT >= 1 && NT <= 1024, "threads per block must be in 1..1024");
   static_assert(SMEM <= 48 * 1024, "shared tile exceeds 48 KB (TILE=128 needs sizeof(E) <= 2)");
 
@@ -676,9 +685,9 @@ __device__ __forceinline__ void tile_pk(unsigned (&tile)[C::UR][C::PU],
                                         u64 rows, u64 cols, u64 ld_in, u64 ld_out,
                                         u64 r0, u64 c0, unsigned tid) {
   constexpr int S = C::S, K = C::K, VEC = C::VEC_, D = C::D, P = C::P;
-  constexpr int TILE = C::TILE_, NX = C::NX, RW = C::RW, UR = C::UR;
+  constexpr int TILE = C::TILE_, TC = C::TC, NX = C::NX, RW = C::RW, UR = C::UR;
   constexpr bool EDGE = MODE != 0;
-  constexpr int NWR = TILE / K;              /* words per tile row */
+  constexpr int NWR = TC / K;                /* words per tile row */
   constexpr int YQ = C::NT / NWR;            /* unit rows per pass */
   constexpr int GQ = (UR + YQ - 1) / YQ;     /* passes */
 
@@ -687,7 +696,7 @@ __device__ __forceinline__ void tile_pk(unsigned (&tile)[C::UR][C::PU],
   constexpr int NE = (NR + LW - 1) / LW;     /* words past the lanes' last */
 
   const unsigned x = tid % NWR, yq = tid / NWR, li = tid % LW;
-  const u64 nbytes = (EDGE && cols - c0 < (u64)TILE ? cols - c0 : (u64)TILE) * S;
+  const u64 nbytes = (EDGE && cols - c0 < (u64)TC ? cols - c0 : (u64)TC) * S;
   const u64 ldb = ld_in * S;                 /* bytes from one input row to the next */
   /* row i of this thread is input row r0 - XR + K*yq + ROW(i) */
 #define CUSPEC_TR_ROW(i) ((i) / K * YQ * K + (i) % K)
@@ -899,14 +908,14 @@ cuspec_transpose_regs(const E *__restrict__ in, E *__restrict__ out,
   }
 }
 
-template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
-__global__ void __launch_bounds__(cuspec_transpose_detail::Cfg<E, TILE, ROWS, PAD, VEC, SH>::NT)
+template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH, int WIDE = 0>
+__global__ void __launch_bounds__(cuspec_transpose_detail::Cfg<E, TILE, ROWS, PAD, VEC, SH, WIDE>::NT)
 cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
                  unsigned long long rows, unsigned long long cols,
                  unsigned long long ld_in, unsigned long long ld_out,
                  unsigned long long stride_in, unsigned long long stride_out) {
   using namespace cuspec_transpose_detail;
-  typedef Cfg<E, TILE, ROWS, PAD, VEC, SH> C;
+  typedef Cfg<E, TILE, ROWS, PAD, VEC, SH, WIDE> C;
   __shared__ typename C::Ut tile[C::UR][C::PU];
 
   unsigned rx, ry, wx, wy;
@@ -914,8 +923,8 @@ cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
   map_thread<C::NX, C::WXW>(threadIdx.x, wx, wy);
 
   u64 r0, c0;
-  this_tile<TILE, TILE>(in, out, stride_in, stride_out, r0, c0);
-  const bool inside = (C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + TILE <= cols;
+  this_tile<TILE, C::TC>(in, out, stride_in, stride_out, r0, c0);
+  const bool inside = (C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + C::TC <= cols;
   if constexpr (C::PK) {
     /* The tiles with the matrix's last row take MODE 2 (tile_pk).  How the
      * paths are laid out changes how ptxas schedules the hot one (MODE 0):

@@ -31,8 +31,18 @@ TEST(record_round_trip)
     CHECK(memcmp(back.p, r.p, sizeof r.p) == 0);
     CHECK_STR_EQ(back.kernel, r.kernel);
     CHECK(back.gbs == 3000 && back.default_gbs == 2500 && back.candidates == 48);
+    r.p[6] = 1; /* the seventh parameter (a transpose's wide) is written */
+    cuspec__record_encode(&r, text, sizeof text);
+    CHECK_INT_EQ(cuspec__record_decode(text, strlen(text), &back), CUSPEC_OK);
+    CHECK_INT_EQ(back.p[6], 1);
+    /* A record written before the seventh parameter reads it as 0. */
+    static const char old[] = "params=64 2 1 8 1 0\nkernel=k\nmedian_us=1\ngbs=1\n";
+    CHECK_INT_EQ(cuspec__record_decode(old, strlen(old), &back), CUSPEC_OK);
+    CHECK(back.p[0] == 64 && back.p[3] == 8 && back.p[4] == 1 && back.p[6] == 0);
     static const char *const bad[] = {
         "params=1 2 3\nkernel=k\nmedian_us=1\ngbs=1\n",              /* too few params */
+        "params=1 2 3 4 5 6 7 8\nkernel=k\nmedian_us=1\ngbs=1\n",    /* too many */
+        "params=1 2 3 4 5 6x\nkernel=k\nmedian_us=1\ngbs=1\n",       /* not an integer */
         "params=1 2 3 4 5 6\nkernel=k\nmedian_us=x\ngbs=1\n",        /* not a number */
         "params=1 2 3 4 5 6\nkernel=k\nmedian_us=1\n",               /* no gbs */
         "params=1 2 3 4 5 6\nkernel=k\nmedian_us=1\ngbs=1\nfoo=1\n", /* unknown field */
