@@ -257,11 +257,12 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
          * 10.5 -> 7.8 us, 16383x16385 0.902 -> 0.883; and 128 columns
          * (wide): 8191x8193 0.820 -> 0.847, 16383x16385 0.887 -> 0.917,
          * 4095x4097 0.64 -> 0.66, 1023x1025 8.0 -> 8.2 us (the tuner, with
-         * every candidate, also picks these at 8191x8193 and 16383x16385;
-         * for bytes, wide tiles did not win). Bytes lose 5-8% with 64 at 8191x8193 and 10000x3000, gain in
-         * small matrices, whose grids of 128-tiles leave SMs idle (up to
-         * PK_SMALL elements): 1023x1025 8.0 -> 6.5-6.9 us (5.2 -> 3.6 in a
-         * graph), 2047x2049 10.1 -> 8.7-9.2; 4095x4097 equal. */
+         * every candidate, picks these at 8191x8193 and 16383x16385).
+         * Bytes gain nothing from wide tiles and lose 5-8% with tiles of 64
+         * at 8191x8193 and 10000x3000, but gain in small matrices, whose
+         * grids of 128-tiles leave SMs idle (up to PK_SMALL elements):
+         * 1023x1025 8.0 -> 6.5-6.9 us (5.2 -> 3.6 in a graph), 2047x2049
+         * 10.1 -> 8.7-9.2; 4095x4097 equal. */
         static const int by_size[9][4] = {
             [1] = {128, 2, 1, 16}, [2] = {64, 2, 1, 8}, [4] = {64, 8, 1, 1}, [8] = {64, 8, 1, 1}};
         memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], sizeof by_size[0]);

@@ -302,6 +302,25 @@ static struct cuspec__tune_job fake_job(const char *device, struct fake *f, int 
     return job;
 }
 
+/* A log written before the seventh parameter (six per line) is still read. */
+TEST(search_reads_six_parameter_logs)
+{
+    struct fake f = {0};
+    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
+    struct cuspec__tune_job job = fake_job("old-log", &f, 40);
+    char key[2048], line[256];
+    cuspec__tuning_key(job.device, &job.spec, cuspec__bucket(&job.spec), 1, key, sizeof key);
+    const int *p = job.def.p; /* status 0: timed, 123.5 us */
+    int len = snprintf(line, sizeof line, "%d %d %d %d %d %d 0 123.5 0.01\n", p[0], p[1], p[2],
+                       p[3], p[4], p[5]);
+    CHECK_INT_EQ(cuspec__store_put(key, CUSPEC_KIND_TUNING, "", line, (size_t)len), CUSPEC_OK);
+    cuspec_tune_result r;
+    struct cuspec__record rec;
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK_INT_EQ(r.reused, 1);
+    CHECK_INT_EQ(r.timed + r.reused, r.candidates);
+}
+
 TEST(search_resumes_after_a_stop)
 {
     struct fake full = {0}, part = {0};
@@ -391,6 +410,7 @@ int main(void)
                                             TAP_ENTRY(nearest_bucket_lookup),
                                             TAP_ENTRY(misaligned_byte_defaults_by_size),
                                             TAP_ENTRY(export_import_and_refusals),
+                                            TAP_ENTRY(search_reads_six_parameter_logs),
                                             TAP_ENTRY(search_resumes_after_a_stop),
                                             TAP_ENTRY(search_rejects_wrong_and_failed_candidates),
                                             TAP_ENTRY(search_finds_the_optimum_by_refinement)};
