@@ -139,6 +139,9 @@
  *   8191x8193 and 16383x16385): u8 0.72-0.85x copy, u16 0.82-0.90x; reading
  *   the elements one by one instead gave u8 0.53-0.61x, u16 0.72-0.78x, and
  *   single-element kernels without the shift 0.39-0.44x and 0.60x.
+ *   Copying each tile's rows into shared memory as 16-byte chunks first
+ *   (cp.async) and realigning them from there, instead of the shuffles,
+ *   was slower: u8 8191x8193 0.74 -> 0.69x copy, u16 (64 x 64) 0.83 -> 0.78.
  *
  * EDGE HANDLING
  *   Each tile is classified (block-uniform branch) as interior (fully inside
@@ -841,7 +844,10 @@ __device__ __noinline__ void tile_pk_last(unsigned (&tile)[C::UR][C::PU],
  * of 8 by 4 lanes (128-byte reads, 64-byte writes; the host's thread and
  * row counts follow WX and WY) lost 1-1.5% on those squares, defaults,
  * though 1024^2 took 2.15 us in a graph against 2.35.  Rows that start
- * anywhere in a word need the shared tile (PK). */
+ * anywhere in a word need the shared tile (PK).  Also measured and dropped
+ * (u8 8192^2, nvcc harness): tiles of 512 and 1024 columns, 0.847 ->
+ * 0.830-0.839 and 0.811x copy; more blocks per SM (min-blocks 7 and 8: 72
+ * and 64 registers with spills), 0.840 -> 0.784 and 0.709. */
 template <typename E, int TILE, int ROWS, int VEC>
 struct RCfg {
   static constexpr int S = (int)sizeof(E);
