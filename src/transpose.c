@@ -90,7 +90,7 @@ static int legal(const struct cuspec__variant *v)
     if (word(v->dtype) == NULL || v->op != 0)
         return 0;
     /* wide tiles: only the shifted 1- and 2-byte kernels have them */
-    if (v->p[P_WIDE] != 0 && (v->p[P_WIDE] != 1 || v->p[P_REGS] || !packed_shift(v)))
+    if (v->p[P_WIDE] != 0 && (v->p[P_WIDE] != 1 || !packed_shift(v)))
         return 0;
     if (v->p[P_REGS])
         return legal_regs(v);
@@ -263,11 +263,13 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
          * grids of 128-tiles leave SMs idle (up to PK_SMALL elements):
          * 1023x1025 8.0 -> 6.5-6.9 us (5.2 -> 3.6 in a graph), 2047x2049
          * 10.1 -> 8.7-9.2; 4095x4097 equal. */
-        static const int by_size[9][4] = {
-            [1] = {128, 2, 1, 16}, [2] = {64, 2, 1, 8}, [4] = {64, 8, 1, 1}, [8] = {64, 8, 1, 1}};
-        memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], sizeof by_size[0]);
+        static const int by_size[9][5] = {/* tile, rows, pad, vec; wide */
+            [1] = {128, 2, 1, 16, 0}, [2] = {64, 2, 1, 8, 1}, [4] = {64, 8, 1, 1, 0},
+            [8] = {64, 8, 1, 1, 0}};
+        const int *d = by_size[size <= 8 ? size : 0];
+        memcpy(&v->p[P_TILE], d, 4 * sizeof *d);
         v->p[P_SHIFT] = 1;
-        v->p[P_WIDE] = size == 2;
+        v->p[P_WIDE] = d[4];
         if (size == 1 && s->rows <= PK_SMALL / s->cols)
             v->p[P_TILE] = 64;
     } else if (!from_record) {

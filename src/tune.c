@@ -113,11 +113,12 @@ static void log_save(struct search *s)
         return;
     for (unsigned i = 0; i < s->n; i++) {
         const struct cand *c = &s->c[i];
+        if (c->status == UNTRIED)
+            continue;
         char params[16 * CUSPEC__MAX_PARAMS];
         cuspec__params_write(c->v.p, params, sizeof params);
-        if (c->status != UNTRIED)
-            len += (size_t)snprintf(text + len, size - len, "%s %d %.6g %.6g\n", params, c->status,
-                                    c->us, c->spread);
+        len += (size_t)snprintf(text + len, size - len, "%s %d %.6g %.6g\n", params, c->status,
+                                c->us, c->spread);
     }
     cuspec__store_put(s->log_key, CUSPEC_KIND_TUNING, "", text, len);
     free(text);

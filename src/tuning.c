@@ -54,9 +54,12 @@ void cuspec__tuning_key(const char *device, const struct cuspec__spec *s, int bu
              cuspec__family(s->family)->name, cuspec_dtype_name(s->dtype), s->op, b);
 }
 
+/* Parameters written before the transposes' wide. */
+enum { OLD_PARAMS = 6 };
+
 int cuspec__params_read(const char *text, int count, int p[CUSPEC__MAX_PARAMS])
 {
-    if (count != 6 && count != CUSPEC__MAX_PARAMS)
+    if (count != OLD_PARAMS && count != CUSPEC__MAX_PARAMS)
         return -1;
     const char *s = text;
     for (int i = 0; i < CUSPEC__MAX_PARAMS; i++) {

@@ -48,7 +48,7 @@
  *         a 32-byte sector (see WRITE-SIDE SHIFT below).  Needs TILE * S a
  *         multiple of 32.  For S <= 2 it changes the kernel (PK, below):
  *         VEC must be a multiple of 4/S, TILE % (ROWS * VEC) == 0, and the
- *         block has NT = TILE * ROWS threads.
+ *         block has NT = TC * ROWS threads (TC: WIDE, below).
  *   WIDE  0 or 1 (1 only for PK, below): the tile has TC = TILE << WIDE
  *         columns (TILE rows).  Measured on an H200 (interior tiles, u16
  *         64/2/1/8): 64 x 128 tiles against 64 x 64 moved 0.860 against

@@ -59,7 +59,6 @@ static inline void gpu_require_in_child(void)
             TAP_FAIL("%s: %s: %s", #call, cuspec_strerror(cs_r), cuspec_last_error());             \
     } while (0)
 
-/* xorshift64*: fresh bytes for every run (seeded from the clock). */
 /* Whether kernels compiled for ctx's device launch programmatically: they
  * wait for the grid before them from sm_90 on, and the driver keeps such
  * launches in graphs from 12.3 on. */
@@ -68,6 +67,7 @@ static inline int gpu_wants_pdl(const cuspec_ctx *ctx)
     return ctx->arch >= 90 && drv->version >= 12030;
 }
 
+/* xorshift64*: fresh bytes for every run (seeded from the clock). */
 static uint64_t rng_state;
 static inline uint64_t rng_next(void)
 {
