@@ -245,6 +245,17 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
                            int from_record)
 {
     int size = (int)cuspec_dtype_size(v->dtype), align = s->align;
+    if (v->p[P_REGS] && (s->rows % v->p[P_VEC] != 0 || s->cols % v->p[P_VEC] != 0)) {
+        /* The register kernel's squares (VEC x VEC) that the matrix's edge
+         * cuts go element by element, which only padded leading dimensions
+         * meet.  Measured on an H200, u8, per call, against the shared-tile
+         * default: 1000x1000 (ld 1024) 17.8-20.8 against 9.2-10.1 us,
+         * 8190x8190 (ld 8192) 55.1-55.8 against 43.5-45.1, 10000x3000 (ld
+         * 3008) 35.3-36.1 against 23.9-25.6.  Tuning records are made on
+         * tight rows, which cut no square, so this holds for them too. */
+        plain_default(v);
+        from_record = 0;
+    }
     if (!from_record && v->p[P_REGS] && v->p[P_VEC] > align)
         plain_default(v); /* its 16-byte vectors do not fit: a shared-tile kernel */
     if (!from_record && v->p[P_VEC] > align) {

@@ -847,7 +847,17 @@ __device__ __noinline__ void tile_pk_last(unsigned (&tile)[C::UR][C::PU],
  * anywhere in a word need the shared tile (PK).  Also measured and dropped
  * (u8 8192^2, nvcc harness): tiles of 512 and 1024 columns, 0.847 ->
  * 0.830-0.839 and 0.811x copy; more blocks per SM (min-blocks 7 and 8: 72
- * and 64 registers with spills), 0.840 -> 0.784 and 0.709. */
+ * and 64 registers with spills), 0.840 -> 0.784 and 0.709; for rows that
+ * start on 8 bytes only, the squares read and written as 8-byte halves
+ * (each warp access still whole sectors) against the shared tile's 8-byte
+ * vectors: u8 10000x3000 0.49 against 0.64x copy, 8192x8200 0.75 against
+ * 0.81.
+ * Squares that the matrix's edge cuts go element by element, each load
+ * waiting for the store before it: u8 1000x1000 with leading dimensions
+ * of 1024 took 20 us against 9.4 for the shared-tile kernel, so the host
+ * takes this kernel only where the edge cuts no square.  An edge path of
+ * K rows at a time (out of line, loads issued together) took 12 us but
+ * cost the whole squares 1% (u8 8192^2 37.5 -> 38.0 us per call). */
 template <typename E, int TILE, int ROWS, int VEC>
 struct RCfg {
   static constexpr int S = (int)sizeof(E);

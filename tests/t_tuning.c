@@ -161,13 +161,36 @@ TEST(misaligned_byte_defaults_by_size)
         CHECK_INT_EQ(v.p[0], cases[i].tile);
         CHECK_INT_EQ(v.p[4], 1);
         CHECK(cuspec__family_transpose.legal(&v));
-        /* aligned rows keep the default (the register kernel) */
+        /* aligned rows keep the default (the register kernel) where the
+         * shape cuts none of its 16 x 16 squares */
         s.align = 16;
         v = (struct cuspec__variant){.family = CUSPEC__FAM_TRANSPOSE, .dtype = CUSPEC_U8};
         cuspec__family_transpose.defaults(90, &v);
         cuspec__transpose_fit(&v, &s, 0);
-        CHECK_INT_EQ(v.p[5], 1);
+        CHECK_INT_EQ(v.p[5], s.rows % 16 == 0 && s.cols % 16 == 0);
+        CHECK(cuspec__family_transpose.legal(&v));
     }
+    /* Squares cut by the edge of a padded matrix: the shared-tile kernel,
+     * for the defaults and for a tuning record that names the register
+     * kernel alike; uncut ones keep it. */
+    static const unsigned long long cut[][3] = {
+        {1000, 1000, 0}, {1024, 1000, 0}, {1000, 1024, 0}, {16, 16, 1}, {8192, 8192, 1}};
+    for (size_t i = 0; i < sizeof cut / sizeof *cut; i++)
+        for (int from_record = 0; from_record <= 1; from_record++) {
+            struct cuspec__spec s = {.family = CUSPEC__FAM_TRANSPOSE,
+                                     .dtype = CUSPEC_U8,
+                                     .rows = cut[i][0],
+                                     .cols = cut[i][1],
+                                     .align = 32};
+            struct cuspec__variant v = {.family = CUSPEC__FAM_TRANSPOSE, .dtype = CUSPEC_U8};
+            cuspec__family_transpose.defaults(90, &v);
+            v.p[1] = 2; /* a tuned register kernel: tile 256, rows 2 */
+            cuspec__transpose_fit(&v, &s, from_record);
+            CHECK_INT_EQ(v.p[5], (int)cut[i][2]);
+            CHECK(cuspec__family_transpose.legal(&v));
+            if (cut[i][2] && from_record)
+                CHECK_INT_EQ(v.p[1], 2); /* the record's own parameters */
+        }
     unsigned tiles = 0;
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_TRANSPOSE, 90, 0, shifted_byte_tiles, &tiles), 0);
     CHECK_INT_EQ(tiles, 3u);
