@@ -5,7 +5,24 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { P_TILE, P_ROWS, P_PAD, P_VEC, P_SHIFT, P_REGS, P_WIDE };
+enum { P_TILE, P_ROWS, P_PAD, P_VEC, P_SHIFT, P_KERNEL, P_WIDE };
+
+/* The kernels (P_KERNEL): shared tile, registers, narrow. */
+enum { K_TILE, K_REGS, K_NARROW };
+
+/* The narrow kernel (the template's NCfg): at most NARROW_MAX rows (then
+ * it reads the input's rows as planes) or columns, chunks of planes within
+ * NARROW_SMEM bytes; calls take it up to NARROW_TAKE.  Measured on an H200
+ * (x copy, narrow against the tiled defaults): f32 3x10^7 0.80 against
+ * 0.048, 1x(2*10^7) 0.76 against 0.016, 8x(4*10^6) 0.86 against 0.35, but
+ * 32x10^6 0.77 against 0.84; f64 3x10^7 0.87 against 0.085, 32x10^6 0.62
+ * against 0.80; u8 3x10^7 0.51 against 0.014, 32x10^6 0.50 against 0.75. */
+enum { NARROW_MAX = 32, NARROW_TAKE = 16, NARROW_SMEM = 32768 };
+
+int cuspec__transpose_narrow(unsigned long long rows, unsigned long long cols)
+{
+    return rows <= NARROW_TAKE || cols <= NARROW_TAKE;
+}
 
 /* The kernel's element word for a dtype: only the size matters. */
 static const char *word(int dtype)
@@ -56,12 +73,16 @@ enum { REGS_WX = 4, REGS_WY = 8 };
  * they are high. */
 static int tile_cols(const struct cuspec__variant *v)
 {
+    if (v->p[P_KERNEL] == K_NARROW)
+        return NARROW_SMEM; /* a multiple of any chunk, for the pieces */
     return v->p[P_TILE] << v->p[P_WIDE];
 }
 
 static int threads(const struct cuspec__variant *v)
 {
-    if (v->p[P_REGS])
+    if (v->p[P_KERNEL] == K_NARROW)
+        return 32 * v->p[P_ROWS];
+    if (v->p[P_KERNEL])
         return v->p[P_TILE] / (REGS_WX * v->p[P_VEC]) * v->p[P_ROWS] * 32;
     return packed_shift(v) ? tile_cols(v) * v->p[P_ROWS]
                            : v->p[P_TILE] / v->p[P_VEC] * v->p[P_ROWS];
@@ -70,7 +91,9 @@ static int threads(const struct cuspec__variant *v)
 /* Input rows per tile. */
 static int tile_rows(const struct cuspec__variant *v)
 {
-    return v->p[P_REGS] ? v->p[P_ROWS] * REGS_WY * v->p[P_VEC] : v->p[P_TILE];
+    if (v->p[P_KERNEL] == K_NARROW)
+        return NARROW_SMEM;
+    return v->p[P_KERNEL] ? v->p[P_ROWS] * REGS_WY * v->p[P_VEC] : v->p[P_TILE];
 }
 
 /* The register kernel: 1- and 2-byte elements in 16-byte vectors, no
@@ -89,10 +112,14 @@ static int legal(const struct cuspec__variant *v)
     int vec = v->p[P_VEC];
     if (word(v->dtype) == NULL || v->op != 0)
         return 0;
+    /* the narrow kernel: 32 * rows threads, vec; the other parameters at
+     * their first values */
+    if (v->p[P_KERNEL] == K_NARROW)
+        return tile == 16 && !v->p[P_PAD] && !v->p[P_SHIFT] && !v->p[P_WIDE] && vec * size <= 16;
     /* wide tiles: only the shifted 1- and 2-byte kernels have them */
     if (v->p[P_WIDE] != 0 && (v->p[P_WIDE] != 1 || !packed_shift(v)))
         return 0;
-    if (v->p[P_REGS])
+    if (v->p[P_KERNEL])
         return legal_regs(v);
     if (tile > 128 || vec * size > 16 || tile % vec != 0)
         return 0;
@@ -108,7 +135,12 @@ static int legal(const struct cuspec__variant *v)
 
 static void expr(const struct cuspec__variant *v, char *buf, size_t size)
 {
-    if (v->p[P_REGS]) {
+    if (v->p[P_KERNEL] == K_NARROW) {
+        snprintf(buf, size, "cuspec_transpose_narrow<%s, %d, %d>", word(v->dtype), threads(v),
+                 v->p[P_VEC]);
+        return;
+    }
+    if (v->p[P_KERNEL]) {
         snprintf(buf, size, "cuspec_transpose_regs<%s, %d, %d, %d>", word(v->dtype), v->p[P_TILE],
                  v->p[P_ROWS], v->p[P_VEC]);
         return;
@@ -131,7 +163,7 @@ static void plain_default(struct cuspec__variant *v)
     size_t size = cuspec_dtype_size(v->dtype);
     memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], 4 * sizeof(int));
     v->p[P_SHIFT] = 0;
-    v->p[P_REGS] = 0;
+    v->p[P_KERNEL] = K_TILE;
     v->p[P_WIDE] = 0;
 }
 
@@ -146,7 +178,7 @@ static void defaults(int arch, struct cuspec__variant *v)
     if (cuspec_dtype_size(v->dtype) == 1) {
         static const int regs[4] = {256, 1, 0, 16};
         memcpy(&v->p[P_TILE], regs, sizeof regs);
-        v->p[P_REGS] = 1;
+        v->p[P_KERNEL] = K_REGS;
     }
 }
 
@@ -154,6 +186,8 @@ static void defaults(int arch, struct cuspec__variant *v)
  * kernels need vectors no wider than the shape's alignment class. */
 static int fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
 {
+    if (v->p[P_KERNEL] == K_NARROW)
+        return (s->rows <= NARROW_MAX || s->cols <= NARROW_MAX) && v->p[P_VEC] <= s->align;
     if (v->p[P_SHIFT] && s->align >= 32 / (int)cuspec_dtype_size(v->dtype))
         return 0;
     return packed_shift(v) || v->p[P_VEC] <= s->align;
@@ -167,18 +201,33 @@ static void misaligned(struct cuspec__variant *v, unsigned long long side)
     cuspec__transpose_fit(v, &s, 0);
 }
 
+/* The narrow kernel's default: 256 threads, 16-byte vectors. */
+static void narrow_default(struct cuspec__variant *v)
+{
+    static const int narrow[7] = {[P_TILE] = 16, [P_ROWS] = 8, [P_KERNEL] = K_NARROW};
+    memcpy(v->p, narrow, sizeof narrow);
+    v->p[P_VEC] = 16 / (int)cuspec_dtype_size(v->dtype);
+}
+
 /* The defaults for misaligned rows: k = 0 for large matrices, 1 for small
- * ones (see PK_SMALL), each only where it differs from those before. */
+ * ones (see PK_SMALL), each only where it differs from those before; and
+ * for narrow matrices, k = 2 with the widest vectors and k = 3 with none. */
 static int alternate(struct cuspec__variant *v, int k)
 {
-    if (k > 1)
+    if (k > 3)
         return -1;
+    if (k >= 2) {
+        narrow_default(v);
+        if (k == 3)
+            v->p[P_VEC] = 1;
+        return legal(v);
+    }
     struct cuspec__variant d = *v, large = *v;
     misaligned(&large, 1ULL << 16);
     if (k == 0)
         *v = large;
     else
-        misaligned(v, 1);
+        misaligned(v, 64); /* small, and not narrow */
     return legal(v) && memcmp(&d, v, sizeof d) != 0 &&
            (k == 0 || memcmp(&large, v, sizeof large) != 0);
 }
@@ -194,7 +243,7 @@ const struct cuspec__family cuspec__family_transpose = {
             [P_PAD] = {"pad", 2, {0, 1}},
             [P_VEC] = {"vec", 5, {1, 2, 4, 8, 16}},
             [P_SHIFT] = {"shift", 2, {0, 1}},
-            [P_REGS] = {"regs", 2, {0, 1}},
+            [P_KERNEL] = {"kernel", 3, {K_TILE, K_REGS, K_NARROW}},
             [P_WIDE] = {"wide", 2, {0, 1}},
         },
     .n_dtypes = 4,
@@ -215,6 +264,14 @@ static int vec_fits(const struct cuspec__variant *v, const struct cuspec__shape 
         return 1; /* element alignment, which check() ensures */
     unsigned long long vec = (unsigned long long)v->p[P_VEC];
     unsigned long long bytes = vec * cuspec_dtype_size(v->dtype);
+    if (v->p[P_KERNEL] == K_NARROW) {
+        /* vectors along the matrix's rows on its planar side (the narrow
+         * side's rows); the flat side's records are whole vectors where
+         * they lie end to end (ld = R), else elements */
+        unsigned long long ld = s->rows <= NARROW_MAX ? s->ld_in : s->ld_out;
+        return s->in % bytes == 0 && s->out % bytes == 0 && ld % vec == 0 &&
+               (s->batch == 1 || (s->stride_in % vec == 0 && s->stride_out % vec == 0));
+    }
     return s->in % bytes == 0 && s->out % bytes == 0 && s->ld_in % vec == 0 &&
            s->ld_out % vec == 0 &&
            (s->batch == 1 || (s->stride_in % vec == 0 && s->stride_out % vec == 0));
@@ -231,7 +288,9 @@ int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype)
 {
     struct cuspec__variant v = {0};
     v.dtype = kdtype;
-    for (v.p[P_VEC] = (int)(32 / cuspec_dtype_size(kdtype)); v.p[P_VEC] > 1; v.p[P_VEC] /= 2)
+    v.p[P_KERNEL] = cuspec__transpose_narrow(s->rows, s->cols) ? K_NARROW : K_TILE;
+    int widest = v.p[P_KERNEL] == K_NARROW ? 16 : 32; /* bytes */
+    for (v.p[P_VEC] = widest / (int)cuspec_dtype_size(kdtype); v.p[P_VEC] > 1; v.p[P_VEC] /= 2)
         if (vec_fits(&v, s))
             break;
     return v.p[P_VEC];
@@ -245,7 +304,19 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
                            int from_record)
 {
     int size = (int)cuspec_dtype_size(v->dtype), align = s->align;
-    if (v->p[P_REGS] && (s->rows % v->p[P_VEC] != 0 || s->cols % v->p[P_VEC] != 0)) {
+    if (cuspec__transpose_narrow(s->rows, s->cols)) {
+        /* Narrow matrices take the narrow kernel, tuned or not (see
+         * NARROW_TAKE). */
+        narrow_default(v);
+        while (v->p[P_VEC] > align)
+            v->p[P_VEC] /= 2;
+        return;
+    }
+    if (v->p[P_KERNEL] == K_NARROW) {
+        plain_default(v); /* a record from a narrow bucket, nearest to this one */
+        from_record = 0;
+    }
+    if (v->p[P_KERNEL] == K_REGS && (s->rows % v->p[P_VEC] != 0 || s->cols % v->p[P_VEC] != 0)) {
         /* The register kernel's squares (VEC x VEC) that the matrix's edge
          * cuts go element by element, which only padded leading dimensions
          * meet.  Measured on an H200, u8, per call, against the shared-tile
@@ -256,7 +327,7 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
         plain_default(v);
         from_record = 0;
     }
-    if (!from_record && v->p[P_REGS] && v->p[P_VEC] > align)
+    if (!from_record && v->p[P_KERNEL] == K_REGS && v->p[P_VEC] > align)
         plain_default(v); /* its 16-byte vectors do not fit: a shared-tile kernel */
     if (!from_record && v->p[P_VEC] > align) {
         /* Measured on an H200 at 8191x8193 and 16383x16385, against
@@ -310,6 +381,17 @@ static int launch_piece(cuspec_ctx *ctx, const struct cuspec__kernel *k,
     unsigned long long tr = (unsigned)tile_rows(v), tc = (unsigned)tile_cols(v);
     unsigned grid[3] = {(unsigned)((s.rows + (unsigned)extra_rows(v) + tr - 1) / tr),
                         (unsigned)((s.cols + tc - 1) / tc), (unsigned)s.batch};
+    if (v->p[P_KERNEL] == K_NARROW) {
+        /* chunks of the long side: the largest power of two, at least 32
+         * vectors, whose planes fit NARROW_SMEM (the kernel's own sum) */
+        int wide = s.rows <= NARROW_MAX;
+        unsigned long long r = wide ? s.rows : s.cols, n = wide ? s.cols : s.rows;
+        unsigned long long size = cuspec_dtype_size(v->dtype), chunk = 32ULL * v->p[P_VEC];
+        while (2 * chunk * r * size <= NARROW_SMEM)
+            chunk *= 2;
+        grid[0] = (unsigned)((n + chunk - 1) / chunk);
+        grid[1] = 1;
+    }
     void *args[] = {&s.in,    &s.out,    &s.rows,      &s.cols,
                     &s.ld_in, &s.ld_out, &s.stride_in, &s.stride_out};
     unsigned long long bytes = 2 * s.rows * s.cols * s.batch * cuspec_dtype_size(v->dtype);

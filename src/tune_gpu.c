@@ -102,6 +102,12 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     int rc = to_spec(pub, &job.spec);
     if (rc != CUSPEC_OK)
         return cuspec__fail_context(rc, "cuspec_tune");
+    CUSPEC__RETURN_IF(job.spec.family == CUSPEC__FAM_TRANSPOSE &&
+                          cuspec__transpose_narrow(job.spec.rows, job.spec.cols),
+                      CUSPEC_ERR_UNSUPPORTED,
+                      "cuspec_tune: a %llux%llu transpose takes the narrow kernel (at most 16 "
+                      "rows or columns), which is not tuned",
+                      (unsigned long long)job.spec.rows, (unsigned long long)job.spec.cols);
     if (options != NULL)
         job.opt = *options;
     job.opt.max_candidates = job.opt.max_candidates > 0 ? job.opt.max_candidates : 48;

@@ -280,25 +280,26 @@ TEST(kernels_compile)
     group_begin();
     const struct cuspec__family *f = &cuspec__family_transpose;
     int p_vec = param_index(f, "vec"), p_shift = param_index(f, "shift");
-    int p_regs = param_index(f, "regs");
-    if (p_vec < 0 || p_shift < 0 || p_regs < 0) {
-        TAP_FAIL("the transpose family has no vec, shift or regs parameter");
+    int p_kernel = param_index(f, "kernel");
+    if (p_vec < 0 || p_shift < 0 || p_kernel < 0) {
+        TAP_FAIL("the transpose family has no vec, shift or kernel parameter");
         return;
     }
     struct vlist all = {0}, defaults = {0}, build = {0};
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_TRANSPOSE, ctx->arch, 1, collect, &all), 0);
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_TRANSPOSE, ctx->arch, 0, collect, &defaults), 0);
-    /* The default and the misaligned default of each element size, and for
-     * bytes the misaligned default of small matrices. */
-    CHECK_UINT_EQ(defaults.n, 9);
-    /* About 20 kernels of each kind (shared tile, shifted, registers) spread
-     * over the enumeration (dtype, tile, rows, pad, vec), then all the
-     * defaults. */
-    size_t n_kind[3] = {0};
-#define KIND(v) ((v).p[p_regs] ? 2 : (v).p[p_shift] ? 1 : 0)
+    /* The default and the misaligned default of each element size, for
+     * bytes the misaligned default of small matrices, and the narrow
+     * kernel with and without vectors. */
+    CHECK_UINT_EQ(defaults.n, 17);
+    /* About 20 kernels of each kind (shared tile, shifted, registers,
+     * narrow) spread over the enumeration (dtype, tile, rows, pad, vec),
+     * then all the defaults. */
+    size_t n_kind[4] = {0};
+#define KIND(v) ((v).p[p_kernel] ? 1 + (v).p[p_kernel] : (v).p[p_shift] ? 1 : 0)
     for (size_t i = 0; i < all.n; i++)
         n_kind[KIND(all.v[i])]++;
-    for (int kind = 0; kind < 3; kind++) {
+    for (int kind = 0; kind < 4; kind++) {
         size_t step = n_kind[kind] / 20 > 0 ? n_kind[kind] / 20 : 1, seen = 0;
         for (size_t i = 0; i < all.n; i++)
             if (KIND(all.v[i]) == kind && seen++ % step == step / 2)
@@ -307,9 +308,9 @@ TEST(kernels_compile)
 #undef KIND
     for (size_t i = 0; i < defaults.n; i++)
         CHECK(vlist_add(&sample, &defaults.v[i]) == 0);
-    printf("# %zu legal transpose specializations (%zu shifted, %zu in registers); running %zu "
-           "of them\n",
-           all.n, n_kind[1], n_kind[2], sample.n);
+    printf("# %zu legal transpose specializations (%zu shifted, %zu in registers, %zu narrow); "
+           "running %zu of them\n",
+           all.n, n_kind[1], n_kind[2], n_kind[3], sample.n);
 
     /* Public calls use the defaults fitted to the shape's alignment class:
      * shifted below a sector, with vectors no wider than the class (but
@@ -444,6 +445,19 @@ TEST(transpose_batched)
         c.stride_out = 64 * 80 + 48;
         c.batched = 1;
         run_case(c, NULL, 0);
+        /* Narrow, wide and tall, with vectors. */
+        c = make_case(dt, 4, 1024, 1024, 4);
+        c.batch = 3;
+        c.stride_in = 4 * 1024 + 16;
+        c.stride_out = 4 * 1024 + 32;
+        c.batched = 1;
+        run_case(c, NULL, 0);
+        c = make_case(dt, 2048, 7, 7, 2048);
+        c.batch = 2;
+        c.stride_in = 2048 * 7 + 16;
+        c.stride_out = 2048 * 7 + 16;
+        c.batched = 1;
+        run_case(c, NULL, 0);
         /* Large, odd. */
         c = make_case(dt, 1023, 1025, 1025, 1023);
         c.batch = 3;
@@ -496,7 +510,9 @@ TEST(transpose_pitched)
 /* ## Sampled specializations */
 TEST(transpose_variants_sampled)
 {
-    static const size_t shapes[][2] = {{33, 31}, {1023, 1025}, {4096, 4096}};
+    static const size_t tiled[][2] = {{33, 31}, {1023, 1025}, {4096, 4096}};
+    /* the narrow kernel's: wide and tall, edges of its chunks */
+    static const size_t narrow[][2] = {{3, 1000}, {1000, 31}, {32, 4099}};
     if (!ready())
         return;
     group_begin();
@@ -508,17 +524,23 @@ TEST(transpose_variants_sampled)
     /* The dtypes the family is specialized for, and one public dtype of
      * each size to describe the case with. */
     int p_shift = param_index(&cuspec__family_transpose, "shift");
-    int misfits = 0, shifted = 0;
+    int p_kernel = param_index(&cuspec__family_transpose, "kernel");
+    int misfits = 0, shifted = 0, narrowed = 0;
     for (size_t k = 0; k < sample.n; k++) {
         const struct cuspec__variant *v = &sample.v[k];
         size_t vec = (size_t)v->p[p_vec];
         shifted += v->p[p_shift] != 0;
         /* shifted 1- and 2-byte kernels take any alignment */
         int any = v->p[p_shift] && cuspec_dtype_size(v->dtype) < 4;
-        for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        int is_narrow = v->p[p_kernel] == 2;
+        narrowed += is_narrow;
+        const size_t(*shapes)[2] = is_narrow ? narrow : tiled;
+        for (size_t s = 0; s < 3; s++) {
             size_t rows = shapes[s][0], cols = shapes[s][1];
             struct tcase c = make_case(v->dtype, rows, cols, cols, rows);
-            if (!any && (cols % vec != 0 || rows % vec != 0)) {
+            /* the narrow kernel's vectors run along its planar side only */
+            size_t planar = rows <= 32 ? cols : rows;
+            if (is_narrow ? planar % vec != 0 : !any && (cols % vec != 0 || rows % vec != 0)) {
                 /* The vector width does not fit: refused, nothing written. */
                 run_case(c, v, 1);
                 misfits++;
@@ -539,6 +561,7 @@ TEST(transpose_variants_sampled)
     }
     CHECK(misfits > 0);
     CHECK(shifted > 0);
+    CHECK(narrowed > 0);
     group_end();
 }
 

@@ -148,7 +148,7 @@ TEST(misaligned_byte_defaults_by_size)
         unsigned long long rows, cols;
         int tile;
     } cases[] = {{1023, 1025, 64}, {2047, 2049, 64}, {4095, 4097, 128}, {8191, 8193, 128},
-                 {1, 1ULL << 22, 64}, {1, (1ULL << 22) + 1, 128}, {1ULL << 40, 1ULL << 40, 128}};
+                 {64, 1ULL << 16, 64}, {64, (1ULL << 16) + 1, 128}, {1ULL << 40, 1ULL << 40, 128}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct cuspec__spec s = {.family = CUSPEC__FAM_TRANSPOSE,
                                  .dtype = CUSPEC_U8,
@@ -174,7 +174,7 @@ TEST(misaligned_byte_defaults_by_size)
      * for the defaults and for a tuning record that names the register
      * kernel alike; uncut ones keep it. */
     static const unsigned long long cut[][3] = {
-        {1000, 1000, 0}, {1024, 1000, 0}, {1000, 1024, 0}, {16, 16, 1}, {8192, 8192, 1}};
+        {1000, 1000, 0}, {1024, 1000, 0}, {1000, 1024, 0}, {48, 48, 1}, {8192, 8192, 1}};
     for (size_t i = 0; i < sizeof cut / sizeof *cut; i++)
         for (int from_record = 0; from_record <= 1; from_record++) {
             struct cuspec__spec s = {.family = CUSPEC__FAM_TRANSPOSE,
@@ -194,6 +194,47 @@ TEST(misaligned_byte_defaults_by_size)
     unsigned tiles = 0;
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_TRANSPOSE, 90, 0, shifted_byte_tiles, &tiles), 0);
     CHECK_INT_EQ(tiles, 3u);
+}
+
+/* At most 16 rows or columns: the narrow kernel (kernel = 2), with or
+ * without a tuning record, its vectors as wide as the planar side (the
+ * narrow side's rows) and the pointers allow; one more row or column: not. */
+TEST(narrow_shapes_take_the_narrow_kernel)
+{
+    static const struct {
+        unsigned long long rows, cols, ld_in, ld_out, in;
+        int dtype, narrow, vec;
+    } cases[] = {
+        {3, 10000000, 10000000, 3, 256, CUSPEC_F32, 1, 4},   /* wide: ld_out = 3 is flat */
+        {10000000, 3, 3, 10000000, 256, CUSPEC_F32, 1, 4},   /* tall */
+        {16, 4096, 4096, 16, 256, CUSPEC_U8, 1, 16},         /* the widest narrow side */
+        {4096, 17, 17, 4096, 256, CUSPEC_U8, 0, 0},
+        {3, 1001, 1001, 3, 256, CUSPEC_F64, 1, 1},           /* odd planar rows */
+        {3, 1000, 1000, 3, 260, CUSPEC_U8, 1, 4},            /* a base on 4 bytes */
+        {1, 1, 1, 1, 256, CUSPEC_U16, 1, 1},
+        {33, 4096, 4096, 33, 256, CUSPEC_F32, 0, 0},
+        {4096, 33, 33, 4096, 256, CUSPEC_F32, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int kd = cuspec__transpose_dtype(cases[i].dtype);
+        struct cuspec__shape sh = {cases[i].in, 4096, cases[i].rows, cases[i].cols,
+                                   cases[i].ld_in, cases[i].ld_out, 0, 0, 1};
+        struct cuspec__spec s = {.family = CUSPEC__FAM_TRANSPOSE,
+                                 .dtype = kd,
+                                 .rows = cases[i].rows,
+                                 .cols = cases[i].cols,
+                                 .align = cuspec__transpose_align(&sh, kd)};
+        CHECK_INT_EQ(cuspec__transpose_narrow(s.rows, s.cols), cases[i].narrow);
+        for (int from_record = 0; from_record <= 1; from_record++) {
+            struct cuspec__variant v = {.family = CUSPEC__FAM_TRANSPOSE, .dtype = kd};
+            cuspec__family_transpose.defaults(90, &v);
+            cuspec__transpose_fit(&v, &s, from_record);
+            CHECK(cuspec__family_transpose.legal(&v));
+            CHECK_INT_EQ(v.p[5] == 2, cases[i].narrow);
+            if (cases[i].narrow)
+                CHECK_INT_EQ(v.p[3], cases[i].vec);
+        }
+    }
 }
 
 static void write_file(const char *path, const char *text)
@@ -432,6 +473,7 @@ int main(void)
                                             TAP_ENTRY(keys_separate_device_driver_and_bucket),
                                             TAP_ENTRY(nearest_bucket_lookup),
                                             TAP_ENTRY(misaligned_byte_defaults_by_size),
+                                            TAP_ENTRY(narrow_shapes_take_the_narrow_kernel),
                                             TAP_ENTRY(export_import_and_refusals),
                                             TAP_ENTRY(search_reads_six_parameter_logs),
                                             TAP_ENTRY(search_resumes_after_a_stop),
