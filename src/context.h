@@ -119,7 +119,7 @@ struct cuspec__shape {
  * may be shifted. Tuning records are keyed by it. */
 int cuspec__transpose_dtype(int dtype);
 int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype);
-/* 1 when a rows x cols matrix takes the narrow kernel (at most 16 rows or
+/* 1 when a rows x cols matrix takes the narrow kernel (at most 31 rows or
  * columns): neither the tiled defaults nor tuning records apply, and its
  * alignment class is the narrow kernel's (its planar side, up to 16 bytes). */
 int cuspec__transpose_narrow(unsigned long long rows, unsigned long long cols);

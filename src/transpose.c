@@ -14,10 +14,13 @@ enum { K_TILE, K_REGS, K_NARROW };
  * it reads the input's rows as planes) or columns, chunks of planes within
  * NARROW_SMEM bytes; calls take it up to NARROW_TAKE.  Measured on an H200
  * (x copy, narrow against the tiled defaults): f32 3x10^7 0.80 against
- * 0.048, 1x(2*10^7) 0.76 against 0.016, 8x(4*10^6) 0.86 against 0.35, but
- * 32x10^6 0.77 against 0.84; f64 3x10^7 0.87 against 0.085, 32x10^6 0.62
- * against 0.80; u8 3x10^7 0.51 against 0.014, 32x10^6 0.50 against 0.75. */
-enum { NARROW_MAX = 32, NARROW_TAKE = 16, NARROW_SMEM = 32768 };
+ * 0.048, 1x(2*10^7) 0.76 against 0.016, 8x(4*10^6) 0.86 against 0.35,
+ * 20x(2*10^6) 0.81 against 0.63, 31x10^6 0.76 against 0.48, but 32x10^6
+ * 0.77 against 0.84; f64 3x10^7 0.87 against 0.085, 31x10^6 0.71 against
+ * 0.62 (24 and 28 rows: 0.77 and 0.71 against 0.80 and 0.82), 32x10^6
+ * 0.62 against 0.81; u8 3x10^7 0.51 against 0.014, 31x10^6 0.30 against
+ * 0.12, 32x10^6 0.50 against 0.75 (the register kernel). */
+enum { NARROW_MAX = 32, NARROW_TAKE = 31, NARROW_SMEM = 32768 };
 
 int cuspec__transpose_narrow(unsigned long long rows, unsigned long long cols)
 {

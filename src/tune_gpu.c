@@ -105,7 +105,7 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     CUSPEC__RETURN_IF(job.spec.family == CUSPEC__FAM_TRANSPOSE &&
                           cuspec__transpose_narrow(job.spec.rows, job.spec.cols),
                       CUSPEC_ERR_UNSUPPORTED,
-                      "cuspec_tune: a %llux%llu transpose takes the narrow kernel (at most 16 "
+                      "cuspec_tune: a %llux%llu transpose takes the narrow kernel (at most 31 "
                       "rows or columns), which is not tuned",
                       (unsigned long long)job.spec.rows, (unsigned long long)job.spec.cols);
     if (options != NULL)

@@ -196,7 +196,7 @@ TEST(misaligned_byte_defaults_by_size)
     CHECK_INT_EQ(tiles, 3u);
 }
 
-/* At most 16 rows or columns: the narrow kernel (kernel = 2), with or
+/* At most 31 rows or columns: the narrow kernel (kernel = 2), with or
  * without a tuning record, its vectors as wide as the planar side (the
  * narrow side's rows) and the pointers allow; one more row or column: not. */
 TEST(narrow_shapes_take_the_narrow_kernel)
@@ -207,8 +207,8 @@ TEST(narrow_shapes_take_the_narrow_kernel)
     } cases[] = {
         {3, 10000000, 10000000, 3, 256, CUSPEC_F32, 1, 4},   /* wide: ld_out = 3 is flat */
         {10000000, 3, 3, 10000000, 256, CUSPEC_F32, 1, 4},   /* tall */
-        {16, 4096, 4096, 16, 256, CUSPEC_U8, 1, 16},         /* the widest narrow side */
-        {4096, 17, 17, 4096, 256, CUSPEC_U8, 0, 0},
+        {31, 4096, 4096, 31, 256, CUSPEC_U8, 1, 16},         /* the widest narrow side */
+        {4096, 32, 32, 4096, 256, CUSPEC_U8, 0, 0},
         {3, 1001, 1001, 3, 256, CUSPEC_F64, 1, 1},           /* odd planar rows */
         {3, 1000, 1000, 3, 260, CUSPEC_U8, 1, 4},            /* a base on 4 bytes */
         {1, 1, 1, 1, 256, CUSPEC_U16, 1, 1},
