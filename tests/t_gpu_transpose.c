@@ -423,70 +423,40 @@ TEST(transpose_3x1e7)
 TEST(transpose_batched)
 {
     static const int dts[] = {CUSPEC_U8, CUSPEC_F16, CUSPEC_F32, CUSPEC_F64};
+    static const struct {
+        size_t rows, cols, ld_in, ld_out, batch, stride_in, stride_out, in_off, out_off;
+    } cases[] = {
+        /* Gaps between the matrices, misaligned bases. */
+        {33, 31, 31, 33, 3, 33 * 31 + 5, 31 * 33 + 7, 1, 3},
+        /* Padded rows and strides that allow the widest vectors. */
+        {64, 64, 80, 80, 3, 64 * 80 + 32, 64 * 80 + 48, 0, 0},
+        /* Narrow, wide and tall, with vectors. */
+        {4, 1024, 1024, 4, 3, 4 * 1024 + 16, 4 * 1024 + 32, 0, 0},
+        {2048, 7, 7, 2048, 2, 2048 * 7 + 16, 2048 * 7 + 16, 0, 0},
+        /* Large, odd. */
+        {1023, 1025, 1025, 1023, 3, 1023 * 1025 + 1, 1025 * 1023 + 2, 0, 0},
+        /* Outputs exactly as far apart as allowed; inputs back to back. */
+        {5, 4, 4, 8, 3, 20, (4 - 1) * 8 + 5, 0, 0},
+        /* One input for every output (inputs may overlap). */
+        {17, 19, 19, 17, 3, 0, 19 * 17 + 1, 0, 0},
+        /* More matrices than the grid's y dimension holds (65535). */
+        {2, 3, 3, 2, 70000, 7, 9, 0, 0},
+    };
     if (!ready())
         return;
     group_begin();
-    for (size_t d = 0; d < 4; d++) {
-        int dt = dts[d];
-        struct tcase c;
-        /* Gaps between the matrices, misaligned bases. */
-        c = make_case(dt, 33, 31, 31, 33);
-        c.batch = 3;
-        c.stride_in = 33 * 31 + 5;
-        c.stride_out = 31 * 33 + 7;
-        c.in_off = 1;
-        c.out_off = 3;
-        c.batched = 1;
-        run_case(c, NULL, 0);
-        /* Padded rows and strides that allow the widest vectors. */
-        c = make_case(dt, 64, 64, 80, 80);
-        c.batch = 3;
-        c.stride_in = 64 * 80 + 32;
-        c.stride_out = 64 * 80 + 48;
-        c.batched = 1;
-        run_case(c, NULL, 0);
-        /* Narrow, wide and tall, with vectors. */
-        c = make_case(dt, 4, 1024, 1024, 4);
-        c.batch = 3;
-        c.stride_in = 4 * 1024 + 16;
-        c.stride_out = 4 * 1024 + 32;
-        c.batched = 1;
-        run_case(c, NULL, 0);
-        c = make_case(dt, 2048, 7, 7, 2048);
-        c.batch = 2;
-        c.stride_in = 2048 * 7 + 16;
-        c.stride_out = 2048 * 7 + 16;
-        c.batched = 1;
-        run_case(c, NULL, 0);
-        /* Large, odd. */
-        c = make_case(dt, 1023, 1025, 1025, 1023);
-        c.batch = 3;
-        c.stride_in = 1023 * 1025 + 1;
-        c.stride_out = 1025 * 1023 + 2;
-        c.batched = 1;
-        run_case(c, NULL, 0);
-        /* Outputs exactly as far apart as allowed; inputs back to back. */
-        c = make_case(dt, 5, 4, 4, 8);
-        c.batch = 3;
-        c.stride_in = 20;
-        c.stride_out = (4 - 1) * 8 + 5;
-        c.batched = 1;
-        run_case(c, NULL, 0);
-        /* One input for every output (inputs may overlap). */
-        c = make_case(dt, 17, 19, 19, 17);
-        c.batch = 3;
-        c.stride_in = 0;
-        c.stride_out = 19 * 17 + 1;
-        c.batched = 1;
-        run_case(c, NULL, 0);
-        /* More matrices than the grid's y dimension holds (65535). */
-        c = make_case(dt, 2, 3, 3, 2);
-        c.batch = 70000;
-        c.stride_in = 7;
-        c.stride_out = 9;
-        c.batched = 1;
-        run_case(c, NULL, 0);
-    }
+    for (size_t d = 0; d < 4; d++)
+        for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+            struct tcase c = make_case(dts[d], cases[k].rows, cases[k].cols, cases[k].ld_in,
+                                       cases[k].ld_out);
+            c.batch = cases[k].batch;
+            c.stride_in = cases[k].stride_in;
+            c.stride_out = cases[k].stride_out;
+            c.in_off = cases[k].in_off;
+            c.out_off = cases[k].out_off;
+            c.batched = 1;
+            run_case(c, NULL, 0);
+        }
     group_end();
 }
 
