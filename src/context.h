@@ -130,6 +130,11 @@ int cuspec__transpose_narrow(unsigned long long rows, unsigned long long cols);
  * where they do not start on one. */
 void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec *s,
                            int from_record);
+/* The parameters a call on the shape s describes uses: the tuning record
+ * for its bucket (or the nearest), else the defaults, fitted to s; narrow
+ * shapes look for no record. Returns 1 when they came from a record. */
+int cuspec__transpose_params(cuspec_ctx *ctx, const struct cuspec__spec *s,
+                             struct cuspec__variant *v);
 /* Runs transpose variant v on checked arguments; CUSPEC_ERR_INVALID when v's
  * vector width does not fit them. The context must be current. */
 int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,

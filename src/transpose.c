@@ -27,6 +27,13 @@ int cuspec__transpose_narrow(unsigned long long rows, unsigned long long cols)
     return rows <= NARROW_TAKE || cols <= NARROW_TAKE;
 }
 
+/* Whether the narrow kernel takes the input's rows as its planes (at most
+ * NARROW_MAX of them), else the output's: the template's `wide`. */
+static int narrow_wide(unsigned long long rows)
+{
+    return rows <= NARROW_MAX;
+}
+
 /* The kernel's element word for a dtype: only the size matters. */
 static const char *word(int dtype)
 {
@@ -190,7 +197,7 @@ static void defaults(int arch, struct cuspec__variant *v)
 static int fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
 {
     if (v->p[P_KERNEL] == K_NARROW)
-        return (s->rows <= NARROW_MAX || s->cols <= NARROW_MAX) && v->p[P_VEC] <= s->align;
+        return (narrow_wide(s->rows) || s->cols <= NARROW_MAX) && v->p[P_VEC] <= s->align;
     if (v->p[P_SHIFT] && s->align >= 32 / (int)cuspec_dtype_size(v->dtype))
         return 0;
     return packed_shift(v) || v->p[P_VEC] <= s->align;
@@ -271,7 +278,7 @@ static int vec_fits(const struct cuspec__variant *v, const struct cuspec__shape 
         /* vectors along the matrix's rows on its planar side (the narrow
          * side's rows); the flat side's records are whole vectors where
          * they lie end to end (ld = R), else elements */
-        unsigned long long ld = s->rows <= NARROW_MAX ? s->ld_in : s->ld_out;
+        unsigned long long ld = narrow_wide(s->rows) ? s->ld_in : s->ld_out;
         return s->in % bytes == 0 && s->out % bytes == 0 && ld % vec == 0 &&
                (s->batch == 1 || (s->stride_in % vec == 0 && s->stride_out % vec == 0));
     }
@@ -376,6 +383,22 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
     }
 }
 
+int cuspec__transpose_params(cuspec_ctx *ctx, const struct cuspec__spec *s,
+                             struct cuspec__variant *v)
+{
+    int from_record = 0;
+    if (cuspec__transpose_narrow(s->rows, s->cols)) {
+        /* no record applies: no lookup in the store */
+        memset(v, 0, sizeof *v);
+        v->family = s->family;
+        v->dtype = s->dtype;
+    } else {
+        from_record = cuspec__tuned_params(ctx, s, v);
+    }
+    cuspec__transpose_fit(v, s, from_record);
+    return from_record;
+}
+
 /* One launch of k over s, one tile per block: x down the tile rows, y
  * across, z over the batch; s fits the grid's limits. */
 static int launch_piece(cuspec_ctx *ctx, const struct cuspec__kernel *k,
@@ -387,7 +410,7 @@ static int launch_piece(cuspec_ctx *ctx, const struct cuspec__kernel *k,
     if (v->p[P_KERNEL] == K_NARROW) {
         /* chunks of the long side: the largest power of two, at least 32
          * vectors, whose planes fit NARROW_SMEM (the kernel's own sum) */
-        int wide = s.rows <= NARROW_MAX;
+        int wide = narrow_wide(s.rows);
         unsigned long long r = wide ? s.rows : s.cols, n = wide ? s.cols : s.rows;
         unsigned long long size = cuspec_dtype_size(v->dtype), chunk = 32ULL * v->p[P_VEC];
         while (2 * chunk * r * size <= NARROW_SMEM)
@@ -512,8 +535,7 @@ int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_
                                 .cols = cols,
                                 .align =
                                     cuspec__transpose_align(&s, cuspec__transpose_dtype(dtype))};
-    int from_record = cuspec__tuned_params(ctx, &spec, &v);
-    cuspec__transpose_fit(&v, &spec, from_record);
+    cuspec__transpose_params(ctx, &spec, &v);
     rc = cuspec__transpose_variant(ctx, &v, &s, (CUstream)stream);
     cuspec__ctx_leave(ctx, pushed);
     return rc;

@@ -183,9 +183,8 @@ int cuspec_tuned_params(cuspec_ctx *ctx, const cuspec_tune_spec *pub, char *para
         return cuspec__fail_context(rc, "cuspec_tuned_params");
     struct cuspec__variant v;
     memset(&v, 0, sizeof v);
-    int rec = cuspec__tuned_params(ctx, &s, &v);
-    if (s.family == CUSPEC__FAM_TRANSPOSE)
-        cuspec__transpose_fit(&v, &s, rec);
+    int rec = s.family == CUSPEC__FAM_TRANSPOSE ? cuspec__transpose_params(ctx, &s, &v)
+                                                : cuspec__tuned_params(ctx, &s, &v);
     cuspec__params_text(&v, params, size);
     if (from_record != NULL)
         *from_record = rec;

@@ -505,7 +505,8 @@ TEST(transpose_variants_sampled)
         int is_narrow = v->p[p_kernel] == 2;
         narrowed += is_narrow;
         const size_t(*shapes)[2] = is_narrow ? narrow : tiled;
-        for (size_t s = 0; s < 3; s++) {
+        size_t n_shapes = is_narrow ? sizeof narrow / sizeof *narrow : sizeof tiled / sizeof *tiled;
+        for (size_t s = 0; s < n_shapes; s++) {
             size_t rows = shapes[s][0], cols = shapes[s][1];
             struct tcase c = make_case(v->dtype, rows, cols, cols, rows);
             /* the narrow kernel's vectors run along its planar side only */
