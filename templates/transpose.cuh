@@ -148,6 +148,13 @@
  *   Copying each tile's rows into shared memory as 16-byte chunks first
  *   (cp.async) and realigning them from there, instead of the shuffles,
  *   was slower: u8 8191x8193 0.74 -> 0.69x copy, u16 (64 x 64) 0.83 -> 0.78.
+ *   Under ncu (H200, u8 8191x8193, 128/2/1/16) the L2 ran at 84% of its
+ *   peak and DRAM at 57%, with 1.5 times the input's sectors read (the XR
+ *   rows and the words that straddle a tile's sides).  A block that walks
+ *   W tiles down a column of tiles, carrying the XR rows in shared memory
+ *   instead of reading them again, was slower all the same (interior
+ *   tiles, x copy): u8 8191x8193 0.724 -> 0.709 (W 2), 0.652 (W 8);
+ *   16383x16385 0.879 -> 0.859, 0.711; u16 64/2/8 wide 0.856 -> 0.735 (W 4).
  *
  * EDGE HANDLING
  *   Each tile is classified (block-uniform branch) as interior (fully inside
