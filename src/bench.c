@@ -164,12 +164,26 @@ int cuspec_bench_reduce(cuspec_ctx *ctx, int op, int dtype, size_t n, int reps,
 int cuspec_bench_transpose(cuspec_ctx *ctx, int dtype, size_t rows, size_t cols, int reps,
                            cuspec_bench_result *res)
 {
+    return cuspec_bench_transpose_ld(ctx, dtype, rows, cols, 0, 0, reps, res);
+}
+
+int cuspec_bench_transpose_ld(cuspec_ctx *ctx, int dtype, size_t rows, size_t cols,
+                              size_t ld_in, size_t ld_out, int reps, cuspec_bench_result *res)
+{
     CUSPEC__RETURN_IF(
         ctx == NULL || res == NULL || rows == 0 || cols == 0 || cuspec_dtype_size(dtype) == 0,
         CUSPEC_ERR_INVALID, "cuspec_bench_transpose: %s",
         cuspec_dtype_size(dtype) == 0 ? "unknown dtype" : "NULL argument or zero dimension");
-    struct cuspec__spec spec = {
-        .family = CUSPEC__FAM_TRANSPOSE, .dtype = dtype, .rows = rows, .cols = cols};
+    struct cuspec__spec spec = {.family = CUSPEC__FAM_TRANSPOSE,
+                                .dtype = dtype,
+                                .rows = rows,
+                                .cols = cols,
+                                .ld_in = ld_in,
+                                .ld_out = ld_out};
+    int rc = cuspec__transpose_layout(rows, cols, &spec.ld_in, &spec.ld_out,
+                                      cuspec_dtype_size(dtype));
+    if (rc != CUSPEC_OK)
+        return cuspec__fail_context(rc, "cuspec_bench_transpose");
     return bench(ctx, &spec, reps, res);
 }
 

@@ -119,6 +119,11 @@ struct cuspec__shape {
  * may be shifted. Tuning records are keyed by it. */
 int cuspec__transpose_dtype(int dtype);
 int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype);
+/* A benchmark's or tuner's layout: leading dimensions of 0 become the row
+ * lengths; CUSPEC_ERR_INVALID (with the detail) where one is less than its
+ * row or the padded matrices would not fit in memory. */
+int cuspec__transpose_layout(unsigned long long rows, unsigned long long cols,
+                             unsigned long long *ld_in, unsigned long long *ld_out, size_t size);
 /* 1 when a rows x cols matrix takes the narrow kernel (at most 31 rows or
  * columns): neither the tiled defaults nor tuning records apply, and its
  * alignment class is the narrow kernel's (its planar side, up to 16 bytes). */

@@ -389,6 +389,14 @@ CUSPEC_EXPORT int cuspec_bench_reduce(cuspec_ctx *ctx, int op, int dtype, size_t
 CUSPEC_EXPORT int cuspec_bench_transpose(cuspec_ctx *ctx, int dtype, size_t rows, size_t cols,
                                          int reps, cuspec_bench_result *result);
 
+/* The same with leading dimensions ld_in >= cols and ld_out >= rows (0: the
+ * row length), as pitched memory has them. The input's padding holds random
+ * bytes; the output's must come back untouched for the result to count as
+ * correct. GB/s counts the matrix's bytes, not the padding. */
+CUSPEC_EXPORT int cuspec_bench_transpose_ld(cuspec_ctx *ctx, int dtype, size_t rows, size_t cols,
+                                            size_t ld_in, size_t ld_out, int reps,
+                                            cuspec_bench_result *result);
+
 typedef struct cuspec_latency {
     /* The first f32 sum on this context: resolve (module table miss: store,
      * NVRTC or shipped PTX), load, launch, complete. */
@@ -417,6 +425,8 @@ typedef struct cuspec_tune_spec {
     int dtype;
     size_t n;          /* reduce: elements */
     size_t rows, cols; /* transpose */
+    size_t ld_in, ld_out; /* transpose: leading dimensions (0: the row length). They
+                             choose the alignment class the record is made for */
 } cuspec_tune_spec;
 
 typedef struct cuspec_tune_progress {

@@ -2,6 +2,7 @@
  * out-of-place, batched, any shape, 1-, 2-, 4- and 8-byte elements. */
 #include "tuning.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -471,6 +472,24 @@ static int extent(unsigned long long count, unsigned long long stride, unsigned 
         __builtin_mul_overflow(total, size, bytes))
         return 0;
     return 1;
+}
+
+int cuspec__transpose_layout(unsigned long long rows, unsigned long long cols,
+                             unsigned long long *ld_in, unsigned long long *ld_out, size_t size)
+{
+    unsigned long long in_bytes, out_bytes;
+    *ld_in = *ld_in ? *ld_in : cols;
+    *ld_out = *ld_out ? *ld_out : rows;
+    CUSPEC__RETURN_IF(*ld_in < cols, CUSPEC_ERR_INVALID, "ld_in (%llu) is less than cols (%llu)",
+                      *ld_in, cols);
+    CUSPEC__RETURN_IF(*ld_out < rows, CUSPEC_ERR_INVALID,
+                      "ld_out (%llu) is less than rows (%llu)", *ld_out, rows);
+    CUSPEC__RETURN_IF(!extent(1, 0, rows, *ld_in, *ld_in, size, &in_bytes) ||
+                          !extent(1, 0, cols, *ld_out, *ld_out, size, &out_bytes) ||
+                          in_bytes > SIZE_MAX || out_bytes > SIZE_MAX,
+                      CUSPEC_ERR_INVALID, "a %llux%llu matrix with leading dimensions %llu and "
+                      "%llu does not fit in memory", rows, cols, *ld_in, *ld_out);
+    return CUSPEC_OK;
 }
 
 static int check(const struct cuspec__shape *s, size_t size)

@@ -70,10 +70,15 @@ static int to_spec(const cuspec_tune_spec *in, struct cuspec__spec *s)
     CUSPEC__RETURN_IF(in->rows == 0 || in->cols == 0, CUSPEC_ERR_INVALID, "a dimension is 0");
     s->rows = in->rows;
     s->cols = in->cols;
-    /* Dense matrices on aligned allocations: the class follows ld = cols. */
-    struct cuspec__shape sh = {256, 256, in->rows, in->cols, in->cols, in->rows, 0, 0, 1};
+    s->ld_in = in->ld_in;
+    s->ld_out = in->ld_out;
+    int rc = cuspec__transpose_layout(s->rows, s->cols, &s->ld_in, &s->ld_out,
+                                      cuspec_dtype_size(s->dtype));
+    /* Matrices on aligned allocations: the class follows the leading
+     * dimensions. */
+    struct cuspec__shape sh = {256, 256, s->rows, s->cols, s->ld_in, s->ld_out, 0, 0, 1};
     s->align = cuspec__transpose_align(&sh, s->dtype);
-    return CUSPEC_OK;
+    return rc;
 }
 
 static void defaults(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
@@ -150,6 +155,8 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     if (small.family == CUSPEC__FAM_TRANSPOSE) {
         small.rows = small.rows > 383 ? small.rows % 128 + 256 : small.rows;
         small.cols = small.cols > 383 ? small.cols % 128 + 256 : small.cols;
+        small.ld_in = small.cols + (job.spec.ld_in - job.spec.cols); /* the same padding */
+        small.ld_out = small.rows + (job.spec.ld_out - job.spec.rows);
     }
     env.check = env.w;
     if (small.rows != job.spec.rows || small.cols != job.spec.cols)

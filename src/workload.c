@@ -13,6 +13,7 @@
 
 #define MAX_REPS 1000
 #define SLICE_ALIGN 256
+#define POISON 0xA5 /* the output's bytes before a checked call */
 
 struct pool {
     CUdeviceptr base;
@@ -26,7 +27,9 @@ enum copy_mode { RUN_OP, RUN_MEMCPY, RUN_COPY_KERNEL };
 struct cuspec__workload {
     cuspec_ctx *ctx;
     struct cuspec__spec spec;
-    size_t size, bytes; /* element size, bytes of one input */
+    size_t size, bytes; /* element size, bytes of one input's elements */
+    size_t in_bytes;    /* bytes of one input with its padding */
+    size_t out_bytes;   /* transpose: bytes of one output with its padding */
     struct pool a, b;   /* reduce: inputs (b for dot); transpose: in, out */
     CUdeviceptr out;    /* reduce: the result */
     void *ha, *hb;      /* host copies of the inputs, for the reference */
@@ -136,27 +139,35 @@ int cuspec__workload_create(cuspec_ctx *ctx, const struct cuspec__spec *spec,
     w->size = cuspec_dtype_size(spec->dtype);
     int reduce = spec->family == CUSPEC__FAM_REDUCE, dot = reduce && spec->op == 3;
     w->bytes = w->size * (reduce ? spec->n : spec->rows * spec->cols);
+    w->in_bytes = w->bytes;
+    if (!reduce) {
+        /* leading dimensions: 0 is the row length (dense) */
+        w->spec.ld_in = spec->ld_in ? spec->ld_in : spec->cols;
+        w->spec.ld_out = spec->ld_out ? spec->ld_out : spec->rows;
+        w->in_bytes = w->size * spec->rows * w->spec.ld_in;
+        w->out_bytes = w->size * spec->cols * w->spec.ld_out;
+    }
     int pushed, rc = cuspec__ctx_enter(ctx, &pushed);
     if (rc != CUSPEC_OK) {
         free(w);
         return rc;
     }
-    w->ha = malloc(w->bytes ? w->bytes : 1);
+    w->ha = malloc(w->in_bytes ? w->in_bytes : 1);
     w->hb = dot ? malloc(w->bytes ? w->bytes : 1) : NULL;
-    w->back = reduce ? NULL : malloc(w->bytes);
+    w->back = reduce ? NULL : malloc(w->out_bytes);
     if (w->ha == NULL || (dot && w->hb == NULL) || (!reduce && w->back == NULL)) {
-        rc = cuspec__fail(CUSPEC_ERR_NOMEM, "no host memory for %zu bytes of input", w->bytes);
+        rc = cuspec__fail(CUSPEC_ERR_NOMEM, "no host memory for %zu bytes of input", w->in_bytes);
         goto out;
     }
-    if (reduce) /* a transpose moves bytes: any bits will do */
+    if (reduce) /* a transpose moves bytes: any bits will do, padding too */
         cuspec__random_fill(w->ha, spec->n, spec->dtype);
     else
-        cuspec__random_bytes(w->ha, w->bytes);
+        cuspec__random_bytes(w->ha, w->in_bytes);
     if (dot)
         cuspec__random_fill(w->hb, spec->n, spec->dtype);
-    rc = pool_make(ctx, w->bytes, w->ha, &w->a);
+    rc = pool_make(ctx, w->in_bytes, w->ha, &w->a);
     if (rc == CUSPEC_OK && (dot || !reduce))
-        rc = pool_make(ctx, w->bytes, dot ? w->hb : NULL, &w->b);
+        rc = pool_make(ctx, reduce ? w->bytes : w->out_bytes, dot ? w->hb : NULL, &w->b);
     if (rc == CUSPEC_OK && reduce)
         rc = cuspec__cu_check(ctx->drv->cuMemAlloc(&w->out, 8), "cuMemAlloc (result)");
 out:
@@ -223,10 +234,10 @@ static int run(struct cuspec__workload *w, const struct cuspec__variant *v, unsi
     if (w->copy == RUN_COPY_KERNEL)
         return cuspec_copy(w->ctx, b, a, w->bytes, stream);
     if (v != NULL) {
-        struct cuspec__shape sh = {a, b, s->rows, s->cols, s->cols, s->rows, 0, 0, 1};
+        struct cuspec__shape sh = {a, b, s->rows, s->cols, s->ld_in, s->ld_out, 0, 0, 1};
         return cuspec__transpose_variant(w->ctx, v, &sh, stream);
     }
-    return cuspec_transpose(w->ctx, s->dtype, a, s->rows, s->cols, s->cols, b, s->rows, stream);
+    return cuspec_transpose(w->ctx, s->dtype, a, s->rows, s->cols, s->ld_in, b, s->ld_out, stream);
 }
 
 /* ## The reference */
@@ -308,21 +319,24 @@ static void reduce_compare(struct cuspec__workload *w, const void *got, int *cor
     }
 }
 
-/* A transpose's result against the CPU's transpose (made once). */
+/* A transpose's result against the CPU's transpose (made once), padding
+ * included: it must keep the poison. */
 static int transpose_correct(struct cuspec__workload *w)
 {
     const unsigned char *in = w->ha;
     size_t rows = w->spec.rows, cols = w->spec.cols, size = w->size;
+    size_t ld_in = w->spec.ld_in, ld_out = w->spec.ld_out;
     if (w->expect == NULL) {
-        unsigned char *e = malloc(w->bytes);
+        unsigned char *e = malloc(w->out_bytes);
         if (e == NULL)
             return 0;
+        memset(e, POISON, w->out_bytes);
         for (size_t i = 0; i < rows; i++)
             for (size_t j = 0; j < cols; j++)
-                memcpy(e + (j * rows + i) * size, in + (i * cols + j) * size, size);
+                memcpy(e + (j * ld_out + i) * size, in + (i * ld_in + j) * size, size);
         w->expect = e;
     }
-    return memcmp(w->back, w->expect, w->bytes) == 0;
+    return memcmp(w->back, w->expect, w->out_bytes) == 0;
 }
 
 int cuspec__workload_check(struct cuspec__workload *w, const struct cuspec__variant *v,
@@ -331,14 +345,14 @@ int cuspec__workload_check(struct cuspec__workload *w, const struct cuspec__vari
     const struct cuspec__driver *drv = w->ctx->drv;
     int reduce = w->spec.family == CUSPEC__FAM_REDUCE;
     CUdeviceptr out = reduce ? w->out : w->b.base;
-    size_t out_bytes = reduce ? 8 : w->bytes;
+    size_t out_bytes = reduce ? 8 : w->out_bytes;
     unsigned char got[8];
     *correct = 0;
     *error = 0;
     int pushed, rc = cuspec__ctx_enter(w->ctx, &pushed);
     if (rc != CUSPEC_OK)
         return rc;
-    rc = cuspec__cu_check(drv->cuMemsetD8(out, 0xA5, out_bytes), "cuMemsetD8 (poison)");
+    rc = cuspec__cu_check(drv->cuMemsetD8(out, POISON, out_bytes), "cuMemsetD8 (poison)");
     if (rc == CUSPEC_OK)
         rc = run(w, v, 0, NULL);
     if (rc == CUSPEC_OK && w->hook != NULL)

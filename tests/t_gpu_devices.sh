@@ -5,7 +5,7 @@
 "$CUSPEC" devices --json >"$tap_out" 2>"$tap_err"
 rc=$?
 [ $rc -eq 3 ] && skip "no CUDA driver or device: $(head -c 200 "$tap_err")"
-plan 11
+plan 13
 ok $rc "devices --json exits 0"
 cat "$tap_out" | sed 's/^/# /'
 
@@ -37,4 +37,12 @@ sed 's/^/# /' "$tap_out"
 ok $? "bench transpose checked four results"
 [ "$(grep -c '"ratio_same":[0-9]' "$tap_out")" -eq 4 ]
 ok $? "each transpose row gives its ratio to copying the same bytes"
+
+# Pitched: rows of 1000 and 1001 bytes on 512-byte pitches, 8 more bytes.
+"$CUSPEC" bench transpose --dtype u8 --shape 1000x1001 --pitch 512 --pad 8 --reps 5 \
+    >"$tap_out" 2>"$tap_err"
+ok $? "bench transpose --pitch --pad exits 0 (result and padding right)"
+sed 's/^/# /' "$tap_out"
+grep -q '^u8 *1000x1001 *1032/1032 .* ok ' "$tap_out"
+ok $? "the table shows leading dimensions 1032/1032"
 done_testing

@@ -76,6 +76,49 @@ TEST(tune_a_transpose_and_use_it)
     CHECK(b.copy_us > 0.5 && b.copy_us < 10 * b.median_us);
 }
 
+/* Pitched u8 rows (ld 1024 for 1000 columns) are a class of their own: the
+ * record tuned for them serves them, not the tight layout.  A candidate
+ * that writes into the output's padding is rejected. */
+static void corrupt_padding(void *user, const struct cuspec__variant *v, CUdeviceptr out,
+                            size_t bytes)
+{
+    int *hits = user;
+    (void)bytes;
+    if (v != NULL && v->p[0] == 64) { /* tile 64: the last byte of output row 0 */
+        drv->cuMemsetD8(out + 1023, 0x00, 1);
+        ++*hits;
+    }
+}
+
+TEST(tune_a_pitched_transpose_and_use_it)
+{
+    cuspec_tune_spec spec = {"transpose", 0, CUSPEC_U8, 0, 1000, 1000, 1024, 1024};
+    cuspec_tune_spec tight = {"transpose", 0, CUSPEC_U8, 0, 1000, 1000, 0, 0};
+    cuspec_tune_options o = small_search();
+    cuspec_tune_result r;
+    int hits = 0;
+    CUSPEC_OK_(cuspec__tune(ctx, &spec, &o, corrupt_padding, &hits, &r));
+    printf("# %d runs wrote the padding, %u failed candidates, winner %s (%s)\n", hits, r.failed,
+           r.kernel, r.params);
+    CHECK(r.failed >= (unsigned)hits);
+    CHECK(strstr(r.params, "tile=64 ") == NULL);
+    cuspec_bench_result b;
+    CUSPEC_OK_(cuspec_bench_transpose_ld(ctx, CUSPEC_U8, 1000, 1000, 1024, 1024, 5, &b));
+    check_used(&spec, &r, &b);
+    char params[160];
+    int from_record = 1;
+    CUSPEC_OK_(cuspec_tuned_params(ctx, &tight, params, sizeof params, &from_record));
+    CHECK_INT_EQ(from_record, 0); /* ld 1000 is another alignment class */
+
+    /* Leading dimensions shorter than their rows are refused, with the reason. */
+    CHECK_INT_EQ(cuspec_bench_transpose_ld(ctx, CUSPEC_F32, 100, 200, 199, 0, 5, &b),
+                 CUSPEC_ERR_INVALID);
+    CHECK(strstr(cuspec_last_error(), "ld_in (199) is less than cols (200)") != NULL);
+    spec.ld_out = 999;
+    CHECK_INT_EQ(cuspec_tune(ctx, &spec, &o, &r), CUSPEC_ERR_INVALID);
+    CHECK(strstr(cuspec_last_error(), "ld_out (999) is less than rows (1000)") != NULL);
+}
+
 /* Corrupts the output of every candidate with 512-thread blocks. */
 static void corrupt_512(void *user, const struct cuspec__variant *v, CUdeviceptr out, size_t bytes)
 {
@@ -116,6 +159,7 @@ int main(void)
     cuspec__ctx_enter(ctx, &pushed);
     static const struct tap_test tests[] = {TAP_ENTRY(tune_a_reduction_and_use_it),
                                             TAP_ENTRY(tune_a_transpose_and_use_it),
+                                            TAP_ENTRY(tune_a_pitched_transpose_and_use_it),
                                             TAP_ENTRY(wrong_candidates_are_rejected)};
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
     cuspec__ctx_leave(ctx, pushed);

@@ -2,7 +2,7 @@
 # cuspec tune and cuspec run without a GPU: help, usage errors (exit 2), no
 # driver (exit 3), and export/import of tuning records, which need no GPU.
 . "$top_srcdir/tests/tap.sh"
-plan 53
+plan 58
 store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store/cache"
@@ -38,6 +38,11 @@ check_exit 2 "an unknown dtype is a usage error" "$CUSPEC" tune reduce --dtype f
 check_exit 2 "a dtype reduce does not take is a usage error" "$CUSPEC" tune reduce --dtype f16
 check_exit 2 "an unknown op is a usage error" "$CUSPEC" tune reduce --op prod
 check_exit 2 "a bad shape is a usage error" "$CUSPEC" tune transpose --shape 64by64
+check_exit 2 "--pitch with reduce is a usage error" "$CUSPEC" tune reduce --pitch 512
+check_exit 2 "a --pitch not a multiple of 8 is a usage error" "$CUSPEC" tune transpose --pitch 100
+check_grep "$tap_err" "--pitch takes bytes, a multiple of 8" "and says what it takes"
+check_exit 2 "a negative --pad is a usage error" "$CUSPEC" tune transpose --pad -1
+check_exit 2 "--list with --pad is a usage error" "$CUSPEC" tune --list --pad 4
 check_exit 2 "--list with a family is a usage error" "$CUSPEC" tune --list reduce
 check_exit 2 "--list with a tuning option is a usage error" "$CUSPEC" tune --list --budget 5
 check_exit 2 "--export and --import together are a usage error" \

@@ -40,6 +40,12 @@ static const char help[] =
     "                    2^10,2^15,2^20,2^24,2^28)\n"
     "  --shape RxC[,..]  transpose: shapes (default 1024x1024,8192x8192,16384x16384,\n"
     "                    8191x8193,16383x16385,10000x3000)\n"
+    "  --pitch B         transpose: pitched matrices: each row of the input and of the\n"
+    "                    output rounded up to a multiple of B bytes (a multiple of 8),\n"
+    "                    as cuMemAllocPitch does (512 on current GPUs)\n"
+    "  --pad N           transpose: then N more elements per row; alone, leading\n"
+    "                    dimensions of cols + N and rows + N. The table shows them\n"
+    "                    (ld in/out); the padding must come back untouched\n"
     "  --json            one JSON object per line on stdout instead of the table\n"
     "\n"
     "Exit status: 0 when every checked result was right; 1 when one was wrong or a\n"
@@ -51,6 +57,7 @@ struct opts {
     int device, reps, json;
     const char *what;
     char *dtypes, *ops, *ns, *shapes;
+    struct cli_layout layout;
 };
 
 static void header(const cuspec_device_info *d, double memcpy_gbs, double kernel_gbs, int json)
@@ -145,9 +152,11 @@ static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
                          shapes, MAX_LIST);
     if (n_dt < 0 || n_sh < 0)
         return cli_usage(&cmd_bench, "at most %d values per list", MAX_LIST);
+    int padded = o->layout.pitch || o->layout.pad;
     if (!o->json)
-        printf("dtype       shape   median_us  batch_us  graph_us     GB/s  x copy  x same  check "
-               "kernel\n");
+        printf("dtype       shape%s   median_us  batch_us  graph_us     GB/s  x copy  x same  check "
+               "kernel\n",
+               padded ? "     ld in/out  " : "");
     int wrong = 0;
     for (int j = 0; j < n_dt; j++)
         for (int k = 0; k < n_sh; k++) {
@@ -158,15 +167,23 @@ static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
                 return cli_usage(&cmd_bench, "unknown dtype '%s'", dts[j]);
             if (sscanf(shapes[k], "%llux%llu%c", &rows, &cols, &tail) != 2 || !rows || !cols)
                 return cli_usage(&cmd_bench, "'%s' is not a shape such as 8192x8192", shapes[k]);
+            size_t size = cuspec_dtype_size(dtype);
+            size_t ld_in = cli_ld(cols, size, &o->layout), ld_out = cli_ld(rows, size, &o->layout);
+            if (ld_in == 0 || ld_out == 0)
+                return cli_usage(&cmd_bench, "'%s' is too large to pad", shapes[k]);
             cuspec_bench_result r;
-            int rc = cuspec_bench_transpose(ctx, dtype, rows, cols, o->reps, &r);
+            int rc = cuspec_bench_transpose_ld(ctx, dtype, rows, cols, ld_in, ld_out, o->reps, &r);
             if (rc != CUSPEC_OK)
                 return cli_fail(rc, "transpose benchmark failed");
+            char lds[48] = "";
+            if (padded)
+                snprintf(lds, sizeof lds, " %7zu/%-7zu", ld_in, ld_out);
             if (o->json)
-                snprintf(label, sizeof label, "\"dtype\":\"%s\",\"rows\":%llu,\"cols\":%llu",
-                         dts[j], rows, cols);
+                snprintf(label, sizeof label,
+                         "\"dtype\":\"%s\",\"rows\":%llu,\"cols\":%llu,\"ld_in\":%zu,\"ld_out\":%zu",
+                         dts[j], rows, cols, ld_in, ld_out);
             else
-                snprintf(label, sizeof label, "%-5s %13s", dts[j], shapes[k]);
+                snprintf(label, sizeof label, "%-5s %13s%s", dts[j], shapes[k], lds);
             row(label, &r, copy, o->json);
             fflush(stdout);
             wrong |= !r.correct;
@@ -207,6 +224,8 @@ static int run(int argc, char **argv)
         {"op", required_argument, NULL, 'o'},
         {"n", required_argument, NULL, 'n'},
         {"shape", required_argument, NULL, 's'},
+        {"pitch", required_argument, NULL, 'p'},
+        {"pad", required_argument, NULL, 'P'},
         {"json", no_argument, NULL, 'J'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
@@ -234,6 +253,13 @@ static int run(int argc, char **argv)
         case 's':
             o.shapes = optarg;
             break;
+        case 'p':
+        case 'P': {
+            int status = cli_layout_option(&cmd_bench, c, optarg, &o.layout);
+            if (status >= 0)
+                return status;
+            break;
+        }
         default: {
             int status = cli_option(&cmd_bench, c, argv, &o.json, &o.device);
             if (status >= 0)
@@ -250,8 +276,9 @@ static int run(int argc, char **argv)
                          o.what);
     if ((o.ops || o.ns) && strcmp(o.what, "reduce") != 0)
         return cli_usage(&cmd_bench, "--op and --n are for reduce");
-    if (o.shapes && strcmp(o.what, "transpose") != 0)
-        return cli_usage(&cmd_bench, "--shape is for transpose");
+    if ((o.shapes || o.layout.pitch || o.layout.pad) && strcmp(o.what, "transpose") != 0)
+        return cli_usage(&cmd_bench, "%s is for transpose",
+                         o.shapes ? "--shape" : o.layout.pitch ? "--pitch" : "--pad");
 
     cuspec_ctx *ctx;
     int rc = cuspec_ctx_create(&ctx, o.device);

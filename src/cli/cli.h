@@ -63,4 +63,16 @@ int cli_parse_shape(const char *s, size_t *rows, size_t *cols);
 /* A decimal integer from lo to hi in *v: 0, or -1 when s is not one. */
 int cli_parse_int(const char *s, int lo, int hi, int *v);
 
+/* Transposes on padded matrices (--pitch B, --pad N): each leading dimension
+ * is its row rounded up to a multiple of pitch bytes (0: not rounded), as
+ * cuMemAllocPitch would give, then pad elements longer. */
+struct cli_layout {
+    int pitch, pad;
+};
+/* The leading dimension for rows of len elements of size bytes; 0 when it
+ * would overflow. */
+size_t cli_ld(size_t len, size_t size, const struct cli_layout *l);
+/* Parses --pad ('P') or --pitch ('p') into l: -1 to go on, or EXIT_USAGE. */
+int cli_layout_option(const struct command *cmd, int c, const char *arg, struct cli_layout *l);
+
 #endif

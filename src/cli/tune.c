@@ -60,6 +60,13 @@ static const char help[] =
     "                       the element size matters)\n"
     "  --n N[,N..]          reduce: elements: 1000, 64K, 16M, 1G (powers of 1024) or 2^K\n"
     "  --shape RxC[,..]     transpose: rows x cols, each written as for --n\n"
+    "  --pitch B            transpose: for pitched matrices: each row of the input\n"
+    "                       and of the output rounded up to a multiple of B bytes (a\n"
+    "                       multiple of 8), as cuMemAllocPitch does (512 on current\n"
+    "                       GPUs). The leading dimensions choose the alignment class\n"
+    "                       the record serves: tune the layout your calls use\n"
+    "  --pad N              transpose: then N more elements per row; alone, leading\n"
+    "                       dimensions of cols + N and rows + N\n"
     "\n"
     "How:\n"
     "  --device N           GPU ordinal (default 0)\n"
@@ -131,7 +138,7 @@ enum { PENDING, TUNED, STOPPED, FAILED };
 
 struct item {
     cuspec_tune_spec spec;
-    char dtype[8], op[8], size[48];
+    char dtype[8], op[8], size[96];
     int state;
     cuspec_tune_result res;
     double seconds;
@@ -149,6 +156,7 @@ struct opts {
     int device, device_set, json, list, all_devices;
     const char *export_path, *import_path;
     const char *tuning_flag; /* the first tuning-only option given */
+    struct cli_layout layout; /* transpose: --pitch, --pad */
     cuspec_tune_options t;
 };
 
@@ -220,7 +228,7 @@ static int append(struct plan *p, const struct item *it)
 /* Adds the operations of one dtype: every op (reduce) times every size.
  * Returns 0, or the exit status of a usage error. */
 static int add_dtype(struct plan *p, const char *family, const char *ops, const char *dtype,
-                     const char *sizes)
+                     const char *sizes, const struct cli_layout *layout)
 {
     int reduce = strcmp(family, "reduce") == 0, status = 0;
     int dt = cuspec_dtype_from_name(dtype);
@@ -279,6 +287,17 @@ static int add_dtype(struct plan *p, const char *family, const char *ops, const 
                     break;
                 }
                 snprintf(it.size, sizeof it.size, "%zux%zu", it.spec.rows, it.spec.cols);
+                if (layout->pitch || layout->pad) {
+                    size_t size = cuspec_dtype_size(dt);
+                    it.spec.ld_in = cli_ld(it.spec.cols, size, layout);
+                    it.spec.ld_out = cli_ld(it.spec.rows, size, layout);
+                    if (it.spec.ld_in == 0 || it.spec.ld_out == 0) {
+                        status = cli_usage(&cmd_tune, "'%s' is too large to pad", szv[k]);
+                        break;
+                    }
+                    snprintf(it.size, sizeof it.size, "%zux%zu ld %zu/%zu", it.spec.rows,
+                             it.spec.cols, it.spec.ld_in, it.spec.ld_out);
+                }
             }
             status = append(p, &it);
         }
@@ -313,7 +332,7 @@ static int build_plan(struct plan *p, const struct opts *o)
             int n_dt = copy ? cli_split(copy, dts, MAX_LIST) : 0;
             for (int j = 0; j < n_dt && status == 0; j++)
                 status = add_dtype(p, row->family, o->ops ? o->ops : row->ops, dts[j],
-                                   sizes ? sizes : row->sizes);
+                                   sizes ? sizes : row->sizes, &o->layout);
             free(copy);
         }
         return status;
@@ -336,8 +355,8 @@ static int build_plan(struct plan *p, const struct opts *o)
         }
         row = row ? row : first;
         const char *sizes = reduce ? o->ns : o->shapes;
-        status =
-            add_dtype(p, o->family, o->ops ? o->ops : row->ops, dts[j], sizes ? sizes : row->sizes);
+        status = add_dtype(p, o->family, o->ops ? o->ops : row->ops, dts[j],
+                           sizes ? sizes : row->sizes, &o->layout);
     }
     return status;
 }
@@ -757,8 +776,10 @@ static int check_opts(const struct opts *o)
     if ((o->ops || o->ns) && !reduce)
         return cli_usage(&cmd_tune, "%s is for reduce, not transpose (--dtype, --shape)",
                          o->ops ? "--op" : "--n");
-    if (o->shapes && !transpose)
-        return cli_usage(&cmd_tune, "--shape is for transpose, not reduce (--op, --dtype, --n)");
+    if ((o->shapes || o->layout.pitch || o->layout.pad) && !transpose)
+        return cli_usage(&cmd_tune, "%s is for transpose: cuspec tune transpose %s ...",
+                         o->shapes ? "--shape" : o->layout.pitch ? "--pitch" : "--pad",
+                         o->shapes ? "--shape" : o->layout.pitch ? "--pitch" : "--pad");
     return -1;
 }
 
@@ -769,6 +790,8 @@ static int run(int argc, char **argv)
         {"dtype", required_argument, NULL, 't'},
         {"n", required_argument, NULL, 'n'},
         {"shape", required_argument, NULL, 's'},
+        {"pitch", required_argument, NULL, 'p'},
+        {"pad", required_argument, NULL, 'P'},
         {"device", required_argument, NULL, 'd'},
         {"budget", required_argument, NULL, 'b'},
         {"max-candidates", required_argument, NULL, 'm'},
@@ -803,6 +826,12 @@ static int run(int argc, char **argv)
             break;
         case 's':
             o.shapes = optarg;
+            break;
+        case 'p':
+        case 'P':
+            if ((status = cli_layout_option(&cmd_tune, c, optarg, &o.layout)) >= 0)
+                return status;
+            o.tuning_flag = o.tuning_flag ? o.tuning_flag : c == 'p' ? "--pitch" : "--pad";
             break;
         case 'd':
             o.device_set = 1;

@@ -150,3 +150,23 @@ int cli_parse_int(const char *s, int lo, int hi, int *v)
     *v = (int)x;
     return 0;
 }
+
+size_t cli_ld(size_t len, size_t size, const struct cli_layout *l)
+{
+    size_t bytes, unit = l->pitch ? (size_t)l->pitch : size;
+    if (__builtin_mul_overflow(len, size, &bytes) || bytes > SIZE_MAX - unit)
+        return 0;
+    size_t ld = (bytes + unit - 1) / unit * unit / size;
+    return ld > SIZE_MAX - (size_t)l->pad ? 0 : ld + (size_t)l->pad;
+}
+
+int cli_layout_option(const struct command *cmd, int c, const char *arg, struct cli_layout *l)
+{
+    if (c == 'P') {
+        if (cli_parse_int(arg, 0, 1 << 20, &l->pad) != 0)
+            return cli_usage(cmd, "--pad takes elements from 0 to 1048576, not '%s'", arg);
+    } else if (cli_parse_int(arg, 8, 1 << 20, &l->pitch) != 0 || l->pitch % 8 != 0) {
+        return cli_usage(cmd, "--pitch takes bytes, a multiple of 8 up to 1048576, not '%s'", arg);
+    }
+    return -1;
+}
