@@ -474,16 +474,26 @@ static int extent(unsigned long long count, unsigned long long stride, unsigned 
     return 1;
 }
 
+/* Each leading dimension at least its row. */
+static int lds_cover(unsigned long long rows, unsigned long long cols, unsigned long long ld_in,
+                     unsigned long long ld_out)
+{
+    CUSPEC__RETURN_IF(ld_in < cols, CUSPEC_ERR_INVALID, "ld_in (%llu) is less than cols (%llu)",
+                      ld_in, cols);
+    CUSPEC__RETURN_IF(ld_out < rows, CUSPEC_ERR_INVALID, "ld_out (%llu) is less than rows (%llu)",
+                      ld_out, rows);
+    return CUSPEC_OK;
+}
+
 int cuspec__transpose_layout(unsigned long long rows, unsigned long long cols,
                              unsigned long long *ld_in, unsigned long long *ld_out, size_t size)
 {
     unsigned long long in_bytes, out_bytes;
     *ld_in = *ld_in ? *ld_in : cols;
     *ld_out = *ld_out ? *ld_out : rows;
-    CUSPEC__RETURN_IF(*ld_in < cols, CUSPEC_ERR_INVALID, "ld_in (%llu) is less than cols (%llu)",
-                      *ld_in, cols);
-    CUSPEC__RETURN_IF(*ld_out < rows, CUSPEC_ERR_INVALID,
-                      "ld_out (%llu) is less than rows (%llu)", *ld_out, rows);
+    int rc = lds_cover(rows, cols, *ld_in, *ld_out);
+    if (rc != CUSPEC_OK)
+        return rc;
     CUSPEC__RETURN_IF(!extent(1, 0, rows, *ld_in, *ld_in, size, &in_bytes) ||
                           !extent(1, 0, cols, *ld_out, *ld_out, size, &out_bytes) ||
                           in_bytes > SIZE_MAX || out_bytes > SIZE_MAX,
@@ -502,10 +512,9 @@ static int check(const struct cuspec__shape *s, size_t size)
                       s->rows == 0   ? "rows"
                       : s->cols == 0 ? "cols"
                                      : "batch");
-    CUSPEC__RETURN_IF(s->ld_in < s->cols, CUSPEC_ERR_INVALID,
-                      "ld_in (%llu) is less than cols (%llu)", s->ld_in, s->cols);
-    CUSPEC__RETURN_IF(s->ld_out < s->rows, CUSPEC_ERR_INVALID,
-                      "ld_out (%llu) is less than rows (%llu)", s->ld_out, s->rows);
+    int rc = lds_cover(s->rows, s->cols, s->ld_in, s->ld_out);
+    if (rc != CUSPEC_OK)
+        return rc;
     CUSPEC__RETURN_IF(s->in % size != 0 || s->out % size != 0, CUSPEC_ERR_INVALID,
                       "%s is not aligned to its %zu-byte elements", s->in % size ? "in" : "out",
                       size);

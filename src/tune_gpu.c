@@ -74,11 +74,13 @@ static int to_spec(const cuspec_tune_spec *in, struct cuspec__spec *s)
     s->ld_out = in->ld_out;
     int rc = cuspec__transpose_layout(s->rows, s->cols, &s->ld_in, &s->ld_out,
                                       cuspec_dtype_size(s->dtype));
+    if (rc != CUSPEC_OK)
+        return rc;
     /* Matrices on aligned allocations: the class follows the leading
      * dimensions. */
     struct cuspec__shape sh = {256, 256, s->rows, s->cols, s->ld_in, s->ld_out, 0, 0, 1};
     s->align = cuspec__transpose_align(&sh, s->dtype);
-    return rc;
+    return CUSPEC_OK;
 }
 
 static void defaults(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)

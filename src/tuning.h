@@ -16,7 +16,8 @@ struct cuspec__spec {
     unsigned long long n;          /* reduce */
     unsigned long long rows, cols; /* transpose */
     int align;                     /* transpose: alignment class (elements, up to a sector) */
-    unsigned long long ld_in, ld_out; /* transpose: leading dimensions (0: the row length) */
+    unsigned long long ld_in, ld_out; /* transpose: leading dimensions (checked and set by
+                                         cuspec__transpose_layout) */
 };
 
 /* The size bucket: reduce log2(n); transpose log2(rows), log2(cols) and the

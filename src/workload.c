@@ -141,11 +141,8 @@ int cuspec__workload_create(cuspec_ctx *ctx, const struct cuspec__spec *spec,
     w->bytes = w->size * (reduce ? spec->n : spec->rows * spec->cols);
     w->in_bytes = w->bytes;
     if (!reduce) {
-        /* leading dimensions: 0 is the row length (dense) */
-        w->spec.ld_in = spec->ld_in ? spec->ld_in : spec->cols;
-        w->spec.ld_out = spec->ld_out ? spec->ld_out : spec->rows;
-        w->in_bytes = w->size * spec->rows * w->spec.ld_in;
-        w->out_bytes = w->size * spec->cols * w->spec.ld_out;
+        w->in_bytes = w->size * spec->rows * spec->ld_in;
+        w->out_bytes = w->size * spec->cols * spec->ld_out;
     }
     int pushed, rc = cuspec__ctx_enter(ctx, &pushed);
     if (rc != CUSPEC_OK) {

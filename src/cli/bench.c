@@ -167,9 +167,8 @@ static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
                 return cli_usage(&cmd_bench, "unknown dtype '%s'", dts[j]);
             if (sscanf(shapes[k], "%llux%llu%c", &rows, &cols, &tail) != 2 || !rows || !cols)
                 return cli_usage(&cmd_bench, "'%s' is not a shape such as 8192x8192", shapes[k]);
-            size_t size = cuspec_dtype_size(dtype);
-            size_t ld_in = cli_ld(cols, size, &o->layout), ld_out = cli_ld(rows, size, &o->layout);
-            if (ld_in == 0 || ld_out == 0)
+            size_t ld_in, ld_out;
+            if (cli_layout_lds(&o->layout, rows, cols, cuspec_dtype_size(dtype), &ld_in, &ld_out))
                 return cli_usage(&cmd_bench, "'%s' is too large to pad", shapes[k]);
             cuspec_bench_result r;
             int rc = cuspec_bench_transpose_ld(ctx, dtype, rows, cols, ld_in, ld_out, o->reps, &r);

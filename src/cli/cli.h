@@ -69,9 +69,10 @@ int cli_parse_int(const char *s, int lo, int hi, int *v);
 struct cli_layout {
     int pitch, pad;
 };
-/* The leading dimension for rows of len elements of size bytes; 0 when it
- * would overflow. */
-size_t cli_ld(size_t len, size_t size, const struct cli_layout *l);
+/* The leading dimensions of a rows x cols matrix of size-byte elements and
+ * of its transpose: 0, or -1 when one would overflow. */
+int cli_layout_lds(const struct cli_layout *l, size_t rows, size_t cols, size_t size,
+                   size_t *ld_in, size_t *ld_out);
 /* Parses --pad ('P') or --pitch ('p') into l: -1 to go on, or EXIT_USAGE. */
 int cli_layout_option(const struct command *cmd, int c, const char *arg, struct cli_layout *l);
 

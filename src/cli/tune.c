@@ -288,10 +288,8 @@ static int add_dtype(struct plan *p, const char *family, const char *ops, const 
                 }
                 snprintf(it.size, sizeof it.size, "%zux%zu", it.spec.rows, it.spec.cols);
                 if (layout->pitch || layout->pad) {
-                    size_t size = cuspec_dtype_size(dt);
-                    it.spec.ld_in = cli_ld(it.spec.cols, size, layout);
-                    it.spec.ld_out = cli_ld(it.spec.rows, size, layout);
-                    if (it.spec.ld_in == 0 || it.spec.ld_out == 0) {
+                    if (cli_layout_lds(layout, it.spec.rows, it.spec.cols, cuspec_dtype_size(dt),
+                                       &it.spec.ld_in, &it.spec.ld_out) != 0) {
                         status = cli_usage(&cmd_tune, "'%s' is too large to pad", szv[k]);
                         break;
                     }
@@ -776,10 +774,13 @@ static int check_opts(const struct opts *o)
     if ((o->ops || o->ns) && !reduce)
         return cli_usage(&cmd_tune, "%s is for reduce, not transpose (--dtype, --shape)",
                          o->ops ? "--op" : "--n");
-    if ((o->shapes || o->layout.pitch || o->layout.pad) && !transpose)
-        return cli_usage(&cmd_tune, "%s is for transpose: cuspec tune transpose %s ...",
-                         o->shapes ? "--shape" : o->layout.pitch ? "--pitch" : "--pad",
-                         o->shapes ? "--shape" : o->layout.pitch ? "--pitch" : "--pad");
+    const char *shape_flag = o->shapes          ? "--shape"
+                             : o->layout.pitch ? "--pitch"
+                             : o->layout.pad   ? "--pad"
+                                               : NULL;
+    if (shape_flag != NULL && !transpose)
+        return cli_usage(&cmd_tune, "%s is for transpose: cuspec tune transpose %s ...", shape_flag,
+                         shape_flag);
     return -1;
 }
 

@@ -151,13 +151,23 @@ int cli_parse_int(const char *s, int lo, int hi, int *v)
     return 0;
 }
 
-size_t cli_ld(size_t len, size_t size, const struct cli_layout *l)
+/* The leading dimension for rows of len elements of size bytes; 0 when it
+ * would overflow. */
+static size_t layout_ld(size_t len, size_t size, const struct cli_layout *l)
 {
     size_t bytes, unit = l->pitch ? (size_t)l->pitch : size;
     if (__builtin_mul_overflow(len, size, &bytes) || bytes > SIZE_MAX - unit)
         return 0;
     size_t ld = (bytes + unit - 1) / unit * unit / size;
     return ld > SIZE_MAX - (size_t)l->pad ? 0 : ld + (size_t)l->pad;
+}
+
+int cli_layout_lds(const struct cli_layout *l, size_t rows, size_t cols, size_t size,
+                   size_t *ld_in, size_t *ld_out)
+{
+    *ld_in = layout_ld(cols, size, l);
+    *ld_out = layout_ld(rows, size, l);
+    return *ld_in != 0 && *ld_out != 0 ? 0 : -1;
 }
 
 int cli_layout_option(const struct command *cmd, int c, const char *arg, struct cli_layout *l)
