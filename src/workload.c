@@ -211,13 +211,19 @@ double cuspec__workload_bytes(const struct cuspec__workload *w)
     return (double)w->bytes * (reduce ? (w->spec.op == 3 ? 2 : 1) : 2);
 }
 
+/* Slice i of p, round the pool (0 where p was not made).  A transpose's
+ * padded input and output differ in size, and so do their pools' counts. */
+static CUdeviceptr slice_at(const struct pool *p, unsigned i)
+{
+    return p->count ? p->base + i % p->count * p->slice : 0;
+}
+
 /* One call on slice i of the pools, through v or the public API, on stream. */
 static int run(struct cuspec__workload *w, const struct cuspec__variant *v, unsigned i,
                CUstream stream)
 {
     const struct cuspec__spec *s = &w->spec;
-    unsigned slice = i % w->a.count;
-    CUdeviceptr a = w->a.base + slice * w->a.slice, b = w->b.base + slice * w->b.slice;
+    CUdeviceptr a = slice_at(&w->a, i), b = slice_at(&w->b, i);
     if (s->family == CUSPEC__FAM_REDUCE) {
         if (v != NULL)
             return cuspec__reduce_variant(w->ctx, v, a, s->op == 3 ? b : 0, s->n, w->out, stream);
