@@ -1,11 +1,11 @@
 #!/bin/sh
 # GPU: `cuspec devices` lists the real GPU with plausible numbers, and
-# `cuspec bench transpose` checks and times on it.
+# `cuspec bench transpose` and `cuspec run` check and time on it.
 . "$top_srcdir/tests/tap.sh"
 "$CUSPEC" devices --json >"$tap_out" 2>"$tap_err"
 rc=$?
 [ $rc -eq 3 ] && skip "no CUDA driver or device: $(head -c 200 "$tap_err")"
-plan 13
+plan 22
 ok $rc "devices --json exits 0"
 cat "$tap_out" | sed 's/^/# /'
 
@@ -45,4 +45,32 @@ ok $? "bench transpose --pitch --pad exits 0 (result and padding right)"
 sed 's/^/# /' "$tap_out"
 grep -q '^u8 *1000x1001 *1032/1032 .* ok ' "$tap_out"
 ok $? "the table shows leading dimensions 1032/1032"
+
+# An image's shape on pitches: the input's slices (1080 rows of 2048 bytes)
+# and the output's (1920 of 1536) differ in size, so their pools in count.
+"$CUSPEC" bench transpose --dtype u8 --shape 1080x1920 --pitch 512 --reps 5 \
+    >"$tap_out" 2>"$tap_err"
+ok $? "bench transpose of 1080x1920 on 512-byte pitches exits 0"
+sed 's/^/# /' "$tap_out" "$tap_err"
+grep -q '^u8 *1080x1920 *2048/1536 .* ok ' "$tap_out"
+ok $? "the table shows leading dimensions 2048/1536 and a right result"
+# cuspec run: one call as a program makes it, checked against the CPU.
+"$CUSPEC" run reduce --n 1M --json >"$tap_out" 2>"$tap_err"
+ok $? "run reduce exits 0"
+sed 's/^/# /' "$tap_out" "$tap_err"
+grep -q '"n":1048576,.*"correct":true' "$tap_out"
+ok $? "and its result is right"
+"$CUSPEC" run transpose --dtype u8 --shape 1080x1920 --pitch 512 --json \
+    >"$tap_out" 2>"$tap_err"
+ok $? "run transpose --pitch exits 0"
+sed 's/^/# /' "$tap_out" "$tap_err"
+grep -q '"ld_in":2048,"ld_out":1536,.*"correct":true' "$tap_out"
+ok $? "on leading dimensions 2048/1536, with the result and padding right"
+"$CUSPEC" run transpose --dtype f32 --shape 1000x1001 --pad 3 >"$tap_out" 2>"$tap_err"
+ok $? "run transpose --pad exits 0"
+sed 's/^/# /' "$tap_out" "$tap_err"
+grep -q '^call .*1000 x 1001, leading dimensions 1004 (in) and 1003 (out)' "$tap_out"
+ok $? "the call line names the leading dimensions"
+grep -q '^check *ok' "$tap_out"
+ok $? "and the check is ok"
 done_testing

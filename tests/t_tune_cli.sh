@@ -2,7 +2,7 @@
 # cuspec tune and cuspec run without a GPU: help, usage errors (exit 2), no
 # driver (exit 3), and export/import of tuning records, which need no GPU.
 . "$top_srcdir/tests/tap.sh"
-plan 58
+plan 63
 store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store/cache"
@@ -53,6 +53,13 @@ check_exit 2 "a second operand is a usage error" "$CUSPEC" tune reduce transpose
 check_exit 2 "run with no operation is a usage error" "$CUSPEC" run
 check_exit 2 "run --shape with reduce is a usage error" "$CUSPEC" run reduce --shape 8x8
 check_exit 2 "run with an unknown dtype is a usage error" "$CUSPEC" run transpose --dtype q7
+check_exit 2 "run --pitch with reduce is a usage error" "$CUSPEC" run reduce --pitch 512
+check_grep "$tap_err" '--pitch is for transpose' "and names the flag"
+check_exit 2 "run --pitch 7 (not a multiple of 8) is a usage error" \
+    "$CUSPEC" run transpose --pitch 7
+check_exit 2 "run --pad too large for the shape is a usage error" \
+    "$CUSPEC" run transpose --dtype f64 --shape 2^62x2 --pad 8
+check_grep "$tap_err" 'too large to pad' "and says so"
 
 # No driver: exit 3 with the library's reason.
 check_exit 3 "tune without a driver exits 3" "$CUSPEC" tune

@@ -32,6 +32,13 @@ static const char help[] =
     "                  (default 2^24)\n"
     "  --shape RxC     transpose: rows x cols, each written as for --n\n"
     "                  (default 8192x8192)\n"
+    "  --pitch B       transpose: pitched matrices: each row of the input and of the\n"
+    "                  output rounded up to a multiple of B bytes, as cuMemAllocPitch\n"
+    "                  gives (512 on many GPUs); tuning records serve the alignment\n"
+    "                  class this makes\n"
+    "  --pad N         transpose: then N more elements per row; alone, leading\n"
+    "                  dimensions of cols + N and rows + N.  The padding holds random\n"
+    "                  bytes in the input and must come back untouched in the output\n"
     "  --device N      GPU ordinal (default 0)\n"
     "  --json          one JSON object on stdout instead of the lines\n"
     "\n"
@@ -45,6 +52,7 @@ static const char help[] =
 
 struct opts {
     const char *family, *op_name, *dtype_name, *n_text, *shape_text;
+    struct cli_layout layout; /* transpose: --pitch, --pad */
     int device, json;
 };
 
@@ -59,6 +67,9 @@ static int make_spec(const struct opts *o, cuspec_tune_spec *spec)
     if (strcmp(o->family, "transpose") == 0) {
         if (cli_parse_shape(o->shape_text, &spec->rows, &spec->cols) != 0)
             return cli_usage(&cmd_run, "'%s' is not a shape such as 8192x8192", o->shape_text);
+        if (cli_layout_lds(&o->layout, spec->rows, spec->cols, cuspec_dtype_size(spec->dtype),
+                           &spec->ld_in, &spec->ld_out) != 0)
+            return cli_usage(&cmd_run, "'%s' is too large to pad", o->shape_text);
         return 0;
     }
     spec->op = strcmp(o->op_name, "dot") == 0 ? -1 : -2;
@@ -90,7 +101,8 @@ static void print(const struct opts *o, const cuspec_device_info *d, const cuspe
         if (reduce)
             printf("\"op\":\"%s\",\"n\":%zu,", o->op_name, s->n);
         else
-            printf("\"rows\":%zu,\"cols\":%zu,", s->rows, s->cols);
+            printf("\"rows\":%zu,\"cols\":%zu,\"ld_in\":%zu,\"ld_out\":%zu,", s->rows, s->cols,
+                   s->ld_in, s->ld_out);
         printf("\"params\":");
         json_string(stdout, params);
         printf(",\"tuned\":%s,\"kernel\":", tuned ? "true" : "false");
@@ -104,8 +116,11 @@ static void print(const struct opts *o, const cuspec_device_info *d, const cuspe
     printf("GPU %d: %s (sm_%d%d)\n", d->ordinal, d->name, d->sm_major, d->sm_minor);
     if (reduce)
         printf("call      reduce %s %s, n = %zu\n", o->op_name, o->dtype_name, s->n);
-    else
+    else if (s->ld_in == s->cols && s->ld_out == s->rows)
         printf("call      transpose %s, %zu x %zu\n", o->dtype_name, s->rows, s->cols);
+    else
+        printf("call      transpose %s, %zu x %zu, leading dimensions %zu (in) and %zu (out)\n",
+               o->dtype_name, s->rows, s->cols, s->ld_in, s->ld_out);
     printf("params    %s (%s)\n", params, tuned ? "tuned" : "default");
     printf("kernel    %s\n", r->kernel);
     printf("tier      %s\n", tier);
@@ -122,6 +137,7 @@ static int run(int argc, char **argv)
     static const struct option longopts[] = {
         {"op", required_argument, NULL, 'o'},     {"dtype", required_argument, NULL, 't'},
         {"n", required_argument, NULL, 'n'},      {"shape", required_argument, NULL, 's'},
+        {"pitch", required_argument, NULL, 'p'},  {"pad", required_argument, NULL, 'P'},
         {"device", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'J'},
         {"help", no_argument, NULL, 'h'},         {0, 0, 0, 0},
     };
@@ -143,6 +159,13 @@ static int run(int argc, char **argv)
         case 's':
             o.shape_text = optarg;
             break;
+        case 'p':
+        case 'P': {
+            int status = cli_layout_option(&cmd_run, c, optarg, &o.layout);
+            if (status >= 0)
+                return status;
+            break;
+        }
         default: {
             int status = cli_option(&cmd_run, c, argv, &o.json, &o.device);
             if (status >= 0)
@@ -158,8 +181,9 @@ static int run(int argc, char **argv)
     if (optind < argc)
         return cli_usage(&cmd_run, "unexpected argument '%s'", argv[optind]);
     int reduce = strcmp(o.family, "reduce") == 0;
-    if (reduce && o.shape_text)
-        return cli_usage(&cmd_run, "--shape is for transpose, not reduce (--op, --dtype, --n)");
+    if (reduce && (o.shape_text || o.layout.pitch || o.layout.pad))
+        return cli_usage(&cmd_run, "%s is for transpose, not reduce (--op, --dtype, --n)",
+                         o.shape_text ? "--shape" : o.layout.pitch ? "--pitch" : "--pad");
     if (!reduce && (o.op_name || o.n_text))
         return cli_usage(&cmd_run, "%s is for reduce, not transpose (--dtype, --shape)",
                          o.op_name ? "--op" : "--n");
@@ -188,7 +212,8 @@ static int run(int argc, char **argv)
     if (reduce)
         rc = cuspec_bench_reduce(ctx, spec.op, spec.dtype, spec.n, REPS, &r);
     else
-        rc = cuspec_bench_transpose(ctx, spec.dtype, spec.rows, spec.cols, REPS, &r);
+        rc = cuspec_bench_transpose_ld(ctx, spec.dtype, spec.rows, spec.cols, spec.ld_in,
+                                       spec.ld_out, REPS, &r);
     if (rc != CUSPEC_OK) {
         status = cli_fail(rc, reduce ? "the reduction failed" : "the transpose failed");
         goto out;
