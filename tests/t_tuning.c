@@ -254,6 +254,31 @@ static int count_records(const cuspec_tuning_record *r, void *user)
     return 0;
 }
 
+static int count_byte_sectors(const cuspec_tuning_record *r, void *user)
+{
+    if (strcmp(r->dtype, "u8") == 0 && strstr(r->bucket, " align=32") != NULL)
+        ++*(int *)user;
+    return 0;
+}
+
+/* Byte rows that start on sectors make the widest alignment class (32
+ * elements): its records are listed, and so exported and imported (below),
+ * like any other. */
+TEST(byte_records_of_the_widest_class_are_listed)
+{
+    const char *dev = "bytes|sm_90|132|1|13000";
+    struct cuspec__spec t = {.family = CUSPEC__FAM_TRANSPOSE,
+                             .dtype = CUSPEC_U8,
+                             .rows = 8192,
+                             .cols = 8192,
+                             .align = 32};
+    struct cuspec__record r = {{256, 1, 0, 16, 0, 1, 0}, "r", 38, 3500, 3400, 4200, 0, 10, 1, 0};
+    CHECK_INT_EQ(cuspec__record_put(dev, &t, cuspec__bucket(&t), &r), CUSPEC_OK);
+    int found = 0;
+    CHECK_INT_EQ(cuspec_tuning_list(NULL, count_byte_sectors, &found), CUSPEC_OK);
+    CHECK_INT_EQ(found, 1);
+}
+
 TEST(export_import_and_refusals)
 {
     char path[512], file[4096];
@@ -474,6 +499,7 @@ int main(void)
                                             TAP_ENTRY(nearest_bucket_lookup),
                                             TAP_ENTRY(misaligned_byte_defaults_by_size),
                                             TAP_ENTRY(narrow_shapes_take_the_narrow_kernel),
+                                            TAP_ENTRY(byte_records_of_the_widest_class_are_listed),
                                             TAP_ENTRY(export_import_and_refusals),
                                             TAP_ENTRY(search_reads_six_parameter_logs),
                                             TAP_ENTRY(search_resumes_after_a_stop),
