@@ -333,8 +333,13 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
          * meet.  Measured on an H200, u8, per call, against the shared-tile
          * default: 1000x1000 (ld 1024) 17.8-20.8 against 9.2-10.1 us,
          * 8190x8190 (ld 8192) 55.1-55.8 against 43.5-45.1, 10000x3000 (ld
-         * 3008) 35.3-36.1 against 23.9-25.6.  Tuning records are made on
-         * tight rows, which cut no square, so this holds for them too. */
+         * 3008) 35.3-36.1 against 23.9-25.6.  A vector edge path (whole
+         * rows read within ld_in, the last row and the output rows as the
+         * aligned pieces that fit, out of line) did no better: 8190x8190
+         * 45.0 (49.5 with the pieces' stores in rolled loops) against
+         * 41.0, 4090x4090 (ld 4096) 17.9 against 14.3, 16380x16380 (ld
+         * 16384) 143-149 against 143; u8 8192^2 unchanged.  This holds
+         * for records too, a padded layout's tuning included. */
         plain_default(v);
         from_record = 0;
     }
