@@ -136,7 +136,7 @@ int cuspec__transpose_narrow(unsigned long long rows, unsigned long long cols);
 void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec *s,
                            int from_record);
 /* The parameters a call on the shape s describes uses: the tuning record
- * for its bucket (or the nearest), else the defaults, fitted to s; narrow
+ * for its bucket (or a near one), else the defaults, fitted to s; narrow
  * shapes look for no record. Returns 1 when they came from a record. */
 int cuspec__transpose_params(cuspec_ctx *ctx, const struct cuspec__spec *s,
                              struct cuspec__variant *v);

@@ -66,8 +66,8 @@ int cuspec__record_get(const char *device, const struct cuspec__spec *s, int buc
                        struct cuspec__record *r);
 
 /* The record to use for spec on this device: exact bucket, else the nearest
- * bucket that has one. CUSPEC_ERR_NOT_FOUND when there is none. *bucket gets
- * the bucket it came from. */
+ * bucket that has one, at most two powers of two away. CUSPEC_ERR_NOT_FOUND
+ * when there is none. *bucket gets the bucket it came from. */
 int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct cuspec__record *r,
                         int *bucket);
 

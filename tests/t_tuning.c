@@ -97,12 +97,18 @@ TEST(nearest_bucket_lookup)
     CHECK_INT_EQ(cuspec__record_put(dev, &s, 10, &r10), CUSPEC_OK);
     CHECK_INT_EQ(cuspec__record_put(dev, &s, 20, &r20), CUSPEC_OK);
     int bucket;
+    /* bucket -1: none, records stand in at most two powers of two away */
     static const struct {
         int log2n, bucket, block;
-    } cases[] = {{10, 10, 128}, {12, 10, 128}, {19, 20, 1024}, {20, 20, 1024}, {28, 20, 1024}};
+    } cases[] = {{10, 10, 128}, {12, 10, 128}, {13, -1, 0},   {18, 20, 1024},
+                 {20, 20, 1024}, {22, 20, 1024}, {23, -1, 0}, {28, -1, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         s.n = 1ull << cases[i].log2n;
         s.n += 3; /* not a power of two: the bucket is log2 rounded down */
+        if (cases[i].bucket < 0) {
+            CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+            continue;
+        }
         CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
         CHECK_INT_EQ(bucket, cases[i].bucket);
         CHECK_INT_EQ(got.p[0], cases[i].block);
@@ -110,12 +116,12 @@ TEST(nearest_bucket_lookup)
     /* A record with parameters the family rejects is passed over. */
     struct cuspec__record bad = sample_record(1024);
     bad.p[2] = 16; /* vec 16 of floats: illegal */
-    s.n = 1ull << 24;
-    CHECK_INT_EQ(cuspec__record_put(dev, &s, 24, &bad), CUSPEC_OK);
+    s.n = 1ull << 22;
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 22, &bad), CUSPEC_OK);
     CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
     CHECK_INT_EQ(bucket, 20);
 
-    /* Transposes: nearest in rows and cols, same alignment class. */
+    /* Transposes: nearest in rows and cols together, same alignment class. */
     struct cuspec__spec t = {.family = CUSPEC__FAM_TRANSPOSE,
                              .dtype = CUSPEC_U32,
                              .rows = 8192,
@@ -127,6 +133,9 @@ TEST(nearest_bucket_lookup)
     t.cols = 16384;
     CHECK_INT_EQ(cuspec__record_find(dev, &t, &got, &bucket), CUSPEC_OK);
     CHECK_INT_EQ(got.p[0], 32);
+    t.rows = 2048; /* three powers of two away in all */
+    CHECK_INT_EQ(cuspec__record_find(dev, &t, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+    t.rows = 4096;
     t.align = 1;
     CHECK_INT_EQ(cuspec__record_find(dev, &t, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
 }
