@@ -71,7 +71,7 @@ static int packing(const struct cuspec__variant *v)
  * (the template's XR). */
 static int extra_rows(const struct cuspec__variant *v)
 {
-    int se = 32 / (int)cuspec_dtype_size(v->dtype);
+    int se = CUSPEC__SECTOR / (int)cuspec_dtype_size(v->dtype);
     return v->p[P_SHIFT] ? (packed_shift(v) ? se : se - 1) : 0;
 }
 
@@ -93,7 +93,7 @@ static int threads(const struct cuspec__variant *v)
 {
     if (v->p[P_KERNEL] == K_NARROW)
         return 32 * v->p[P_ROWS];
-    if (v->p[P_KERNEL])
+    if (v->p[P_KERNEL] == K_REGS)
         return v->p[P_TILE] / (REGS_WX * v->p[P_VEC]) * v->p[P_ROWS] * 32;
     return packed_shift(v) ? tile_cols(v) * v->p[P_ROWS]
                            : v->p[P_TILE] / v->p[P_VEC] * v->p[P_ROWS];
@@ -104,7 +104,7 @@ static int tile_rows(const struct cuspec__variant *v)
 {
     if (v->p[P_KERNEL] == K_NARROW)
         return NARROW_SMEM;
-    return v->p[P_KERNEL] ? v->p[P_ROWS] * REGS_WY * v->p[P_VEC] : v->p[P_TILE];
+    return v->p[P_KERNEL] == K_REGS ? v->p[P_ROWS] * REGS_WY * v->p[P_VEC] : v->p[P_TILE];
 }
 
 /* The register kernel: 1- and 2-byte elements in 16-byte vectors, no
@@ -130,12 +130,12 @@ static int legal(const struct cuspec__variant *v)
     /* wide tiles: only the shifted 1- and 2-byte kernels have them */
     if (v->p[P_WIDE] != 0 && (v->p[P_WIDE] != 1 || !packed_shift(v)))
         return 0;
-    if (v->p[P_KERNEL])
+    if (v->p[P_KERNEL] == K_REGS)
         return legal_regs(v);
     if (tile > 128 || vec * size > 16 || tile % vec != 0)
         return 0;
     int k = packing(v), n = threads(v);
-    if (v->p[P_SHIFT] && tile * size % 32 != 0)
+    if (v->p[P_SHIFT] && tile * size % CUSPEC__SECTOR != 0)
         return 0;
     if (packed_shift(v) && (vec % k != 0 || tile % (rows * vec) != 0))
         return 0;
@@ -151,7 +151,7 @@ static void expr(const struct cuspec__variant *v, char *buf, size_t size)
                  v->p[P_VEC]);
         return;
     }
-    if (v->p[P_KERNEL]) {
+    if (v->p[P_KERNEL] == K_REGS) {
         snprintf(buf, size, "cuspec_transpose_regs<%s, %d, %d, %d>", word(v->dtype), v->p[P_TILE],
                  v->p[P_ROWS], v->p[P_VEC]);
         return;
@@ -199,7 +199,7 @@ static int fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
 {
     if (v->p[P_KERNEL] == K_NARROW)
         return (narrow_wide(s->rows) || s->cols <= NARROW_MAX) && v->p[P_VEC] <= s->align;
-    if (v->p[P_SHIFT] && s->align >= 32 / (int)cuspec_dtype_size(v->dtype))
+    if (v->p[P_SHIFT] && s->align >= CUSPEC__SECTOR / (int)cuspec_dtype_size(v->dtype))
         return 0;
     return packed_shift(v) || v->p[P_VEC] <= s->align;
 }
@@ -300,7 +300,7 @@ int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype)
     struct cuspec__variant v = {0};
     v.dtype = kdtype;
     v.p[P_KERNEL] = cuspec__transpose_narrow(s->rows, s->cols) ? K_NARROW : K_TILE;
-    int widest = v.p[P_KERNEL] == K_NARROW ? 16 : 32; /* bytes */
+    int widest = v.p[P_KERNEL] == K_NARROW ? 16 : CUSPEC__SECTOR; /* bytes */
     for (v.p[P_VEC] = widest / (int)cuspec_dtype_size(kdtype); v.p[P_VEC] > 1; v.p[P_VEC] /= 2)
         if (vec_fits(&v, s))
             break;
@@ -373,7 +373,7 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
     } else if (!from_record) {
         /* The default's vectors fit: shift 4- and 8-byte rows below a
          * sector (sub-word ones would lose their packing). */
-        v->p[P_SHIFT] = size >= 4 && align < 32 / size;
+        v->p[P_SHIFT] = size >= 4 && align < CUSPEC__SECTOR / size;
         v->p[P_WIDE] = 0;
         if (!legal(v))
             v->p[P_SHIFT] = 0;

@@ -9,6 +9,10 @@
 #define CUSPEC__TUNING_FORMAT 1
 
 /* One operation to tune or to look parameters up for. */
+/* Bytes in a sector, the unit of memory traffic: transposes shift rows
+ * onto sectors, and alignment classes go up to one (32 one-byte elements). */
+#define CUSPEC__SECTOR 32
+
 struct cuspec__spec {
     int family;                    /* CUSPEC__FAM_REDUCE or CUSPEC__FAM_TRANSPOSE */
     int op;                        /* reduce: family op (0 sum, 1 min, 2 max, 3 dot) */

@@ -19,9 +19,8 @@ static int parse_bucket(int family, const char *text, int *bucket)
     char tail;
     if (family == CUSPEC__FAM_REDUCE)
         return sscanf(text, "n=2^%d%c", &k, &tail) == 1 && k >= 0 && k < 64 && (*bucket = k, 1);
-    /* classes of up to a sector: 32 one-byte elements */
     if (sscanf(text, "rows=2^%d cols=2^%d align=%d%c", &r, &c, &a, &tail) != 3 || r < 0 || r > 63 ||
-        c < 0 || c > 63 || a < 1 || a > 32 || (a & (a - 1)))
+        c < 0 || c > 63 || a < 1 || a > CUSPEC__SECTOR || (a & (a - 1)))
         return 0;
     int la = 0;
     while ((1 << la) < a)

@@ -275,9 +275,9 @@ static int run(int argc, char **argv)
                          o.what);
     if ((o.ops || o.ns) && strcmp(o.what, "reduce") != 0)
         return cli_usage(&cmd_bench, "--op and --n are for reduce");
-    if ((o.shapes || o.layout.pitch || o.layout.pad) && strcmp(o.what, "transpose") != 0)
-        return cli_usage(&cmd_bench, "%s is for transpose",
-                         o.shapes ? "--shape" : o.layout.pitch ? "--pitch" : "--pad");
+    const char *shape_flag = o.shapes ? "--shape" : cli_layout_flag(&o.layout);
+    if (shape_flag != NULL && strcmp(o.what, "transpose") != 0)
+        return cli_usage(&cmd_bench, "%s is for transpose", shape_flag);
 
     cuspec_ctx *ctx;
     int rc = cuspec_ctx_create(&ctx, o.device);

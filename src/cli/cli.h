@@ -75,5 +75,8 @@ int cli_layout_lds(const struct cli_layout *l, size_t rows, size_t cols, size_t 
                    size_t *ld_in, size_t *ld_out);
 /* Parses --pad ('P') or --pitch ('p') into l: -1 to go on, or EXIT_USAGE. */
 int cli_layout_option(const struct command *cmd, int c, const char *arg, struct cli_layout *l);
+/* The flag that set l ("--pitch", then "--pad"), or NULL: for the usage
+ * error of a layout given to a reduction. */
+const char *cli_layout_flag(const struct cli_layout *l);
 
 #endif

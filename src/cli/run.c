@@ -182,9 +182,10 @@ static int run(int argc, char **argv)
     if (optind < argc)
         return cli_usage(&cmd_run, "unexpected argument '%s'", argv[optind]);
     int reduce = strcmp(o.family, "reduce") == 0;
-    if (reduce && (o.shape_text || o.layout.pitch || o.layout.pad))
+    const char *shape_flag = o.shape_text ? "--shape" : cli_layout_flag(&o.layout);
+    if (reduce && shape_flag != NULL)
         return cli_usage(&cmd_run, "%s is for transpose, not reduce (--op, --dtype, --n)",
-                         o.shape_text ? "--shape" : o.layout.pitch ? "--pitch" : "--pad");
+                         shape_flag);
     if (!reduce && (o.op_name || o.n_text))
         return cli_usage(&cmd_run, "%s is for reduce, not transpose (--dtype, --shape)",
                          o.op_name ? "--op" : "--n");

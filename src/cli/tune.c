@@ -775,10 +775,7 @@ static int check_opts(const struct opts *o)
     if ((o->ops || o->ns) && !reduce)
         return cli_usage(&cmd_tune, "%s is for reduce, not transpose (--dtype, --shape)",
                          o->ops ? "--op" : "--n");
-    const char *shape_flag = o->shapes          ? "--shape"
-                             : o->layout.pitch ? "--pitch"
-                             : o->layout.pad   ? "--pad"
-                                               : NULL;
+    const char *shape_flag = o->shapes ? "--shape" : cli_layout_flag(&o->layout);
     if (shape_flag != NULL && !transpose)
         return cli_usage(&cmd_tune, "%s is for transpose: cuspec tune transpose %s ...", shape_flag,
                          shape_flag);

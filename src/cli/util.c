@@ -180,3 +180,8 @@ int cli_layout_option(const struct command *cmd, int c, const char *arg, struct 
     }
     return -1;
 }
+
+const char *cli_layout_flag(const struct cli_layout *l)
+{
+    return l->pitch ? "--pitch" : l->pad ? "--pad" : NULL;
+}
