@@ -360,7 +360,15 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
          * at 8191x8193 and 10000x3000, but gain in small matrices, whose
          * grids of 128-tiles leave SMs idle (up to PK_SMALL elements):
          * 1023x1025 8.0 -> 6.5-6.9 us (5.2 -> 3.6 in a graph), 2047x2049
-         * 10.1 -> 8.7-9.2; 4095x4097 equal. */
+         * 10.1 -> 8.7-9.2; 4095x4097 equal.
+         * Also measured and dropped: blocks in clusters of 2-8 down a
+         * column of tiles (sm_90), each copying the XR rows from the
+         * block before through distributed shared memory instead of
+         * reading them again.  Correct, but each cluster barrier cost
+         * about a tenth: u8 8191x8193 0.730 -> 0.566 (2) .. 0.520x copy
+         * (8), 16383x16385 0.868 -> 0.652 .. 0.617; u16 0.814 -> 0.618,
+         * 0.929 -> 0.711.  The barriers alone, every block reading its
+         * own rows, lost as much; the cluster launch alone, 0-2%. */
         static const int by_size[9][5] = {/* tile, rows, pad, vec; wide */
             [1] = {128, 2, 1, 16, 0}, [2] = {64, 2, 1, 8, 1}, [4] = {64, 8, 1, 1, 0},
             [8] = {64, 8, 1, 1, 0}};
