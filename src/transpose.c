@@ -368,7 +368,12 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
          * about a tenth: u8 8191x8193 0.730 -> 0.566 (2) .. 0.520x copy
          * (8), 16383x16385 0.868 -> 0.652 .. 0.617; u16 0.814 -> 0.618,
          * 0.929 -> 0.711.  The barriers alone, every block reading its
-         * own rows, lost as much; the cluster launch alone, 0-2%. */
+         * own rows, lost as much; the cluster launch alone, 0-2%.  Nor
+         * did tiles that overlap the next by one word, so that the
+         * lanes' words cover the row and no lane loads the word after
+         * them (one shuffle per row instead of two, 47 registers instead
+         * of 56): u8 8191x8193 0.691 against 0.691, 16383x16385 0.864-
+         * 0.873 against 0.854-0.872 (two rounds each). */
         static const int by_size[9][5] = {/* tile, rows, pad, vec; wide */
             [1] = {128, 2, 1, 16, 0}, [2] = {64, 2, 1, 8, 1}, [4] = {64, 8, 1, 1, 0},
             [8] = {64, 8, 1, 1, 0}};
