@@ -373,7 +373,11 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
          * lanes' words cover the row and no lane loads the word after
          * them (one shuffle per row instead of two, 47 registers instead
          * of 56): u8 8191x8193 0.691 against 0.691, 16383x16385 0.864-
-         * 0.873 against 0.854-0.872 (two rounds each). */
+         * 0.873 against 0.854-0.872 (two rounds each).  Nor did
+         * tiles twice as tall as wide, which read the XR rows half as
+         * often: u8 256 x 128 (rows 2, 4) 0.62-0.64 against 0.70 at
+         * 8191x8193, 0.82 against 0.87 at 16383x16385; u16 128 x 64
+         * (rows 4) equal to the default. */
         static const int by_size[9][5] = {/* tile, rows, pad, vec; wide */
             [1] = {128, 2, 1, 16, 0}, [2] = {64, 2, 1, 8, 1}, [4] = {64, 8, 1, 1, 0},
             [8] = {64, 8, 1, 1, 0}};
