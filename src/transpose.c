@@ -361,23 +361,24 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
          * grids of 128-tiles leave SMs idle (up to PK_SMALL elements):
          * 1023x1025 8.0 -> 6.5-6.9 us (5.2 -> 3.6 in a graph), 2047x2049
          * 10.1 -> 8.7-9.2; 4095x4097 equal.
-         * Also measured and dropped: blocks in clusters of 2-8 down a
-         * column of tiles (sm_90), each copying the XR rows from the
-         * block before through distributed shared memory instead of
-         * reading them again.  Correct, but each cluster barrier cost
-         * about a tenth: u8 8191x8193 0.730 -> 0.566 (2) .. 0.520x copy
-         * (8), 16383x16385 0.868 -> 0.652 .. 0.617; u16 0.814 -> 0.618,
-         * 0.929 -> 0.711.  The barriers alone, every block reading its
-         * own rows, lost as much; the cluster launch alone, 0-2%.  Nor
-         * did tiles that overlap the next by one word, so that the
-         * lanes' words cover the row and no lane loads the word after
-         * them (one shuffle per row instead of two, 47 registers instead
-         * of 56): u8 8191x8193 0.691 against 0.691, 16383x16385 0.864-
-         * 0.873 against 0.854-0.872 (two rounds each).  Nor did
-         * tiles twice as tall as wide, which read the XR rows half as
-         * often: u8 256 x 128 (rows 2, 4) 0.62-0.64 against 0.70 at
-         * 8191x8193, 0.82 against 0.87 at 16383x16385; u16 128 x 64
-         * (rows 4) equal to the default. */
+         * Also measured and dropped (two rounds each):
+         * - Blocks in clusters of 2-8 down a column of tiles (sm_90),
+         *   each copying the XR rows from the block before through
+         *   distributed shared memory instead of reading them again.
+         *   Each cluster barrier cost about a tenth: u8 8191x8193 0.730
+         *   -> 0.566 (2) .. 0.520x copy (8), 16383x16385 0.868 -> 0.652
+         *   .. 0.617; u16 0.814 -> 0.618, 0.929 -> 0.711.  The barriers
+         *   alone (every block reading its own rows) lost as much; the
+         *   cluster launch alone, 0-2%.
+         * - Tiles that overlap the next by one word, so that no lane
+         *   loads the word after the lanes' last (one shuffle per row
+         *   instead of two, 47 registers instead of 56): u8 8191x8193
+         *   0.691 against 0.691, 16383x16385 0.864-0.873 against
+         *   0.854-0.872.
+         * - Tiles twice as tall as wide, which read the XR rows half as
+         *   often: u8 256 x 128 (rows 2, 4) 0.62-0.64 against 0.70 at
+         *   8191x8193, 0.82 against 0.87 at 16383x16385; u16 128 x 64
+         *   (rows 4) equal to the default. */
         static const int by_size[9][5] = {/* tile, rows, pad, vec; wide */
             [1] = {128, 2, 1, 16, 0}, [2] = {64, 2, 1, 8, 1}, [4] = {64, 8, 1, 1, 0},
             [8] = {64, 8, 1, 1, 0}};
