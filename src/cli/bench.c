@@ -58,7 +58,30 @@ struct opts {
     const char *what;
     char *dtypes, *ops, *ns, *shapes;
     struct cli_layout layout;
+    /* the lists, split: dtypes, ops (reduce) and sizes (--n or --shape) */
+    char *dt[MAX_LIST], *op[MAX_LIST], *sz[MAX_LIST];
+    int n_dt, n_op, n_sz;
 };
+
+/* Splits the lists, the defaults where none was given, in place; 0, or the
+ * exit status of a usage error. */
+static int split_lists(struct opts *o)
+{
+    static char reduce_dtypes[] = "f32,f64,i32", transpose_dtypes[] = "f32,f64", ops[] = "sum",
+                ns[] = "2^10,2^15,2^20,2^24,2^28",
+                shapes[] = "1024x1024,8192x8192,16384x16384,8191x8193,16383x16385,10000x3000";
+    int reduce = strcmp(o->what, "reduce") == 0;
+    o->n_dt = cli_split(o->dtypes ? o->dtypes
+                        : reduce  ? reduce_dtypes
+                                  : transpose_dtypes,
+                        o->dt, MAX_LIST);
+    o->n_op = cli_split(o->ops ? o->ops : ops, o->op, MAX_LIST);
+    o->n_sz = reduce ? cli_split(o->ns ? o->ns : ns, o->sz, MAX_LIST)
+                     : cli_split(o->shapes ? o->shapes : shapes, o->sz, MAX_LIST);
+    if (o->n_dt <= 0 || o->n_op <= 0 || o->n_sz <= 0)
+        return cli_usage(&cmd_bench, "a list is empty or has more than %d values", MAX_LIST);
+    return 0;
+}
 
 static void header(const cuspec_device_info *d, double memcpy_gbs, double kernel_gbs, int json)
 {
@@ -98,43 +121,35 @@ static void row(const char *label, const cuspec_bench_result *r, double copy, in
     printf("  %-5s %s\n", r->correct ? "ok" : "WRONG", r->kernel);
 }
 
+/* The cases of a reduce or transpose benchmark: with ctx NULL, every case
+ * is checked and nothing runs (usage errors come before the GPU is opened);
+ * else each runs and prints its row. */
 static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
 {
-    char *dts[MAX_LIST], *ops[MAX_LIST], *ns[MAX_LIST], label[256];
-    int n_dt = cli_split(o->dtypes ? o->dtypes : (char[]){"f32,f64,i32"}, dts, MAX_LIST);
-    int n_op = cli_split(o->ops ? o->ops : (char[]){"sum"}, ops, MAX_LIST);
-    int n_n = cli_split(o->ns ? o->ns : (char[]){"2^10,2^15,2^20,2^24,2^28"}, ns, MAX_LIST);
-    if (n_dt < 0 || n_op < 0 || n_n < 0)
-        return cli_usage(&cmd_bench, "at most %d values per list", MAX_LIST);
-    if (!o->json)
+    char label[256];
+    if (ctx != NULL && !o->json)
         printf("op  dtype           n  median_us  batch_us  graph_us     GB/s  x copy  check "
                "kernel\n");
     int wrong = 0;
-    for (int i = 0; i < n_op; i++)
-        for (int j = 0; j < n_dt; j++)
-            for (int k = 0; k < n_n; k++) {
-                int op = strcmp(ops[i], "dot") == 0   ? -1
-                         : strcmp(ops[i], "sum") == 0 ? CUSPEC_SUM
-                         : strcmp(ops[i], "min") == 0 ? CUSPEC_MIN
-                         : strcmp(ops[i], "max") == 0 ? CUSPEC_MAX
-                                                      : -2;
-                int dtype = cuspec_dtype_from_name(dts[j]);
-                size_t n = cli_parse_count(ns[k]);
-                if (op == -2)
-                    return cli_usage(&cmd_bench, "unknown op '%s'", ops[i]);
-                if (cuspec_reduce_out_dtype(op, dtype) == 0)
-                    return cli_usage(&cmd_bench, "reduce does not take dtype '%s'", dts[j]);
-                if (n == 0)
-                    return cli_usage(&cmd_bench, "'%s' is not an element count", ns[k]);
+    for (int i = 0; i < o->n_op; i++)
+        for (int j = 0; j < o->n_dt; j++)
+            for (int k = 0; k < o->n_sz; k++) {
+                cuspec_tune_spec s;
+                int status = cli_reduce_spec(&cmd_bench, o->op[i], o->dt[j], o->sz[k], &s);
+                if (status != 0 || ctx == NULL) {
+                    if (status != 0)
+                        return status;
+                    continue;
+                }
                 cuspec_bench_result r;
-                int rc = cuspec_bench_reduce(ctx, op, dtype, n, o->reps, &r);
+                int rc = cuspec_bench_reduce(ctx, s.op, s.dtype, s.n, o->reps, &r);
                 if (rc != CUSPEC_OK)
                     return cli_fail(rc, "reduce benchmark failed");
                 if (o->json)
                     snprintf(label, sizeof label, "\"op\":\"%s\",\"dtype\":\"%s\",\"n\":%zu",
-                             ops[i], dts[j], n);
+                             o->op[i], o->dt[j], s.n);
                 else
-                    snprintf(label, sizeof label, "%-3s %-5s %11zu", ops[i], dts[j], n);
+                    snprintf(label, sizeof label, "%-3s %-5s %11zu", o->op[i], o->dt[j], s.n);
                 row(label, &r, copy, o->json);
                 fflush(stdout);
                 wrong |= !r.correct;
@@ -144,45 +159,37 @@ static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
 
 static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
 {
-    char *dts[MAX_LIST], *shapes[MAX_LIST], label[256];
-    int n_dt = cli_split(o->dtypes ? o->dtypes : (char[]){"f32,f64"}, dts, MAX_LIST);
-    int n_sh = cli_split(o->shapes ? o->shapes
-                                   : (char[]){"1024x1024,8192x8192,16384x16384,8191x8193,"
-                                              "16383x16385,10000x3000"},
-                         shapes, MAX_LIST);
-    if (n_dt < 0 || n_sh < 0)
-        return cli_usage(&cmd_bench, "at most %d values per list", MAX_LIST);
+    char label[256];
     int padded = o->layout.pitch || o->layout.pad;
-    if (!o->json)
-        printf("dtype       shape%s   median_us  batch_us  graph_us     GB/s  x copy  x same  check "
-               "kernel\n",
-               padded ? "     ld in/out  " : "");
+    if (ctx != NULL && !o->json)
+        printf(
+            "dtype       shape%s   median_us  batch_us  graph_us     GB/s  x copy  x same  check "
+            "kernel\n",
+            padded ? "     ld in/out  " : "");
     int wrong = 0;
-    for (int j = 0; j < n_dt; j++)
-        for (int k = 0; k < n_sh; k++) {
-            int dtype = cuspec_dtype_from_name(dts[j]);
-            unsigned long long rows = 0, cols = 0;
-            char tail;
-            if (dtype == 0)
-                return cli_usage(&cmd_bench, "unknown dtype '%s'", dts[j]);
-            if (sscanf(shapes[k], "%llux%llu%c", &rows, &cols, &tail) != 2 || !rows || !cols)
-                return cli_usage(&cmd_bench, "'%s' is not a shape such as 8192x8192", shapes[k]);
-            size_t ld_in, ld_out;
-            if (cli_layout_lds(&o->layout, rows, cols, cuspec_dtype_size(dtype), &ld_in, &ld_out))
-                return cli_usage(&cmd_bench, "'%s' is too large to pad", shapes[k]);
+    for (int j = 0; j < o->n_dt; j++)
+        for (int k = 0; k < o->n_sz; k++) {
+            cuspec_tune_spec s;
+            int status = cli_transpose_spec(&cmd_bench, o->dt[j], o->sz[k], &o->layout, &s);
+            if (status != 0 || ctx == NULL) {
+                if (status != 0)
+                    return status;
+                continue;
+            }
             cuspec_bench_result r;
-            int rc = cuspec_bench_transpose_ld(ctx, dtype, rows, cols, ld_in, ld_out, o->reps, &r);
+            int rc = cuspec_bench_transpose_ld(ctx, s.dtype, s.rows, s.cols, s.ld_in, s.ld_out,
+                                               o->reps, &r);
             if (rc != CUSPEC_OK)
                 return cli_fail(rc, "transpose benchmark failed");
             char lds[48] = "";
             if (padded)
-                snprintf(lds, sizeof lds, " %7zu/%-7zu", ld_in, ld_out);
+                snprintf(lds, sizeof lds, " %7zu/%-7zu", s.ld_in, s.ld_out);
             if (o->json)
                 snprintf(label, sizeof label,
-                         "\"dtype\":\"%s\",\"rows\":%llu,\"cols\":%llu,\"ld_in\":%zu,\"ld_out\":%zu",
-                         dts[j], rows, cols, ld_in, ld_out);
+                         "\"dtype\":\"%s\",\"rows\":%zu,\"cols\":%zu,\"ld_in\":%zu,\"ld_out\":%zu",
+                         o->dt[j], s.rows, s.cols, s.ld_in, s.ld_out);
             else
-                snprintf(label, sizeof label, "%-5s %13s%s", dts[j], shapes[k], lds);
+                snprintf(label, sizeof label, "%-5s %13s%s", o->dt[j], o->sz[k], lds);
             row(label, &r, copy, o->json);
             fflush(stdout);
             wrong |= !r.correct;
@@ -278,6 +285,15 @@ static int run(int argc, char **argv)
     const char *shape_flag = o.shapes ? "--shape" : cli_layout_flag(&o.layout);
     if (shape_flag != NULL && strcmp(o.what, "transpose") != 0)
         return cli_usage(&cmd_bench, "%s is for transpose", shape_flag);
+    int status = EXIT_OK;
+    if (strcmp(o.what, "reduce") == 0 || strcmp(o.what, "transpose") == 0) {
+        status = split_lists(&o);
+        if (status == EXIT_OK)
+            status = strcmp(o.what, "reduce") == 0 ? bench_reduce(NULL, &o, 0)
+                                                   : bench_transpose(NULL, &o, 0);
+        if (status != EXIT_OK)
+            return status;
+    }
 
     cuspec_ctx *ctx;
     int rc = cuspec_ctx_create(&ctx, o.device);
@@ -299,7 +315,6 @@ static int run(int argc, char **argv)
     }
     double copy = memcpy_gbs > kernel_gbs ? memcpy_gbs : kernel_gbs;
     header(d, memcpy_gbs, kernel_gbs, o.json);
-    int status = EXIT_OK;
     if (strcmp(o.what, "reduce") == 0)
         status = bench_reduce(ctx, &o, copy);
     else if (strcmp(o.what, "transpose") == 0)

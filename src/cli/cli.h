@@ -79,4 +79,13 @@ int cli_layout_option(const struct command *cmd, int c, const char *arg, struct 
  * error of a layout given to a reduction. */
 const char *cli_layout_flag(const struct cli_layout *l);
 
+/* The checked spec of one reduction (op, dtype and element count) or one
+ * transpose (dtype and shape, with the layout's leading dimensions), from
+ * the words of a command line: 0, or the exit status of a usage error that
+ * names the word that is wrong. */
+int cli_reduce_spec(const struct command *cmd, const char *op, const char *dtype, const char *n,
+                    cuspec_tune_spec *s);
+int cli_transpose_spec(const struct command *cmd, const char *dtype, const char *shape,
+                       const struct cli_layout *l, cuspec_tune_spec *s);
+
 #endif

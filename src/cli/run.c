@@ -60,33 +60,9 @@ struct opts {
 /* The spec a call would make; 0, or the exit status of a usage error. */
 static int make_spec(const struct opts *o, cuspec_tune_spec *spec)
 {
-    memset(spec, 0, sizeof *spec);
-    spec->family = o->family;
-    spec->dtype = cuspec_dtype_from_name(o->dtype_name);
-    if (spec->dtype == 0)
-        return cli_usage(&cmd_run, "unknown dtype '%s'", o->dtype_name);
-    if (strcmp(o->family, "transpose") == 0) {
-        if (cli_parse_shape(o->shape_text, &spec->rows, &spec->cols) != 0)
-            return cli_usage(&cmd_run, "'%s' is not a shape such as 8192x8192", o->shape_text);
-        if (cli_layout_lds(&o->layout, spec->rows, spec->cols, cuspec_dtype_size(spec->dtype),
-                           &spec->ld_in, &spec->ld_out) != 0)
-            return cli_usage(&cmd_run, "'%s' is too large to pad", o->shape_text);
-        return 0;
-    }
-    spec->op = strcmp(o->op_name, "dot") == 0 ? -1 : -2;
-    for (int op = 0; cuspec_op_name(op) != NULL; op++)
-        if (strcmp(o->op_name, cuspec_op_name(op)) == 0)
-            spec->op = op;
-    if (spec->op == -2)
-        return cli_usage(&cmd_run, "unknown op '%s' (sum, min, max, dot)", o->op_name);
-    if (cuspec_reduce_out_dtype(spec->op, spec->dtype) == 0)
-        return cli_usage(&cmd_run, "reduce %s does not take dtype '%s' (f32, f64, i32, i64, u32)",
-                         o->op_name, o->dtype_name);
-    spec->n = cli_parse_count(o->n_text);
-    if (spec->n == 0)
-        return cli_usage(&cmd_run, "'%s' is not an element count such as 1000, 64K, 16M or 2^20",
-                         o->n_text);
-    return 0;
+    if (strcmp(o->family, "transpose") == 0)
+        return cli_transpose_spec(&cmd_run, o->dtype_name, o->shape_text, &o->layout, spec);
+    return cli_reduce_spec(&cmd_run, o->op_name, o->dtype_name, o->n_text, spec);
 }
 
 static void print(const struct opts *o, const cuspec_device_info *d, const cuspec_tune_spec *s,

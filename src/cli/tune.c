@@ -200,16 +200,6 @@ static const char *duration(double s, char *buf, size_t size)
 
 /* ## The plan: the operations to tune */
 
-static int parse_op(const char *name)
-{
-    if (strcmp(name, "dot") == 0)
-        return -1;
-    for (int op = 0; cuspec_op_name(op) != NULL; op++)
-        if (strcmp(name, cuspec_op_name(op)) == 0)
-            return op;
-    return -2;
-}
-
 static int append(struct plan *p, const struct item *it)
 {
     if (p->n == p->cap) {
@@ -232,47 +222,20 @@ static int add_dtype(struct plan *p, const char *family, const char *ops, const 
                      const char *sizes, const struct cli_layout *layout)
 {
     int reduce = strcmp(family, "reduce") == 0, status = 0;
-    int dt = cuspec_dtype_from_name(dtype);
-    if (dt == 0)
-        return cli_usage(&cmd_tune, "unknown dtype '%s'", dtype);
     char *opv[MAX_LIST], *szv[MAX_LIST];
     char *ops_copy = strdup(ops), *sizes_copy = strdup(sizes);
     int n_op = ops_copy ? cli_split(ops_copy, opv, MAX_LIST) : -1;
     int n_sz = sizes_copy ? cli_split(sizes_copy, szv, MAX_LIST) : -1;
-    if (n_op <= 0 || n_sz <= 0) {
+    if (n_op <= 0 || n_sz <= 0)
         status = cli_usage(&cmd_tune, "a list is empty or has more than %d values", MAX_LIST);
-        goto out;
-    }
-    for (int i = 0; i < n_op && status == 0; i++) {
-        struct item it;
-        memset(&it, 0, sizeof it);
-        it.spec.family = reduce ? "reduce" : "transpose";
-        it.spec.dtype = dt;
-        snprintf(it.dtype, sizeof it.dtype, "%s", dtype);
-        snprintf(it.op, sizeof it.op, "%s", reduce ? opv[i] : "-");
-        if (reduce) {
-            it.spec.op = parse_op(opv[i]);
-            if (it.spec.op == -2) {
-                status = cli_usage(&cmd_tune, "unknown op '%s' (sum, min, max, dot)", opv[i]);
-                break;
-            }
-            if (cuspec_reduce_out_dtype(it.spec.op, dt) == 0) {
-                status = cli_usage(&cmd_tune,
-                                   "reduce %s does not take dtype '%s' (f32, f64, i32, i64, u32)",
-                                   opv[i], dtype);
-                break;
-            }
-        }
+    for (int i = 0; i < n_op && status == 0; i++)
         for (int k = 0; k < n_sz && status == 0; k++) {
+            struct item it;
+            memset(&it, 0, sizeof it);
+            snprintf(it.dtype, sizeof it.dtype, "%s", dtype);
+            snprintf(it.op, sizeof it.op, "%s", reduce ? opv[i] : "-");
             if (reduce) {
-                it.spec.n = cli_parse_count(szv[k]);
-                if (it.spec.n == 0) {
-                    status = cli_usage(&cmd_tune,
-                                       "'%s' is not an element count such as 1000, 64K, 16M "
-                                       "or 2^20",
-                                       szv[k]);
-                    break;
-                }
+                status = cli_reduce_spec(&cmd_tune, opv[i], dtype, szv[k], &it.spec);
                 size_t n = it.spec.n;
                 if ((n & (n - 1)) == 0) {
                     int e = 0;
@@ -283,25 +246,16 @@ static int add_dtype(struct plan *p, const char *family, const char *ops, const 
                     snprintf(it.size, sizeof it.size, "n=%zu", n);
                 }
             } else {
-                if (cli_parse_shape(szv[k], &it.spec.rows, &it.spec.cols) != 0) {
-                    status = cli_usage(&cmd_tune, "'%s' is not a shape such as 8192x8192", szv[k]);
-                    break;
-                }
-                snprintf(it.size, sizeof it.size, "%zux%zu", it.spec.rows, it.spec.cols);
-                if (layout->pitch || layout->pad) {
-                    if (cli_layout_lds(layout, it.spec.rows, it.spec.cols, cuspec_dtype_size(dt),
-                                       &it.spec.ld_in, &it.spec.ld_out) != 0) {
-                        status = cli_usage(&cmd_tune, "'%s' is too large to pad", szv[k]);
-                        break;
-                    }
+                status = cli_transpose_spec(&cmd_tune, dtype, szv[k], layout, &it.spec);
+                if (layout->pitch || layout->pad)
                     snprintf(it.size, sizeof it.size, "%zux%zu ld %zu/%zu", it.spec.rows,
                              it.spec.cols, it.spec.ld_in, it.spec.ld_out);
-                }
+                else
+                    snprintf(it.size, sizeof it.size, "%zux%zu", it.spec.rows, it.spec.cols);
             }
-            status = append(p, &it);
+            if (status == 0)
+                status = append(p, &it);
         }
-    }
-out:
     free(ops_copy);
     free(sizes_copy);
     return status;

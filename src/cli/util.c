@@ -185,3 +185,41 @@ const char *cli_layout_flag(const struct cli_layout *l)
 {
     return l->pitch ? "--pitch" : l->pad ? "--pad" : NULL;
 }
+
+int cli_reduce_spec(const struct command *cmd, const char *op, const char *dtype, const char *n,
+                    cuspec_tune_spec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->family = "reduce";
+    s->op = strcmp(op, "dot") == 0 ? -1 : -2;
+    for (int i = 0; cuspec_op_name(i) != NULL; i++)
+        if (strcmp(op, cuspec_op_name(i)) == 0)
+            s->op = i;
+    if (s->op == -2)
+        return cli_usage(cmd, "unknown op '%s' (sum, min, max, dot)", op);
+    s->dtype = cuspec_dtype_from_name(dtype);
+    if (s->dtype == 0)
+        return cli_usage(cmd, "unknown dtype '%s'", dtype);
+    if (cuspec_reduce_out_dtype(s->op, s->dtype) == 0)
+        return cli_usage(cmd, "reduce %s does not take dtype '%s' (f32, f64, i32, i64, u32)", op,
+                         dtype);
+    s->n = cli_parse_count(n);
+    if (s->n == 0)
+        return cli_usage(cmd, "'%s' is not an element count such as 1000, 64K, 16M or 2^20", n);
+    return 0;
+}
+
+int cli_transpose_spec(const struct command *cmd, const char *dtype, const char *shape,
+                       const struct cli_layout *l, cuspec_tune_spec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->family = "transpose";
+    s->dtype = cuspec_dtype_from_name(dtype);
+    if (s->dtype == 0)
+        return cli_usage(cmd, "unknown dtype '%s'", dtype);
+    if (cli_parse_shape(shape, &s->rows, &s->cols) != 0)
+        return cli_usage(cmd, "'%s' is not a shape such as 8192x8192", shape);
+    if (cli_layout_lds(l, s->rows, s->cols, cuspec_dtype_size(s->dtype), &s->ld_in, &s->ld_out))
+        return cli_usage(cmd, "'%s' is too large to pad", shape);
+    return 0;
+}
