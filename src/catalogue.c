@@ -68,6 +68,21 @@ const char *cuspec_tier_name(int tier)
     return tier > 0 && tier <= CUSPEC_TIER_PTX ? names[tier] : NULL;
 }
 
+int cuspec__variant_legal(const struct cuspec__variant *v)
+{
+    const struct cuspec__family *f = cuspec__family(v->family);
+    if (f == NULL)
+        return 0;
+    for (int i = 0; i < CUSPEC__MAX_PARAMS; i++) {
+        int found = i >= f->n_params && v->p[i] == 0;
+        for (int k = 0; i < f->n_params && k < f->params[i].n; k++)
+            found |= v->p[i] == f->params[i].values[k];
+        if (!found)
+            return 0;
+    }
+    return f->legal(v);
+}
+
 /* Walks the cartesian product of parameter values from index `at` on: for
  * compiling (tune = 0) launch-only parameters stay at their first value, for
  * tuning (tune = 1) helper-kernel parameters do. */

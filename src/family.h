@@ -64,6 +64,11 @@ const struct cuspec__family *cuspec__family(int id);
 /* The family id named `name`, or -1. */
 int cuspec__family_find(const char *name);
 
+/* 1 when every parameter of v takes one of its family's declared values
+ * (those past n_params 0) and the family's rules accept v: the check for
+ * parameters that come from outside, such as tuning records. */
+int cuspec__variant_legal(const struct cuspec__variant *v);
+
 /* Calls fn for each specialization of `family` to compile ahead of time: the
  * defaults for sm_`arch` of every dtype and op (and their alternates, which
  * calls need as much), or with `all` every legal

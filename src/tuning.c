@@ -182,7 +182,8 @@ int cuspec__record_get(const char *device, const struct cuspec__spec *s, int buc
     return rc;
 }
 
-/* A record whose parameters its family rejects is not used. */
+/* A record whose parameters its family rejects is not used (one imported
+ * from a file made by hand, say). */
 static int usable(const struct cuspec__spec *s, const struct cuspec__record *r)
 {
     struct cuspec__variant v;
@@ -191,7 +192,7 @@ static int usable(const struct cuspec__spec *s, const struct cuspec__record *r)
     v.dtype = s->dtype;
     v.op = s->op;
     memcpy(v.p, r->p, sizeof v.p);
-    return cuspec__family(s->family)->legal(&v);
+    return cuspec__variant_legal(&v);
 }
 
 /* How far, in powers of two (rows and cols together for transposes), a

@@ -83,7 +83,7 @@ static int params_ok(const struct ident *id, const struct cuspec__record *r)
     v.op = id->spec.op;
     memcpy(v.p, r->p, sizeof v.p);
     const struct cuspec__family *f = cuspec__family(v.family);
-    return f->legal(&v) && (f->fits == NULL || f->fits(&v, &id->spec));
+    return cuspec__variant_legal(&v) && (f->fits == NULL || f->fits(&v, &id->spec));
 }
 
 static void to_public(const struct ident *id, const struct cuspec__record *r,

@@ -120,6 +120,10 @@ TEST(nearest_bucket_lookup)
     CHECK_INT_EQ(cuspec__record_put(dev, &s, 22, &bad), CUSPEC_OK);
     CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
     CHECK_INT_EQ(bucket, 20);
+    bad = sample_record(0); /* a block size of 0 would divide by zero */
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 22, &bad), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(bucket, 20);
 
     /* Transposes: nearest in rows and cols together, same alignment class. */
     struct cuspec__spec t = {.family = CUSPEC__FAM_TRANSPOSE,
@@ -311,6 +315,9 @@ TEST(export_import_and_refusals)
         {"not an export", "cuspec-tuning 1", "hello", "not a cuspec tuning export"},
         {"a foreign library", "library=" PACKAGE_VERSION, "library=0.0.1", "made by cuspec 0.0.1"},
         {"illegal params", "params=512 2 2", "params=512 2 4", "not legal"},
+        {"a block size not in the list", "params=512", "params=999", "not legal"},
+        {"a zero block size", "params=512", "params=0", "not legal"},
+        {"a negative item count", "params=512 2", "params=512 -7", "not legal"},
         {"an unknown family", "family=reduce", "family=fft", "family 'fft'"},
         {"an unknown dtype", "dtype=f64", "dtype=u8", "dtype 'u8'"},
         {"a bad bucket", "n=2^16", "n=2^x", "bucket"},
