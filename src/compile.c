@@ -18,7 +18,7 @@ struct job {
     double *started;                  /* when each item's compile began; 0 before */
     unsigned char *state;             /* 0 queued or running, 1 finished, 2 abandoned */
     unsigned n, next, done, refs;
-    int arch;
+    int arch, how;
     int *ok;
     pthread_mutex_t lock;
     pthread_cond_t progressed;
@@ -79,7 +79,7 @@ static void *worker(void *arg)
         const struct cuspec__variant *v = &job->variants[i];
         struct cuspec__image img;
         int found = cuspec__image_get(v, job->arch, CUSPEC__IMAGE_STORE_ONLY, &img) == CUSPEC_OK;
-        int rc = found ? CUSPEC_OK : cuspec__image_get(v, job->arch, CUSPEC__IMAGE_NO_PTX, &img);
+        int rc = found ? CUSPEC_OK : cuspec__image_get(v, job->arch, job->how, &img);
         if (rc == CUSPEC_OK)
             cuspec__image_free(&img);
         char name[256];
@@ -111,8 +111,8 @@ static void abandon_late(struct job *job, double timeout)
         }
 }
 
-int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int arch, int jobs,
-                         double timeout, int *ok, cuspec_progress_fn progress, void *user,
+int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int arch, int how,
+                         int jobs, double timeout, int *ok, cuspec_progress_fn progress, void *user,
                          cuspec_compile_report *report)
 {
     double t0 = now_s();
@@ -136,6 +136,7 @@ int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int
     memcpy(job->variants, variants, n * sizeof *variants);
     job->n = n;
     job->arch = arch;
+    job->how = how;
     job->ok = ok;
     job->progress = progress;
     job->user = user;
@@ -226,8 +227,14 @@ int cuspec_compile(const char *family, int arch, int all_variants, int jobs,
     for (int f = 0; f < CUSPEC__N_FAMILIES && rc == CUSPEC_OK; f++)
         if (only < 0 || only == f)
             rc = cuspec__family_each(f, arch, all_variants, collect, &l);
+    if (rc == CUSPEC_OK && (rc = cuspec__store_usable()) != CUSPEC_OK) {
+        /* filling the store is the whole point */
+        report->total = report->failed = l.n;
+        cuspec__strlcpy(report->first_error, cuspec_last_error(), sizeof report->first_error);
+    }
     if (rc == CUSPEC_OK)
-        rc = cuspec__compile_many(l.v, l.n, arch, jobs, 0, NULL, progress, user, report);
+        rc = cuspec__compile_many(l.v, l.n, arch, CUSPEC__IMAGE_PUBLISH, jobs, 0, NULL, progress,
+                                  user, report);
     free(l.v);
     return rc;
 }

@@ -241,7 +241,9 @@ typedef void (*cuspec_progress_fn)(unsigned done, unsigned total, const char *wh
  * `all_variants`, every legal one) for sm_`arch` (e.g. 90) on `jobs` threads
  * (0: one per core). Entries already in the store are counted as found.
  * Returns CUSPEC_OK when nothing failed, else the first failure's status
- * (the report has the counts and the first error's detail). */
+ * (the report has the counts and the first error's detail); a store that
+ * cannot be used is CUSPEC_ERR_IO before anything is compiled, and a
+ * specialization the store does not keep counts as failed. */
 CUSPEC_EXPORT int cuspec_compile(const char *family, int arch, int all_variants, int jobs,
                                  cuspec_progress_fn progress, void *user,
                                  cuspec_compile_report *report);
@@ -499,7 +501,9 @@ CUSPEC_EXPORT int cuspec_tuning_export(cuspec_ctx *ctx, const char *path, unsign
 /* Reads an export and publishes its records to the user store. Refuses the
  * whole file (nothing imported) when anything in it is malformed, of another
  * format or library version, or names parameters the family rejects.
- * *count gets how many were imported. */
+ * *count gets how many were imported: all, or where the store cannot be
+ * written (CUSPEC_ERR_IO, saying why), those published before the failure,
+ * each replaced whole. */
 CUSPEC_EXPORT int cuspec_tuning_import(const char *path, unsigned *count);
 
 #ifdef __cplusplus

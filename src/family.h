@@ -121,7 +121,9 @@ void cuspec__image_free(struct cuspec__image *img);
 enum {
     CUSPEC__IMAGE_ANY = 0,        /* store, NVRTC, shipped PTX: whatever serves */
     CUSPEC__IMAGE_STORE_ONLY = 1, /* look in the stores only (ahead-of-time "found") */
-    CUSPEC__IMAGE_NO_PTX = 2,     /* stores, then NVRTC: what ahead-of-time compiling wants */
+    CUSPEC__IMAGE_NO_PTX = 2,     /* stores, then NVRTC (the tuner's candidates) */
+    CUSPEC__IMAGE_PUBLISH = 3,    /* the same, and the store must keep what NVRTC made:
+                                     what ahead-of-time compiling wants */
 };
 
 /* The image of v for sm_`arch`: user store, system store, NVRTC (published
@@ -134,12 +136,14 @@ int cuspec__image_get(const struct cuspec__variant *v, int arch, int how,
 void cuspec__variant_name(const struct cuspec__variant *v, char *buf, size_t size);
 
 /* Compiles (or finds in the store) n specializations for sm_`arch` on
- * `jobs` threads (0: one per core); ok[i] (may be NULL) says which
+ * `jobs` threads (0: one per core), as cuspec__image_get does with `how`
+ * (CUSPEC__IMAGE_NO_PTX or CUSPEC__IMAGE_PUBLISH); ok[i] (may be NULL) says which
  * succeeded. With `timeout` > 0, a compile running longer than that many
  * seconds counts as failed and is not waited for (its thread finishes in the
  * background). Returns the first failure's status, with the counts in
  * report. */
-int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int arch, int jobs,
+int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int arch, int how,
+                         int jobs,
                          double timeout, int *ok, cuspec_progress_fn progress, void *user,
                          cuspec_compile_report *report);
 

@@ -175,6 +175,13 @@ int cuspec__store_get(const char *key, int kind, struct cuspec__entry *e, int *t
  * entries past the size bound. A store that cannot be written is not the
  * caller's failure: it warns once, counts, and returns CUSPEC_OK. */
 int cuspec__store_put(const char *key, int kind, const char *meta, const void *payload, size_t len);
+/* The same for callers whose whole point is the entry (importing tuning
+ * records, compiling ahead of time): a store that cannot be written is
+ * CUSPEC_ERR_IO, saying why. */
+int cuspec__store_publish(const char *key, int kind, const char *meta, const void *payload,
+                          size_t len);
+/* CUSPEC_OK when the user store can be used, else CUSPEC_ERR_IO saying why. */
+int cuspec__store_usable(void);
 
 /* Counts one NVRTC compile in the store's process counters. */
 void cuspec__store_count_compile(void);

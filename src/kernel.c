@@ -82,9 +82,14 @@ int cuspec__image_get(const struct cuspec__variant *v, int arch, int how, struct
     if (rc == CUSPEC_OK) {
         char meta[768];
         snprintf(meta, sizeof meta, "lowered=%s\nnvrtc=%s\n", img->lowered, nvrtc_version);
-        return cuspec__store_put(key, img->kind, meta, img->data, img->len);
+        rc = how == CUSPEC__IMAGE_PUBLISH
+                 ? cuspec__store_publish(key, img->kind, meta, img->data, img->len)
+                 : cuspec__store_put(key, img->kind, meta, img->data, img->len);
+        if (rc != CUSPEC_OK)
+            cuspec__image_free(img);
+        return rc;
     }
-    if (rc == CUSPEC_ERR_COMPILE || how == CUSPEC__IMAGE_NO_PTX)
+    if (rc == CUSPEC_ERR_COMPILE || how >= CUSPEC__IMAGE_NO_PTX)
         return rc; /* a template that does not compile is a bug to report, not to hide */
 
     const char *ptx, *entry;

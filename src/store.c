@@ -215,7 +215,16 @@ done:;
     return rc;
 }
 
-int cuspec__store_put(const char *key, int kind, const char *meta, const void *payload, size_t len)
+int cuspec__store_usable(void)
+{
+    const struct cuspec__store_config *c = cuspec__store_config();
+    CUSPEC__RETURN_IF(!c->root_ok, CUSPEC_ERR_IO, "the store cannot be used: %s", c->problem);
+    return CUSPEC_OK;
+}
+
+/* cuspec__store_put, and with `required` cuspec__store_publish. */
+static int put(const char *key, int kind, const char *meta, const void *payload, size_t len,
+               int required)
 {
     CUSPEC__RETURN_IF(key == NULL || key[0] == '\0', CUSPEC_ERR_INVALID,
                       "cuspec__store_put: key is NULL or empty");
@@ -236,7 +245,7 @@ int cuspec__store_put(const char *key, int kind, const char *meta, const void *p
     const struct cuspec__store_config *c = cuspec__store_config();
     if (!c->root_ok) { /* the reason was warned about when the store was located */
         cuspec__store_count(CUSPEC__WRITE_FAILURES, 1);
-        return CUSPEC_OK;
+        return required ? cuspec__store_usable() : CUSPEC_OK;
     }
     unsigned char *buf;
     size_t size;
@@ -254,13 +263,30 @@ int cuspec__store_put(const char *key, int kind, const char *meta, const void *p
     if ((mkdir(top, 0700) != 0 && errno != EEXIST) || (mkdir(dir, 0700) != 0 && errno != EEXIST) ||
         publish(dir, path, buf, size, &step) != 0) {
         cuspec__store_count(CUSPEC__WRITE_FAILURES, 1);
-        cuspec__warn("cannot publish to the store %s (%s: %s); kernels are compiled but not cached",
-                     c->root, step, strerror(errno));
+        if (required)
+            rc = cuspec__fail(CUSPEC_ERR_IO, "cannot publish to the store %s (%s: %s)", c->root,
+                              step, strerror(errno));
+        else
+            cuspec__warn("cannot publish to the store %s (%s: %s); %s", c->root, step,
+                         strerror(errno),
+                         kind == CUSPEC_KIND_TUNING ? "tuning results are not kept"
+                                                    : "kernels are compiled but not cached");
     } else {
         cuspec__store_count(CUSPEC__PUBLISHES, 1);
         if (cuspec__store_evict(c->max_bytes, NULL) != CUSPEC_OK)
             cuspec__warn("cannot bound the store's size: %s", cuspec_last_error());
     }
     free(buf);
-    return CUSPEC_OK;
+    return rc;
+}
+
+int cuspec__store_put(const char *key, int kind, const char *meta, const void *payload, size_t len)
+{
+    return put(key, kind, meta, payload, len, 0);
+}
+
+int cuspec__store_publish(const char *key, int kind, const char *meta, const void *payload,
+                          size_t len)
+{
+    return put(key, kind, meta, payload, len, 1);
 }

@@ -155,8 +155,11 @@ int cuspec__store_evict(uint64_t bound, uint64_t *removed)
             cuspec__entry_read(l.items[i].path, CUSPEC__READ_HEADER, &f, problem, sizeof problem);
         cuspec__entry_file_free(&f);
         /* Tuning records are never evicted by size; a bad entry goes with
-         * the compiled ones, as it is of no use. */
-        if (rc == CUSPEC_ERR_NOT_FOUND || (rc == CUSPEC_OK && f.kind == CUSPEC_KIND_TUNING)) {
+         * the compiled ones, as it is of no use; one that cannot be read
+         * (CUSPEC_ERR_IO: its permissions, say) may be a tuning record, and
+         * stays. */
+        if (rc == CUSPEC_ERR_NOT_FOUND || rc == CUSPEC_ERR_IO ||
+            (rc == CUSPEC_OK && f.kind == CUSPEC_KIND_TUNING)) {
             free(l.items[i].path);
             continue;
         }

@@ -24,7 +24,8 @@ static void prepare(void *env, const struct cuspec__variant *v, unsigned n, int 
 {
     struct gpu_env *g = env;
     cuspec_compile_report rep;
-    cuspec__compile_many(v, n, g->ctx->arch, g->jobs, g->compile_timeout, ok, NULL, NULL, &rep);
+    cuspec__compile_many(v, n, g->ctx->arch, CUSPEC__IMAGE_NO_PTX, g->jobs, g->compile_timeout, ok,
+                         NULL, NULL, &rep);
 }
 
 static int measure(void *env, const struct cuspec__variant *v, int reps, double *us, double *spread)

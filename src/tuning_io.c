@@ -249,7 +249,7 @@ int cuspec_tuning_import(const char *path, unsigned *count)
                 rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "%s:%u: expected 'record'", path, lineno);
             in_block = 1;
             len = 0;
-        } else if (strcmp(line, "end\n") == 0) {
+        } else if (strcmp(line, "end\n") == 0 || strcmp(line, "end") == 0) { /* the last line */
             in_block = 0;
             text[len] = '\0';
             if (n == cap) {
@@ -296,16 +296,19 @@ int cuspec_tuning_import(const char *path, unsigned *count)
         rc =
             cuspec__fail(CUSPEC_ERR_CORRUPT, "%s: the last record has no 'end' (truncated?)", path);
     fclose(f);
-    /* Everything checked: now publish. */
-    for (unsigned i = 0; rc == CUSPEC_OK && i < n; i++) {
+    /* Everything checked: now publish, each record replaced atomically. */
+    unsigned done = 0;
+    if (rc == CUSPEC_OK && n > 0)
+        rc = cuspec__store_usable();
+    while (rc == CUSPEC_OK && done < n) {
+        const struct block *b = &blocks[done];
         char key[2048];
-        cuspec__tuning_key(blocks[i].id.device, &blocks[i].id.spec, blocks[i].id.bucket, 0, key,
-                           sizeof key);
-        rc = cuspec__store_put(key, CUSPEC_KIND_TUNING, "", blocks[i].payload,
-                               strlen(blocks[i].payload));
+        cuspec__tuning_key(b->id.device, &b->id.spec, b->id.bucket, 0, key, sizeof key);
+        rc = cuspec__store_publish(key, CUSPEC_KIND_TUNING, "", b->payload, strlen(b->payload));
+        done += rc == CUSPEC_OK;
     }
-    if (rc == CUSPEC_OK && count != NULL)
-        *count = n;
+    if (count != NULL)
+        *count = done;
     free(blocks);
     return rc;
 }

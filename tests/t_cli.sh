@@ -2,7 +2,7 @@
 # The CLI's help, version, usage errors and exit statuses, and `devices` on a
 # machine without a driver.
 . "$top_srcdir/tests/tap.sh"
-plan 28
+plan 32
 
 check_exit 0 "--help exits 0" "$CUSPEC" --help
 check_grep "$tap_out" '^Usage: cuspec' "--help prints usage on stdout"
@@ -13,6 +13,10 @@ check_exit 2 "no command exits 2" "$CUSPEC"
 check_exit 2 "unknown command exits 2" "$CUSPEC" frobnicate
 check_grep "$tap_err" "unknown command 'frobnicate'" "unknown command is named on stderr"
 check_exit 2 "unknown global flag exits 2" "$CUSPEC" --frob
+check_exit 0 "help help exits 0" "$CUSPEC" help help
+check_exit 2 "a word after help COMMAND exits 2" "$CUSPEC" help cache extra
+check_grep "$tap_err" "unexpected 'extra'" "and names the word"
+check_exit 2 "a word after --version exits 2" "$CUSPEC" --version extra
 check_exit 2 "unknown devices flag exits 2" "$CUSPEC" devices --frob
 CUSPEC_LIBCUDA=/nonexistent/libcuda.so.1 check_exit 3 "devices without a driver exits 3" \
     "$CUSPEC" devices

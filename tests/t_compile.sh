@@ -2,7 +2,7 @@
 # cuspec compile: defaults into an empty store, found on a second run, eight
 # processes compiling the same empty store at once, no NVRTC, usage errors.
 . "$top_srcdir/tests/tap.sh"
-plan 12
+plan 19
 store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store/a"
@@ -35,7 +35,21 @@ export CUSPEC_CACHE_DIR="$store/a"
 CUSPEC_LIBNVRTC=/nonexistent check_exit 0 "a warm store needs no NVRTC" \
     "$CUSPEC" compile --arch sm_90
 
+# A store that cannot keep what is compiled: compile fails and says why.
+mkdir -m 777 "$store/shared"
+CUSPEC_CACHE_DIR="$store/shared" check_exit 1 "compile into a store it may not use fails" \
+    "$CUSPEC" compile --arch sm_90 --family copy
+check_grep "$tap_err" 'the store cannot be used: .*writable by group or others' "and says why"
+check_grep "$tap_out" '0 compiled, 0 found, 1 failed' "and counts the specialization as failed"
+mkdir -m 700 "$store/blocked"
+: >"$store/blocked/v1" # a file where the entries' folder belongs
+CUSPEC_CACHE_DIR="$store/blocked" check_exit 1 "compile into a store it cannot write fails" \
+    "$CUSPEC" compile --arch sm_90 --family copy
+check_grep "$tap_err" 'cannot publish to the store' "and says so"
+check_grep "$tap_out" '0 compiled, 0 found, 1 failed' "and counts the specialization as failed"
+
 check_exit 2 "a bad --arch is a usage error" "$CUSPEC" compile --arch sm_x
+check_exit 2 "a --jobs that is not a number is a usage error" "$CUSPEC" compile --jobs 4x
 check_exit 2 "an unknown family is a usage error" "$CUSPEC" compile --arch sm_90 --family fft
 CUSPEC_LIBCUDA=/nonexistent check_exit 2 "no GPU and no --arch is a usage error" "$CUSPEC" compile
 done_testing

@@ -664,8 +664,8 @@ TEST(kernels_compile)
         }
     }
     cuspec_compile_report report;
-    int rc = cuspec__compile_many(build.v, (unsigned)build.n, ctx->arch, 0, 0, NULL, NULL, NULL,
-                                  &report);
+    int rc = cuspec__compile_many(build.v, (unsigned)build.n, ctx->arch, CUSPEC__IMAGE_NO_PTX, 0, 0,
+                                  NULL, NULL, NULL, &report);
     printf("# running %zu specializations: %u kernels compiled, %u found, %u failed in %.1f s\n",
            sample.n, report.compiled, report.found, report.failed, report.seconds);
     if (rc != CUSPEC_OK)

@@ -333,8 +333,8 @@ TEST(kernels_compile)
                 CHECK(vlist_add(&build, &v) == 0);
             }
     cuspec_compile_report report;
-    int rc = cuspec__compile_many(build.v, (unsigned)build.n, ctx->arch, 0, 0, NULL, NULL, NULL,
-                                  &report);
+    int rc = cuspec__compile_many(build.v, (unsigned)build.n, ctx->arch, CUSPEC__IMAGE_NO_PTX, 0, 0,
+                                  NULL, NULL, NULL, &report);
     printf("# %zu specializations: %u compiled, %u found, %u failed in %.1f s\n", build.n,
            report.compiled, report.found, report.failed, report.seconds);
     if (rc != CUSPEC_OK)
@@ -447,8 +447,8 @@ TEST(transpose_batched)
     group_begin();
     for (size_t d = 0; d < 4; d++)
         for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-            struct tcase c = make_case(dts[d], cases[k].rows, cases[k].cols, cases[k].ld_in,
-                                       cases[k].ld_out);
+            struct tcase c =
+                make_case(dts[d], cases[k].rows, cases[k].cols, cases[k].ld_in, cases[k].ld_out);
             c.batch = cases[k].batch;
             c.stride_in = cases[k].stride_in;
             c.stride_out = cases[k].stride_out;

@@ -2,7 +2,7 @@
 # cuspec tune and cuspec run without a GPU: help, usage errors (exit 2), no
 # driver (exit 3), and export/import of tuning records, which need no GPU.
 . "$top_srcdir/tests/tap.sh"
-plan 63
+plan 71
 store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store/cache"
@@ -81,6 +81,25 @@ check_grep "$tap_err" "cannot import '.*garbage' \\(nothing was imported\\): .*n
     "and says that the file is no tuning export"
 check_exit 1 "import of a missing file fails" "$CUSPEC" tune --import "$store/missing"
 check_grep "$tap_err" "cannot import '.*missing'.*No such file" "and says that the file is missing"
+version=$("$CUSPEC" --version | cut -d' ' -f2)
+printf 'cuspec-tuning 1\nrecord\ndevice=imported|sm_80|108|1|12080\nlibrary=%s\nformat=1\n%b\n%b\nend' \
+    "$version" 'family=reduce\ndtype=f64\nop=2\nbucket=n=2^16\nparams=512 2 2 1 2 0' \
+    'kernel=k\nmedian_us=3\ngbs=900' >"$store/one.tuning" # no newline after the last 'end'
+mkdir -m 777 "$store/shared"
+CUSPEC_CACHE_DIR="$store/shared" check_exit 1 "import into a store it may not use fails" \
+    "$CUSPEC" tune --import "$store/one.tuning"
+check_grep "$tap_err" "\\(nothing was imported\\): .*the store cannot be used: .*writable by group" \
+    "and says that nothing was imported, and why"
+CUSPEC_CACHE_DIR="$store/imported" check_exit 0 \
+    "import of a record whose last line has no newline succeeds" \
+    "$CUSPEC" tune --import "$store/one.tuning"
+check_grep "$tap_out" '^imported 1 tuning record ' "and says it imported 1 record"
+CUSPEC_CACHE_DIR="$store/imported" check_exit 0 "the record is listed" \
+    "$CUSPEC" tune --list --all-devices
+check_grep "$tap_out" '^ *reduce +f64 +max +n=2\^16 +900 ' "with its spec, bucket and speed"
+check_exit 2 "--export followed by an option is a usage error" \
+    "$CUSPEC" tune --export --all-devices
+check_grep "$tap_err" "--export needs a FILE, not the option '--all-devices'" "and says so"
 check_exit 0 "list --all-devices of an empty store needs no GPU" "$CUSPEC" tune --list --all-devices
 check_grep "$tap_out" '^No tuning records' "and says there are none"
 check_exit 3 "list for a device without a driver exits 3" "$CUSPEC" tune --list

@@ -274,7 +274,7 @@ static int run(int argc, char **argv)
         }
     }
     if (optind + 1 != argc)
-        return cli_usage(&cmd_bench, "name one of copy, reduce, transpose");
+        return cli_usage(&cmd_bench, "name one of copy, reduce, transpose, latency");
     o.what = argv[optind];
     if (strcmp(o.what, "copy") && strcmp(o.what, "reduce") && strcmp(o.what, "transpose") &&
         strcmp(o.what, "latency"))

@@ -403,7 +403,8 @@ static int run(int argc, char **argv)
             if (parse_size(optarg, &o.max_bytes) != 0)
                 return cli_usage(&cmd_cache,
                                  "--max-bytes wants a positive size such as 500M, not '%s' "
-                                 "('cuspec cache clear' removes everything)",
+                                 "('cuspec cache clear --kind cubin --kind ptx' removes every "
+                                 "compiled entry)",
                                  optarg);
             break;
         case 's':

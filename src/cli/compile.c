@@ -94,9 +94,9 @@ static int run(int argc, char **argv)
             all = 1;
             break;
         case 'j':
-            jobs = atoi(optarg);
-            if (jobs < 1 || jobs > 1024)
-                return cli_usage(&cmd_compile, "--jobs takes a number from 1 to 1024");
+            if (cli_parse_int(optarg, 1, 1024, &jobs) != 0)
+                return cli_usage(&cmd_compile, "--jobs takes a number from 1 to 1024, not '%s'",
+                                 optarg);
             break;
         default: {
             int status = cli_option(&cmd_compile, c, argv, &json, NULL);

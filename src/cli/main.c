@@ -56,12 +56,19 @@ int main(int argc, char **argv)
         usage(stdout);
         return EXIT_OK;
     }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "help") == 0) {
+        if (argc > 3 || (argc == 3 && strcmp(name, "--version") == 0)) {
+            fprintf(stderr, "cuspec %s: unexpected '%s'\n", name, argv[argc - 1]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
     if (strcmp(name, "--version") == 0) {
         printf("cuspec %s\n", cuspec_version());
         return EXIT_OK;
     }
     if (strcmp(name, "help") == 0) {
-        if (argc < 3) {
+        if (argc < 3 || strcmp(argv[2], "help") == 0) {
             usage(stdout);
             return EXIT_OK;
         }

@@ -191,7 +191,11 @@ int records_import(const char *import_path, int json)
     char msg[1200];
     int rc = cuspec_tuning_import(import_path, &count);
     if (rc != CUSPEC_OK) {
-        snprintf(msg, sizeof msg, "cannot import '%s' (nothing was imported)", import_path);
+        if (count == 0)
+            snprintf(msg, sizeof msg, "cannot import '%s' (nothing was imported)", import_path);
+        else
+            snprintf(msg, sizeof msg, "cannot import all of '%s' (only %u record%s imported)",
+                     import_path, count, count == 1 ? " was" : "s were");
         return cli_fail(rc, msg);
     }
     print_moved("imported", "from", count, import_path, json);

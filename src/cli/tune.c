@@ -156,7 +156,7 @@ struct opts {
     char *ops, *dtypes, *ns, *shapes;
     int device, device_set, json, list, all_devices;
     const char *export_path, *import_path;
-    const char *tuning_flag; /* the first tuning-only option given */
+    const char *tuning_flag;  /* the first tuning-only option given */
     struct cli_layout layout; /* transpose: --pitch, --pad */
     cuspec_tune_options t;
 };
@@ -825,10 +825,14 @@ static int run(int argc, char **argv)
             o.list = 1;
             break;
         case 'e':
-            o.export_path = optarg;
-            break;
         case 'i':
-            o.import_path = optarg;
+            /* "--export --all-devices" would name a file "--all-devices" */
+            if (strncmp(optarg, "--", 2) == 0)
+                return cli_usage(&cmd_tune,
+                                 "%s needs a FILE, not the option '%s' (for a file of that "
+                                 "name, write ./%s)",
+                                 c == 'e' ? "--export" : "--import", optarg, optarg);
+            *(c == 'e' ? &o.export_path : &o.import_path) = optarg;
             break;
         case 'A':
             o.all_devices = 1;
