@@ -83,7 +83,9 @@ static int user_store(const struct cuspec__store_config **c)
 
 static int remove_file(const char *path, uint64_t *removed)
 {
-    if (unlink(path) == 0)
+    /* An empty folder where an entry belongs is as bad as a bad file; one
+     * with something in it is not ours to empty. */
+    if (unlink(path) == 0 || ((errno == EISDIR || errno == EPERM) && rmdir(path) == 0))
         ++*removed;
     else if (errno != ENOENT) /* gone already: another process removed it */
         return cuspec__fail(CUSPEC_ERR_IO, "cannot remove %s: %s", path, strerror(errno));

@@ -12,7 +12,7 @@ CUSPEC_CACHE_DIR=$scratch/store
 CUSPEC_SYSTEM_STORE=$scratch/no-system-store
 export CUSPEC_CACHE_DIR CUSPEC_SYSTEM_STORE
 unset CUSPEC_CACHE_MAX_BYTES
-plan 58
+plan 62
 
 # Payloads of known bytes: a flipped byte is then sure to change.
 head -c 5000 /dev/zero | tr '\0' a >"$scratch/small"
@@ -104,4 +104,13 @@ check_exit 1 "ls on a group-writable store exits 1" \
     env CUSPEC_CACHE_DIR="$scratch/shared" "$CUSPEC" cache ls
 check_grep "$tap_err" "^cuspec: warning: the store folder $scratch/shared is writable by group" \
     "a refused store is warned about on stderr, with the fix"
+
+# An empty folder where an entry belongs: bad, and repair removes it.
+"$store_put" "kernel three" cubin "$scratch/small" "$meta"
+entry=$("$CUSPEC" cache ls --json | tr '{' '\n' | sed -n 's/.*"path":"\([^"]*\)".*"key":"kernel three".*/\1/p')
+rm -f "$entry" && mkdir "$entry"
+check_exit 1 "verify finds a folder where an entry belongs" "$CUSPEC" cache verify
+check_grep "$tap_out" 'not a regular file' "and says what is wrong"
+check_exit 0 "verify --repair removes it" "$CUSPEC" cache verify --repair
+check_exit 0 "and verify then finds nothing bad" "$CUSPEC" cache verify
 done_testing
