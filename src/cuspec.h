@@ -495,7 +495,8 @@ CUSPEC_EXPORT int cuspec_tuning_list(cuspec_ctx *ctx,
 
 /* Writes the records (ctx's device, or all with NULL) to `path` in the
  * versioned text format of docs in README ("cuspec-tuning 1"), atomically.
- * *count gets how many. */
+ * *count gets how many. A store that cannot be used is CUSPEC_ERR_STORE,
+ * as for cuspec_tuning_list, and writes nothing. */
 CUSPEC_EXPORT int cuspec_tuning_export(cuspec_ctx *ctx, const char *path, unsigned *count);
 
 /* Reads an export and publishes its records to the user store. Refuses the

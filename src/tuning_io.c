@@ -199,9 +199,7 @@ int cuspec_tuning_export(cuspec_ctx *ctx, const char *path, unsigned *count)
     fprintf(x.f, EXPORT_MAGIC "\n# cuspec %s tuning records; load with `cuspec tune --import`\n",
             PACKAGE_VERSION);
     struct walk w = {ctx ? ctx->device_id : NULL, export_one, &x};
-    int rc = cuspec_store_list(visit, &w);
-    if (rc == CUSPEC_ERR_STORE)
-        rc = CUSPEC_OK; /* no store: nothing to export */
+    int rc = cuspec_store_list(visit, &w); /* a store that cannot be used fails, as for a list */
     int bad = ferror(x.f) | (fflush(x.f) != 0) | (fsync(fileno(x.f)) != 0);
     bad |= fclose(x.f) != 0;
     if (rc == CUSPEC_OK && bad)

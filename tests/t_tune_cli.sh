@@ -2,7 +2,7 @@
 # cuspec tune and cuspec run without a GPU: help, usage errors (exit 2), no
 # driver (exit 3), and export/import of tuning records, which need no GPU.
 . "$top_srcdir/tests/tap.sh"
-plan 71
+plan 73
 store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store/cache"
@@ -90,6 +90,10 @@ CUSPEC_CACHE_DIR="$store/shared" check_exit 1 "import into a store it may not us
     "$CUSPEC" tune --import "$store/one.tuning"
 check_grep "$tap_err" "\\(nothing was imported\\): .*the store cannot be used: .*writable by group" \
     "and says that nothing was imported, and why"
+CUSPEC_CACHE_DIR="$store/shared" check_exit 1 "export from a store it may not use fails" \
+    "$CUSPEC" tune --export "$store/none.tuning" --all-devices
+[ ! -e "$store/none.tuning" ]
+ok $? "and writes no file"
 CUSPEC_CACHE_DIR="$store/imported" check_exit 0 \
     "import of a record whose last line has no newline succeeds" \
     "$CUSPEC" tune --import "$store/one.tuning"
