@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,8 +107,19 @@ void cuspec__record_encode(const struct cuspec__record *r, char *buf, size_t siz
              r->candidates, r->searched, r->when);
 }
 
+/* A finite number, > 0 with `positive`, else >= 0. */
+static int number(const char *v, double *d, int positive)
+{
+    char tail;
+    return sscanf(v, "%lf%c", d, &tail) == 1 && isfinite(*d) && (positive ? *d > 0 : *d >= 0);
+}
+
 int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r)
 {
+    /* The first four must be there. */
+    static const char *const fields[] = {"params",      "kernel",   "median_us", "gbs",
+                                         "default_gbs", "copy_gbs", "spread",    "candidates",
+                                         "searched",    "when"};
     char buf[2048];
     CUSPEC__RETURN_IF(len >= sizeof buf, CUSPEC_ERR_CORRUPT, "tuning record too long (%zu)", len);
     memcpy(buf, text, len);
@@ -119,41 +131,53 @@ int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r
         CUSPEC__RETURN_IF(eq == NULL, CUSPEC_ERR_CORRUPT, "tuning record line '%.60s'", line);
         *eq = '\0';
         const char *v = eq + 1;
+        unsigned f = 0;
+        while (f < sizeof fields / sizeof *fields && strcmp(line, fields[f]) != 0)
+            f++;
+        CUSPEC__RETURN_IF(f == sizeof fields / sizeof *fields, CUSPEC_ERR_CORRUPT,
+                          "tuning record field '%.60s' is not one cuspec knows", line);
+        CUSPEC__RETURN_IF(seen >> f & 1, CUSPEC_ERR_CORRUPT,
+                          "tuning record field '%s' appears twice", line);
+        seen |= 1u << f;
         char tail;
         int ok;
-        if (strcmp(line, "params") == 0) {
+        switch (f) {
+        case 0:
             ok = cuspec__params_read(v, cuspec__words(v), r->p) >= 0;
-            seen |= ok << 0;
-        } else if (strcmp(line, "kernel") == 0) {
+            break;
+        case 1:
             ok = strlen(v) < sizeof r->kernel;
             if (ok)
                 strcpy(r->kernel, v);
-            seen |= ok << 1;
-        } else if (strcmp(line, "median_us") == 0) {
-            ok = sscanf(v, "%lf%c", &r->median_us, &tail) == 1 && r->median_us > 0;
-            seen |= ok << 2;
-        } else if (strcmp(line, "gbs") == 0) {
-            ok = sscanf(v, "%lf%c", &r->gbs, &tail) == 1 && r->gbs >= 0;
-            seen |= ok << 3;
-        } else if (strcmp(line, "default_gbs") == 0) {
-            ok = sscanf(v, "%lf%c", &r->default_gbs, &tail) == 1 && r->default_gbs >= 0;
-        } else if (strcmp(line, "copy_gbs") == 0) {
-            ok = sscanf(v, "%lf%c", &r->copy_gbs, &tail) == 1 && r->copy_gbs >= 0;
-        } else if (strcmp(line, "spread") == 0) {
-            ok = sscanf(v, "%lf%c", &r->spread, &tail) == 1 && r->spread >= 0;
-        } else if (strcmp(line, "candidates") == 0) {
+            break;
+        case 2:
+            ok = number(v, &r->median_us, 1);
+            break;
+        case 3:
+            ok = number(v, &r->gbs, 0);
+            break;
+        case 4:
+            ok = number(v, &r->default_gbs, 0);
+            break;
+        case 5:
+            ok = number(v, &r->copy_gbs, 0);
+            break;
+        case 6:
+            ok = number(v, &r->spread, 0);
+            break;
+        case 7:
             ok = sscanf(v, "%u%c", &r->candidates, &tail) == 1;
-        } else if (strcmp(line, "searched") == 0) {
+            break;
+        case 8:
             ok = sscanf(v, "%u%c", &r->searched, &tail) == 1;
-        } else if (strcmp(line, "when") == 0) {
+            break;
+        default:
             ok = sscanf(v, "%lld%c", &r->when, &tail) == 1;
-        } else {
-            ok = 0;
         }
         CUSPEC__RETURN_IF(!ok, CUSPEC_ERR_CORRUPT, "tuning record field '%s' is not valid: '%.60s'",
                           line, v);
     }
-    CUSPEC__RETURN_IF(seen != 0xf, CUSPEC_ERR_CORRUPT,
+    CUSPEC__RETURN_IF((seen & 0xf) != 0xf, CUSPEC_ERR_CORRUPT,
                       "tuning record lacks params, kernel, median_us or gbs");
     return CUSPEC_OK;
 }

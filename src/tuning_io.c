@@ -36,10 +36,28 @@ struct ident {
     int bucket;
 };
 
+/* How many lines of text set `name`. */
+static int field_count(const char *text, const char *name)
+{
+    size_t len = strlen(name);
+    int n = 0;
+    for (const char *line = text; line != NULL; line = strchr(line, '\n')) {
+        if (*line == '\n')
+            line++;
+        n += strncmp(line, name, len) == 0 && line[len] == '=';
+    }
+    return n;
+}
+
 static int parse_ident(const char *text, struct ident *id)
 {
+    static const char *const names[] = {"device", "library", "format", "family",
+                                        "dtype",  "op",      "bucket"};
     char family[32], dtype[16], op[16], format[16], tail;
     memset(id, 0, sizeof *id);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        CUSPEC__RETURN_IF(field_count(text, names[i]) > 1, CUSPEC_ERR_CORRUPT,
+                          "a record gives its %s twice", names[i]);
     if (!cuspec__text_field(text, "device", id->device, sizeof id->device) ||
         id->device[0] == '\0' ||
         !cuspec__text_field(text, "library", id->library, sizeof id->library) ||

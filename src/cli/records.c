@@ -190,6 +190,11 @@ int records_import(const char *import_path, int json)
     unsigned count = 0;
     char msg[1200];
     int rc = cuspec_tuning_import(import_path, &count);
+    if (rc == CUSPEC_ERR_CORRUPT) { /* the file's fault: not "corrupt store entry" */
+        fprintf(stderr, "cuspec: cannot import '%s' (nothing was imported): %s\n", import_path,
+                cuspec_last_error());
+        return EXIT_FAILED;
+    }
     if (rc != CUSPEC_OK) {
         if (count == 0)
             snprintf(msg, sizeof msg, "cannot import '%s' (nothing was imported)", import_path);
