@@ -183,7 +183,8 @@ CUSPEC_EXPORT int cuspec_store_verify(int repair, cuspec_store_visit_fn fn, void
                                       uint64_t *n_bad);
 
 /* Removes the user store's entries of the kinds in `kind_mask` (bit 1 << kind;
- * 0 means every kind). *removed (may be NULL) gets the count. */
+ * 0 means every kind, and the bad entries moved aside too). *removed (may be
+ * NULL) gets the count of entries. */
 CUSPEC_EXPORT int cuspec_store_clear(unsigned kind_mask, uint64_t *removed);
 
 /* Evicts compiled entries, least recently used first, until the user store

@@ -53,10 +53,13 @@ static void reject(const char *store, int user, const char *hex, const char *pat
     cuspec__store_format(qdir, sizeof qdir, "%s/quarantine", store);
     cuspec__store_format(qpath, sizeof qpath, "%s/%s-%016llx", qdir, hex, unique());
     if ((mkdir(qdir, 0700) == 0 || errno == EEXIST) && rename(path, qpath) == 0)
-        cuspec__warn("bad store entry %s (%s): moved to %s; it will be rebuilt", path, problem,
-                     qpath);
+        cuspec__warn(
+            "bad store entry %s (%s): moved to %s; the next compile or tuning of it replaces it",
+            path, problem, qpath);
     else if (unlink(path) == 0)
-        cuspec__warn("bad store entry %s (%s): removed; it will be rebuilt", path, problem);
+        cuspec__warn(
+            "bad store entry %s (%s): removed; the next compile or tuning of it replaces it", path,
+            problem);
     else
         cuspec__warn("bad store entry %s (%s) cannot be removed (%s); it is ignored", path, problem,
                      strerror(errno));

@@ -392,6 +392,8 @@ int cuspec_store_clear(unsigned kind_mask, uint64_t *removed)
     int status = user_store(&c);
     if (status == CUSPEC_OK)
         status = walk(c->root, clear_one, &r);
+    if (status == CUSPEC_OK && kind_mask == 0)
+        status = empty_quarantine(c->root); /* everything: the bad entries moved aside too */
     if (removed != NULL)
         *removed = r.removed;
     return status;

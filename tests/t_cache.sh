@@ -12,7 +12,7 @@ CUSPEC_CACHE_DIR=$scratch/store
 CUSPEC_SYSTEM_STORE=$scratch/no-system-store
 export CUSPEC_CACHE_DIR CUSPEC_SYSTEM_STORE
 unset CUSPEC_CACHE_MAX_BYTES
-plan 62
+plan 64
 
 # Payloads of known bytes: a flipped byte is then sure to change.
 head -c 5000 /dev/zero | tr '\0' a >"$scratch/small"
@@ -113,4 +113,10 @@ check_exit 1 "verify finds a folder where an entry belongs" "$CUSPEC" cache veri
 check_grep "$tap_out" 'not a regular file' "and says what is wrong"
 check_exit 0 "verify --repair removes it" "$CUSPEC" cache verify --repair
 check_exit 0 "and verify then finds nothing bad" "$CUSPEC" cache verify
+
+# clear removes what lookups moved aside too.
+mkdir -p "$CUSPEC_CACHE_DIR/quarantine" && : >"$CUSPEC_CACHE_DIR/quarantine/bad-0001"
+check_exit 0 "clear exits 0" "$CUSPEC" cache clear
+[ -z "$(ls -A "$CUSPEC_CACHE_DIR/quarantine")" ]
+ok $? "and empties the quarantine"
 done_testing
