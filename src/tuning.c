@@ -139,39 +139,21 @@ int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r
         CUSPEC__RETURN_IF(seen >> f & 1, CUSPEC_ERR_CORRUPT,
                           "tuning record field '%s' appears twice", line);
         seen |= 1u << f;
+        double *const numbers[] = {&r->median_us, &r->gbs, &r->default_gbs, &r->copy_gbs,
+                                   &r->spread}; /* fields 2 to 6 */
         char tail;
         int ok;
-        switch (f) {
-        case 0:
+        if (f == 0) {
             ok = cuspec__params_read(v, cuspec__words(v), r->p) >= 0;
-            break;
-        case 1:
+        } else if (f == 1) {
             ok = strlen(v) < sizeof r->kernel;
             if (ok)
                 strcpy(r->kernel, v);
-            break;
-        case 2:
-            ok = number(v, &r->median_us, 1);
-            break;
-        case 3:
-            ok = number(v, &r->gbs, 0);
-            break;
-        case 4:
-            ok = number(v, &r->default_gbs, 0);
-            break;
-        case 5:
-            ok = number(v, &r->copy_gbs, 0);
-            break;
-        case 6:
-            ok = number(v, &r->spread, 0);
-            break;
-        case 7:
-            ok = sscanf(v, "%u%c", &r->candidates, &tail) == 1;
-            break;
-        case 8:
-            ok = sscanf(v, "%u%c", &r->searched, &tail) == 1;
-            break;
-        default:
+        } else if (f <= 6) {
+            ok = number(v, numbers[f - 2], f == 2); /* a time must be > 0 */
+        } else if (f <= 8) {
+            ok = sscanf(v, "%u%c", f == 7 ? &r->candidates : &r->searched, &tail) == 1;
+        } else {
             ok = sscanf(v, "%lld%c", &r->when, &tail) == 1;
         }
         CUSPEC__RETURN_IF(!ok, CUSPEC_ERR_CORRUPT, "tuning record field '%s' is not valid: '%.60s'",
