@@ -187,8 +187,11 @@ int cuspec__store_usable(void);
 void cuspec__store_count_compile(void);
 
 /* ## Small helpers (error.c) */
-/* The value of "name=" among text's lines into buf: 1, or 0 when there is
- * no such line or the value does not fit. */
+/* The value of the first "name=" line of text (up to its newline), or NULL
+ * when there is none. */
+const char *cuspec__text_find(const char *text, const char *name);
+/* The same into buf: 1, or 0 when there is no such line or the value does
+ * not fit. */
 int cuspec__text_field(const char *text, const char *name, char *buf, size_t size);
 /* Copies into a fixed buffer, truncating; always terminates. */
 void cuspec__strlcpy(char *dst, const char *src, size_t size);

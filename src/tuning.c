@@ -125,6 +125,8 @@ int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r
     memcpy(buf, text, len);
     buf[len] = '\0';
     memset(r, 0, sizeof *r);
+    double *const numbers[] = {&r->median_us, &r->gbs, &r->default_gbs, &r->copy_gbs,
+                               &r->spread}; /* fields 2 to 6 */
     unsigned seen = 0;
     for (char *line = strtok(buf, "\n"); line != NULL; line = strtok(NULL, "\n")) {
         char *eq = strchr(line, '=');
@@ -139,8 +141,6 @@ int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r
         CUSPEC__RETURN_IF(seen >> f & 1, CUSPEC_ERR_CORRUPT,
                           "tuning record field '%s' appears twice", line);
         seen |= 1u << f;
-        double *const numbers[] = {&r->median_us, &r->gbs, &r->default_gbs, &r->copy_gbs,
-                                   &r->spread}; /* fields 2 to 6 */
         char tail;
         int ok;
         if (f == 0) {
@@ -188,17 +188,23 @@ int cuspec__record_get(const char *device, const struct cuspec__spec *s, int buc
     return rc;
 }
 
+int cuspec__record_legal(const struct cuspec__spec *s, const struct cuspec__record *r,
+                         struct cuspec__variant *v)
+{
+    memset(v, 0, sizeof *v);
+    v->family = s->family;
+    v->dtype = s->dtype;
+    v->op = s->op;
+    memcpy(v->p, r->p, sizeof v->p);
+    return cuspec__variant_legal(v);
+}
+
 /* A record whose parameters its family rejects is not used (one imported
  * from a file made by hand, say). */
 static int usable(const struct cuspec__spec *s, const struct cuspec__record *r)
 {
     struct cuspec__variant v;
-    memset(&v, 0, sizeof v);
-    v.family = s->family;
-    v.dtype = s->dtype;
-    v.op = s->op;
-    memcpy(v.p, r->p, sizeof v.p);
-    return cuspec__variant_legal(&v);
+    return cuspec__record_legal(s, r, &v);
 }
 
 /* How far, in powers of two (rows and cols together for transposes), a

@@ -8,18 +8,18 @@
 
 #define CUSPEC__TUNING_FORMAT 1
 
-/* One operation to tune or to look parameters up for. */
 /* Bytes in a sector, the unit of memory traffic: transposes shift rows
  * onto sectors, and alignment classes go up to one (32 one-byte elements). */
 #define CUSPEC__SECTOR 32
 
+/* One operation to tune or to look parameters up for. */
 struct cuspec__spec {
-    int family;                    /* CUSPEC__FAM_REDUCE or CUSPEC__FAM_TRANSPOSE */
-    int op;                        /* reduce: family op (0 sum, 1 min, 2 max, 3 dot) */
-    int dtype;                     /* the kernel's dtype (transpose: by element size) */
-    unsigned long long n;          /* reduce */
-    unsigned long long rows, cols; /* transpose */
-    int align;                     /* transpose: alignment class (elements, up to a sector) */
+    int family;                       /* CUSPEC__FAM_REDUCE or CUSPEC__FAM_TRANSPOSE */
+    int op;                           /* reduce: family op (0 sum, 1 min, 2 max, 3 dot) */
+    int dtype;                        /* the kernel's dtype (transpose: by element size) */
+    unsigned long long n;             /* reduce */
+    unsigned long long rows, cols;    /* transpose */
+    int align;                        /* transpose: alignment class (elements, up to a sector) */
     unsigned long long ld_in, ld_out; /* transpose: leading dimensions (checked and set by
                                          cuspec__transpose_layout) */
 };
@@ -62,6 +62,12 @@ int cuspec__words(const char *text);
 /* Text payload <-> record; decode checks every field (CUSPEC_ERR_CORRUPT). */
 void cuspec__record_encode(const struct cuspec__record *r, char *buf, size_t size);
 int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r);
+
+/* Whether r's parameters are legal for spec s (each among its family's
+ * values, the family's rules met), as variant *v. */
+struct cuspec__variant;
+int cuspec__record_legal(const struct cuspec__spec *s, const struct cuspec__record *r,
+                         struct cuspec__variant *v);
 
 /* Publishes / reads the record for (device, spec, bucket). */
 int cuspec__record_put(const char *device, const struct cuspec__spec *s, int bucket,

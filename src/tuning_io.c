@@ -36,28 +36,18 @@ struct ident {
     int bucket;
 };
 
-/* How many lines of text set `name`. */
-static int field_count(const char *text, const char *name)
-{
-    size_t len = strlen(name);
-    int n = 0;
-    for (const char *line = text; line != NULL; line = strchr(line, '\n')) {
-        if (*line == '\n')
-            line++;
-        n += strncmp(line, name, len) == 0 && line[len] == '=';
-    }
-    return n;
-}
-
 static int parse_ident(const char *text, struct ident *id)
 {
     static const char *const names[] = {"device", "library", "format", "family",
                                         "dtype",  "op",      "bucket"};
     char family[32], dtype[16], op[16], format[16], tail;
     memset(id, 0, sizeof *id);
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        CUSPEC__RETURN_IF(field_count(text, names[i]) > 1, CUSPEC_ERR_CORRUPT,
-                          "a record gives its %s twice", names[i]);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *first = cuspec__text_find(text, names[i]);
+        const char *next = first != NULL ? strchr(first, '\n') : NULL;
+        CUSPEC__RETURN_IF(next != NULL && cuspec__text_find(next, names[i]) != NULL,
+                          CUSPEC_ERR_CORRUPT, "a record gives its %s twice", names[i]);
+    }
     if (!cuspec__text_field(text, "device", id->device, sizeof id->device) ||
         id->device[0] == '\0' ||
         !cuspec__text_field(text, "library", id->library, sizeof id->library) ||
@@ -95,13 +85,8 @@ static int parse_ident(const char *text, struct ident *id)
 static int params_ok(const struct ident *id, const struct cuspec__record *r)
 {
     struct cuspec__variant v;
-    memset(&v, 0, sizeof v);
-    v.family = id->spec.family;
-    v.dtype = id->spec.dtype;
-    v.op = id->spec.op;
-    memcpy(v.p, r->p, sizeof v.p);
-    const struct cuspec__family *f = cuspec__family(v.family);
-    return cuspec__variant_legal(&v) && (f->fits == NULL || f->fits(&v, &id->spec));
+    const struct cuspec__family *f = cuspec__family(id->spec.family);
+    return cuspec__record_legal(&id->spec, r, &v) && (f->fits == NULL || f->fits(&v, &id->spec));
 }
 
 static void to_public(const struct ident *id, const struct cuspec__record *r,
@@ -314,8 +299,6 @@ int cuspec_tuning_import(const char *path, unsigned *count)
     fclose(f);
     /* Everything checked: now publish, each record replaced atomically. */
     unsigned done = 0;
-    if (rc == CUSPEC_OK && n > 0)
-        rc = cuspec__store_usable();
     while (rc == CUSPEC_OK && done < n) {
         const struct block *b = &blocks[done];
         char key[2048];

@@ -136,11 +136,10 @@ static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
             for (int k = 0; k < o->n_sz; k++) {
                 cuspec_tune_spec s;
                 int status = cli_reduce_spec(&cmd_bench, o->op[i], o->dt[j], o->sz[k], &s);
-                if (status != 0 || ctx == NULL) {
-                    if (status != 0)
-                        return status;
+                if (status != 0)
+                    return status;
+                if (ctx == NULL)
                     continue;
-                }
                 cuspec_bench_result r;
                 int rc = cuspec_bench_reduce(ctx, s.op, s.dtype, s.n, o->reps, &r);
                 if (rc != CUSPEC_OK)
@@ -171,11 +170,10 @@ static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
         for (int k = 0; k < o->n_sz; k++) {
             cuspec_tune_spec s;
             int status = cli_transpose_spec(&cmd_bench, o->dt[j], o->sz[k], &o->layout, &s);
-            if (status != 0 || ctx == NULL) {
-                if (status != 0)
-                    return status;
+            if (status != 0)
+                return status;
+            if (ctx == NULL)
                 continue;
-            }
             cuspec_bench_result r;
             int rc = cuspec_bench_transpose_ld(ctx, s.dtype, s.rows, s.cols, s.ld_in, s.ld_out,
                                                o->reps, &r);
@@ -259,15 +257,8 @@ static int run(int argc, char **argv)
         case 's':
             o.shapes = optarg;
             break;
-        case 'p':
-        case 'P': {
-            int status = cli_layout_option(&cmd_bench, c, optarg, &o.layout);
-            if (status >= 0)
-                return status;
-            break;
-        }
         default: {
-            int status = cli_option(&cmd_bench, c, argv, &o.json, &o.device);
+            int status = cli_option(&cmd_bench, c, argv, &o.json, &o.device, &o.layout);
             if (status >= 0)
                 return status;
         }
@@ -282,7 +273,7 @@ static int run(int argc, char **argv)
                          o.what);
     if ((o.ops || o.ns) && strcmp(o.what, "reduce") != 0)
         return cli_usage(&cmd_bench, "--op and --n are for reduce");
-    const char *shape_flag = o.shapes ? "--shape" : cli_layout_flag(&o.layout);
+    const char *shape_flag = cli_transpose_flag(o.shapes, &o.layout);
     if (shape_flag != NULL && strcmp(o.what, "transpose") != 0)
         return cli_usage(&cmd_bench, "%s is for transpose", shape_flag);
     int status = EXIT_OK;

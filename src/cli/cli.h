@@ -38,10 +38,13 @@ int cli_usage(const struct command *cmd, const char *fmt, ...);
 /* Handles the options every subcommand takes (--help, --json); returns -1 to
  * go on, or an exit status. Leaves optind at the first operand. */
 int cli_parse_common(const struct command *cmd, int argc, char **argv, int *json);
+struct cli_layout;
 /* The cases a subcommand's getopt switch shares: --json ('J'), --help ('h'),
- * --device ('d', when device is not NULL) and what getopt did not know.
- * Returns -1 to go on, or an exit status. */
-int cli_option(const struct command *cmd, int c, char **argv, int *json, int *device);
+ * --device ('d', when device is not NULL), --pitch ('p') and --pad ('P')
+ * (when layout is not NULL) and what getopt did not know. Returns -1 to go
+ * on, or an exit status. */
+int cli_option(const struct command *cmd, int c, char **argv, int *json, int *device,
+               struct cli_layout *layout);
 
 /* cuspec tune --list / --export / --import (records.c); exit statuses.
  * all_devices: every device's records, with no GPU needed. */
@@ -71,13 +74,12 @@ struct cli_layout {
 };
 /* The leading dimensions of a rows x cols matrix of size-byte elements and
  * of its transpose: 0, or -1 when one would overflow. */
-int cli_layout_lds(const struct cli_layout *l, size_t rows, size_t cols, size_t size,
-                   size_t *ld_in, size_t *ld_out);
-/* Parses --pad ('P') or --pitch ('p') into l: -1 to go on, or EXIT_USAGE. */
-int cli_layout_option(const struct command *cmd, int c, const char *arg, struct cli_layout *l);
-/* The flag that set l ("--pitch", then "--pad"), or NULL: for the usage
- * error of a layout given to a reduction. */
-const char *cli_layout_flag(const struct cli_layout *l);
+int cli_layout_lds(const struct cli_layout *l, size_t rows, size_t cols, size_t size, size_t *ld_in,
+                   size_t *ld_out);
+/* The first transpose-only flag given: "--shape" when shape is not NULL,
+ * then "--pitch", "--pad" (from l), else NULL: for the usage error of one
+ * given to a reduction. */
+const char *cli_transpose_flag(const char *shape, const struct cli_layout *l);
 
 /* The checked spec of one reduction (op, dtype and element count) or one
  * transpose (dtype and shape, with the layout's leading dimensions), from

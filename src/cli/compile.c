@@ -99,7 +99,7 @@ static int run(int argc, char **argv)
                                  optarg);
             break;
         default: {
-            int status = cli_option(&cmd_compile, c, argv, &json, NULL);
+            int status = cli_option(&cmd_compile, c, argv, &json, NULL, NULL);
             if (status >= 0)
                 return status;
         }

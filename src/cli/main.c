@@ -56,18 +56,18 @@ int main(int argc, char **argv)
         usage(stdout);
         return EXIT_OK;
     }
-    if (strcmp(name, "--version") == 0 || strcmp(name, "help") == 0) {
-        if (argc > 3 || (argc == 3 && strcmp(name, "--version") == 0)) {
-            fprintf(stderr, "cuspec %s: unexpected '%s'\n", name, argv[argc - 1]);
-            usage(stderr);
-            return EXIT_USAGE;
-        }
+    /* --version takes no word after it, help one (the command) */
+    int help = strcmp(name, "help") == 0;
+    if ((help || strcmp(name, "--version") == 0) && argc > 2 + help) {
+        fprintf(stderr, "cuspec %s: unexpected '%s'\n", name, argv[2 + help]);
+        usage(stderr);
+        return EXIT_USAGE;
     }
     if (strcmp(name, "--version") == 0) {
         printf("cuspec %s\n", cuspec_version());
         return EXIT_OK;
     }
-    if (strcmp(name, "help") == 0) {
+    if (help) {
         if (argc < 3 || strcmp(argv[2], "help") == 0) {
             usage(stdout);
             return EXIT_OK;

@@ -136,15 +136,8 @@ static int run(int argc, char **argv)
         case 's':
             o.shape_text = optarg;
             break;
-        case 'p':
-        case 'P': {
-            int status = cli_layout_option(&cmd_run, c, optarg, &o.layout);
-            if (status >= 0)
-                return status;
-            break;
-        }
         default: {
-            int status = cli_option(&cmd_run, c, argv, &o.json, &o.device);
+            int status = cli_option(&cmd_run, c, argv, &o.json, &o.device, &o.layout);
             if (status >= 0)
                 return status;
         }
@@ -158,7 +151,7 @@ static int run(int argc, char **argv)
     if (optind < argc)
         return cli_usage(&cmd_run, "unexpected argument '%s'", argv[optind]);
     int reduce = strcmp(o.family, "reduce") == 0;
-    const char *shape_flag = o.shape_text ? "--shape" : cli_layout_flag(&o.layout);
+    const char *shape_flag = cli_transpose_flag(o.shape_text, &o.layout);
     if (reduce && shape_flag != NULL)
         return cli_usage(&cmd_run, "%s is for transpose, not reduce (--op, --dtype, --n)",
                          shape_flag);

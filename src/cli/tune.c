@@ -729,7 +729,7 @@ static int check_opts(const struct opts *o)
     if ((o->ops || o->ns) && !reduce)
         return cli_usage(&cmd_tune, "%s is for reduce, not transpose (--dtype, --shape)",
                          o->ops ? "--op" : "--n");
-    const char *shape_flag = o->shapes ? "--shape" : cli_layout_flag(&o->layout);
+    const char *shape_flag = cli_transpose_flag(o->shapes, &o->layout);
     if (shape_flag != NULL && !transpose)
         return cli_usage(&cmd_tune, "%s is for transpose: cuspec tune transpose %s ...", shape_flag,
                          shape_flag);
@@ -782,13 +782,13 @@ static int run(int argc, char **argv)
             break;
         case 'p':
         case 'P':
-            if ((status = cli_layout_option(&cmd_tune, c, optarg, &o.layout)) >= 0)
+            if ((status = cli_option(&cmd_tune, c, argv, &o.json, NULL, &o.layout)) >= 0)
                 return status;
             o.tuning_flag = o.tuning_flag ? o.tuning_flag : c == 'p' ? "--pitch" : "--pad";
             break;
         case 'd':
             o.device_set = 1;
-            if ((status = cli_option(&cmd_tune, c, argv, &o.json, &o.device)) >= 0)
+            if ((status = cli_option(&cmd_tune, c, argv, &o.json, &o.device, NULL)) >= 0)
                 return status;
             break;
         case 'b':
@@ -838,7 +838,7 @@ static int run(int argc, char **argv)
             o.all_devices = 1;
             break;
         default:
-            if ((status = cli_option(&cmd_tune, c, argv, &o.json, NULL)) >= 0)
+            if ((status = cli_option(&cmd_tune, c, argv, &o.json, NULL, NULL)) >= 0)
                 return status;
         }
     }

@@ -59,7 +59,8 @@ int cli_parse_common(const struct command *cmd, int argc, char **argv, int *json
     return -1;
 }
 
-int cli_option(const struct command *cmd, int c, char **argv, int *json, int *device)
+int cli_option(const struct command *cmd, int c, char **argv, int *json, int *device,
+               struct cli_layout *layout)
 {
     switch (c) {
     case 'J':
@@ -73,6 +74,19 @@ int cli_option(const struct command *cmd, int c, char **argv, int *json, int *de
             break;
         if (cli_parse_int(optarg, 0, 1023, device) != 0)
             return cli_usage(cmd, "--device takes a GPU ordinal, not '%s'", optarg);
+        return -1;
+    case 'P':
+        if (layout == NULL)
+            break;
+        if (cli_parse_int(optarg, 0, 1 << 20, &layout->pad) != 0)
+            return cli_usage(cmd, "--pad takes elements from 0 to 1048576, not '%s'", optarg);
+        return -1;
+    case 'p':
+        if (layout == NULL)
+            break;
+        if (cli_parse_int(optarg, 8, 1 << 20, &layout->pitch) != 0 || layout->pitch % 8 != 0)
+            return cli_usage(cmd, "--pitch takes bytes, a multiple of 8 up to 1048576, not '%s'",
+                             optarg);
         return -1;
     }
     return cli_usage(cmd, "unknown option or missing value '%s'", argv[optind - 1]);
@@ -162,28 +176,17 @@ static size_t layout_ld(size_t len, size_t size, const struct cli_layout *l)
     return ld > SIZE_MAX - (size_t)l->pad ? 0 : ld + (size_t)l->pad;
 }
 
-int cli_layout_lds(const struct cli_layout *l, size_t rows, size_t cols, size_t size,
-                   size_t *ld_in, size_t *ld_out)
+int cli_layout_lds(const struct cli_layout *l, size_t rows, size_t cols, size_t size, size_t *ld_in,
+                   size_t *ld_out)
 {
     *ld_in = layout_ld(cols, size, l);
     *ld_out = layout_ld(rows, size, l);
     return *ld_in != 0 && *ld_out != 0 ? 0 : -1;
 }
 
-int cli_layout_option(const struct command *cmd, int c, const char *arg, struct cli_layout *l)
+const char *cli_transpose_flag(const char *shape, const struct cli_layout *l)
 {
-    if (c == 'P') {
-        if (cli_parse_int(arg, 0, 1 << 20, &l->pad) != 0)
-            return cli_usage(cmd, "--pad takes elements from 0 to 1048576, not '%s'", arg);
-    } else if (cli_parse_int(arg, 8, 1 << 20, &l->pitch) != 0 || l->pitch % 8 != 0) {
-        return cli_usage(cmd, "--pitch takes bytes, a multiple of 8 up to 1048576, not '%s'", arg);
-    }
-    return -1;
-}
-
-const char *cli_layout_flag(const struct cli_layout *l)
-{
-    return l->pitch ? "--pitch" : l->pad ? "--pad" : NULL;
+    return shape != NULL ? "--shape" : l->pitch ? "--pitch" : l->pad ? "--pad" : NULL;
 }
 
 int cli_reduce_spec(const struct command *cmd, const char *op, const char *dtype, const char *n,
