@@ -489,7 +489,9 @@ typedef struct cuspec_tuning_record {
 } cuspec_tuning_record;
 
 /* Visits the tuning records in the user store: those for ctx's device, or
- * every device's when ctx is NULL. */
+ * every device's when ctx is NULL. A record no call would use (one that
+ * cannot be decoded, or whose parameters its family rejects) is skipped
+ * with a warning. */
 CUSPEC_EXPORT int cuspec_tuning_list(cuspec_ctx *ctx,
                                      int (*fn)(const cuspec_tuning_record *r, void *user),
                                      void *user);

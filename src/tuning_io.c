@@ -126,15 +126,30 @@ static int visit(const cuspec_store_entry *e, void *user)
     struct cuspec__entry got;
     struct cuspec__record r;
     int tier;
-    if (e->kind != CUSPEC_KIND_TUNING || strncmp(e->key, "cuspec tuning record\n", 21) != 0 ||
-        parse_ident(e->key, &id) != CUSPEC_OK || strcmp(id.library, PACKAGE_VERSION) != 0 ||
+    if (e->kind != CUSPEC_KIND_TUNING || strncmp(e->key, "cuspec tuning record\n", 21) != 0)
+        return 0;
+    if (parse_ident(e->key, &id) != CUSPEC_OK) {
+        cuspec__warn("the tuning record in %s is skipped: %s", e->path, cuspec_last_error());
+        return 0;
+    }
+    if (strcmp(id.library, PACKAGE_VERSION) != 0 ||
         (w->device != NULL && strcmp(id.device, w->device) != 0))
         return 0;
     if (cuspec__store_get(e->key, CUSPEC_KIND_TUNING, &got, &tier) != CUSPEC_OK)
         return 0;
     int rc = 0;
-    /* A record no call would use (parameters its family rejects) is skipped. */
-    if (cuspec__record_decode(got.payload, got.len, &r) == CUSPEC_OK && params_ok(&id, &r)) {
+    /* A record no call would use is skipped, and said to be: its bucket
+     * looks tuned and is not (tuning that size again replaces it). */
+    int decoded = cuspec__record_decode(got.payload, got.len, &r) == CUSPEC_OK;
+    if (!decoded || !params_ok(&id, &r)) {
+        cuspec__warn("the tuning record of %s %s %s on %s is skipped: %s (%s); tune that size "
+                     "again to replace it",
+                     cuspec__family(id.spec.family)->name, cuspec_dtype_name(id.spec.dtype),
+                     id.bucket_text, id.device,
+                     decoded ? "its parameters are not among its family's legal ones"
+                             : cuspec_last_error(),
+                     e->path);
+    } else {
         char *payload = malloc(got.len + 1);
         if (payload != NULL) {
             memcpy(payload, got.payload, got.len);

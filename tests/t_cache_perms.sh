@@ -1,13 +1,14 @@
 #!/bin/sh
 # Store entries this user cannot read: `cache prune` keeps them, as one may
-# be a tuning record, which is never evicted by size.  Root reads any file,
-# so the store's user here is nobody (needs root and setpriv).
+# be a tuning record, which is never evicted by size; a store this user may
+# read but not write: `cache stats` says so.  Root reads and writes any
+# file, so the store's user here is nobody (needs root and setpriv).
 . "$top_srcdir/tests/tap.sh"
 store_put=$top_builddir/tests/store_put
 [ -x "$store_put" ] || skip "tests/store_put was not built"
 [ "$(id -u)" -eq 0 ] || skip "not root: cannot act as another user, whose permissions hold"
 command -v setpriv >/dev/null 2>&1 || skip "no setpriv to act as another user"
-plan 6
+plan 8
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch" "$tap_out" "$tap_err"' EXIT
@@ -34,4 +35,9 @@ check_grep "$tap_out" 'removed 1 ' "it removes the cubin only"
 ok $? "the tuning record it cannot read is still there"
 chmod 600 "$tuning"
 check_exit 0 "and reads back whole" as_nobody "$CUSPEC" cache verify
+
+chmod 500 "$scratch/store"
+check_exit 0 "cache stats of a store nobody may not write exits 0" as_nobody "$CUSPEC" cache stats
+check_grep "$tap_out" '^writable +no: you cannot write in it' "and says why it is not writable"
+chmod 700 "$scratch/store"
 done_testing

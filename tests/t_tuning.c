@@ -292,6 +292,41 @@ TEST(byte_records_of_the_widest_class_are_listed)
     CHECK_INT_EQ(found, 1);
 }
 
+static char warning[2048];
+
+static void keep_warning(const char *message, void *user)
+{
+    (void)user;
+    if (strstr(message, "skipped|") != NULL)
+        snprintf(warning, sizeof warning, "%s", message);
+}
+
+static int count_skipped_device(const cuspec_tuning_record *r, void *user)
+{
+    if (strncmp(r->device, "skipped|", 8) == 0)
+        ++*(int *)user;
+    return 0;
+}
+
+/* A stored record that no call would use (here a block size of 999, which
+ * an older import let in) is not listed, and the listing says so instead
+ * of leaving its bucket looking tuned. */
+TEST(unusable_records_are_skipped_with_a_warning)
+{
+    const char *dev = "skipped|sm_90|132|1|13000";
+    struct cuspec__spec s = reduce_spec(1 << 16);
+    struct cuspec__record bad = sample_record(999);
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 16, &bad), CUSPEC_OK);
+    int found = 0;
+    cuspec_set_warning_handler(keep_warning, NULL);
+    CHECK_INT_EQ(cuspec_tuning_list(NULL, count_skipped_device, &found), CUSPEC_OK);
+    cuspec_set_warning_handler(NULL, NULL);
+    CHECK_INT_EQ(found, 0);
+    CHECK_STR_CONTAINS(warning, "tuning record of reduce f32 n=2^16 on skipped|sm_90");
+    CHECK_STR_CONTAINS(warning, "is skipped: its parameters are not among");
+    CHECK_STR_CONTAINS(warning, store_dir);
+}
+
 TEST(export_import_and_refusals)
 {
     char path[512], file[4096];
@@ -519,6 +554,7 @@ int main(void)
                                             TAP_ENTRY(misaligned_byte_defaults_by_size),
                                             TAP_ENTRY(narrow_shapes_take_the_narrow_kernel),
                                             TAP_ENTRY(byte_records_of_the_widest_class_are_listed),
+                                            TAP_ENTRY(unusable_records_are_skipped_with_a_warning),
                                             TAP_ENTRY(export_import_and_refusals),
                                             TAP_ENTRY(search_reads_six_parameter_logs),
                                             TAP_ENTRY(search_resumes_after_a_stop),
