@@ -215,6 +215,11 @@
  *     column-major did no better than row-major, and a diagonal order
  *     (block (x, y) takes tile column (x + y) mod the columns) did worse:
  *     f64 16384^2 1073 -> 1094 us (64/8/1/1), f32 524 -> 555 (64/32/1/4).
+ *     So did skewing the column by the tile row, block (x, y) taking tile
+ *     column (y + x / G) mod the columns, so that blocks running together
+ *     read different columns of their rows (defaults, x copy): G = 8, f64
+ *     16384^2 0.963 -> 0.928, f32 0.977 -> 0.932, u8 8192^2 0.846 -> 0.822;
+ *     G = 32, 0.953, 0.963, 0.828; G = 128, unchanged.
  */
 #ifndef CUSPEC_TRANSPOSE_CUH
 #define CUSPEC_TRANSPOSE_CUH
@@ -246,7 +251,10 @@ template <> struct UnitT<8> { typedef unsigned long long T; };
  * .L2::256B did the same for u8/u16 but lost 0.5-1% on f32/f64 squares, and
  * .L1::no_allocate lost 3-15%.  .L2::256B on the word loads only: u8
  * 8191x8193 0.72 -> 0.70x, 16383x16385 0.86 -> 0.83; u16 and f32 at
- * 16383x16385 +1%.  (PTX ISA 7.4, sm_75 and up.) */
+ * 16383x16385 +1%.  (PTX ISA 7.4, sm_75 and up.)  An L2 evict_first
+ * access policy on the 16-byte loads (createpolicy, .L2::cache_hint) lost
+ * more: u8 8192^2 0.848 -> 0.774-0.783x copy, 16384^2 0.922 -> 0.826-0.833,
+ * f32 8192^2 0.956 -> 0.932-0.936. */
 #ifdef __CUDA_ARCH__
 #define CUSPEC_TR_LD(ty, reg, v, p) \
   asm("ld.global.nc.L2::128B." ty " %0, [%1];" : "=" reg(v) : "l"(p))
@@ -289,8 +297,11 @@ __device__ __forceinline__ uint4 ld_hint16(const void *p) { return *(const uint4
 /* ---- raw vector of B bytes held as NW 32-bit words ----------------------
  * Loads are the hinted read-only loads above.  8- and 16-byte stores are
  * inline PTX st.global.v2/v4: NVVM was seen to split a plain uint4 store
- * here into four 4-byte STGs, and __stwb compiles to STG.E.STRONG.SM.  (The
- * #else branches are for CPU emulation only.) */
+ * here into four 4-byte STGs, and __stwb compiles to STG.E.STRONG.SM.
+ * Streaming stores (st.global.cs) and stores with an L2 evict_first policy
+ * were slower on an H200 (two rounds each): u8 8192^2 0.848-0.850 ->
+ * 0.834-0.842x copy, 16384^2 0.922-0.926 -> 0.909-0.915, f32 within 1%.
+ * (The #else branches are for CPU emulation only.) */
 template <int B> struct Raw;
 template <> struct Raw<1> {
   static constexpr int NW = 1;
