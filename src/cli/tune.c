@@ -46,8 +46,8 @@ static const char help[] =
     "  reduce     sum, min, max, dot over f32, f64, i32 at n = 2^10, 2^12, ..., 2^28\n"
     "  transpose  f32, f64 at 256x256, 1024x1024, 4096x4096, 8192x8192, 16384x16384,\n"
     "               1023x1025, 8191x8193, 16383x16385, 10000x3000\n"
-    "             u8, u16 at 1024x1024, 8192x8192, 16384x16384, 8191x8193,\n"
-    "               16383x16385, 10000x3000\n"
+    "             u8, u16 at 256x256, 1024x1024, 8192x8192, 16384x16384,\n"
+    "               8191x8193, 16383x16385, 10000x3000\n"
     "While the suite tunes the reductions, a thread compiles every transpose kernel\n"
     "into the store on half the cores (or --jobs), for the transposes that follow.\n"
     "A family alone tunes its part of the suite; --op, --dtype, --n and --shape each\n"
@@ -131,7 +131,7 @@ static const struct suite_row {
      "256x256,1024x1024,4096x4096,8192x8192,16384x16384,1023x1025,8191x8193,16383x16385,"
      "10000x3000"},
     {"transpose", "-", "u8,u16",
-     "1024x1024,8192x8192,16384x16384,8191x8193,16383x16385,10000x3000"},
+     "256x256,1024x1024,8192x8192,16384x16384,8191x8193,16383x16385,10000x3000"},
 };
 #define N_SUITE (sizeof suite / sizeof *suite)
 
