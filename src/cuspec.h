@@ -147,6 +147,7 @@ typedef struct cuspec_store_stats {
     char path[1024];                  /* the user store's folder */
     char system_path[1024];           /* the system store's folder, "" if none */
     int writable;                     /* 0 when the user store is refused or read-only */
+    char why_not_writable[1536];      /* why writable is 0, "" when it is 1 */
     uint64_t max_bytes;               /* the size bound */
     uint64_t entries[CUSPEC_N_KINDS]; /* user store, by kind; [0]: bad entries */
     uint64_t bytes[CUSPEC_N_KINDS];   /* user store, by kind (file sizes); [0]: bad */

@@ -225,10 +225,18 @@ int cuspec_store_get_stats(cuspec_store_stats *stats)
         &stats->bad_entries, &stats->evictions, &stats->write_failures};
     for (int i = 0; i < CUSPEC__N_COUNTERS; i++)
         *counters[i] = atomic_load_explicit(&cuspec__store_counters[i], memory_order_relaxed);
-    /* A refused or missing store is reported by `writable` (and was warned
-     * about), not as a failure: the counters and paths still mean something. */
-    if (c->root_ok) {
+    /* A refused or missing store (warned about when it was opened) or one
+     * this user may only read (not warned about: nothing is lost until a
+     * call fails to keep something) is reported by `writable` and why, not
+     * as a failure: the counters and paths still mean something. */
+    if (!c->root_ok) {
+        cuspec__strlcpy(stats->why_not_writable, c->problem, sizeof stats->why_not_writable);
+    } else {
         stats->writable = access(c->root, W_OK) == 0;
+        if (!stats->writable)
+            snprintf(stats->why_not_writable, sizeof stats->why_not_writable,
+                     "you cannot write in it (%s): calls read its entries and keep nothing new",
+                     strerror(errno));
         status = walk(c->root, tally, stats);
     }
     if (status == CUSPEC_OK && c->system[0] != '\0')

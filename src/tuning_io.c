@@ -140,15 +140,16 @@ static int visit(const cuspec_store_entry *e, void *user)
     int rc = 0;
     /* A record no call would use is skipped, and said to be: its bucket
      * looks tuned and is not (tuning that size again replaces it). */
-    int decoded = cuspec__record_decode(got.payload, got.len, &r) == CUSPEC_OK;
-    if (!decoded || !params_ok(&id, &r)) {
+    const char *why = NULL;
+    if (cuspec__record_decode(got.payload, got.len, &r) != CUSPEC_OK)
+        why = cuspec_last_error();
+    else if (!params_ok(&id, &r))
+        why = "its parameters are not among its family's legal ones";
+    if (why != NULL) {
         cuspec__warn("the tuning record of %s %s %s on %s is skipped: %s (%s); tune that size "
                      "again to replace it",
                      cuspec__family(id.spec.family)->name, cuspec_dtype_name(id.spec.dtype),
-                     id.bucket_text, id.device,
-                     decoded ? "its parameters are not among its family's legal ones"
-                             : cuspec_last_error(),
-                     e->path);
+                     id.bucket_text, id.device, why, e->path);
     } else {
         char *payload = malloc(got.len + 1);
         if (payload != NULL) {

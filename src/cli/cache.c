@@ -131,13 +131,7 @@ static int run_stats(const struct options *o)
         return EXIT_OK;
     }
     printf("store          %s\n", s.path[0] ? s.path : "none");
-    /* A refused store was warned about; one this user may read but not
-     * write (its mode, a read-only file system) is not until a call fails
-     * to keep something there. */
-    printf("writable       %s\n", s.writable     ? "yes"
-                                  : cli_warnings ? "no (see the warning above)"
-                                                 : "no: you cannot write in it (calls read its "
-                                                   "entries and keep nothing new)");
+    printf("writable       %s%s\n", s.writable ? "yes" : "no: ", s.why_not_writable);
     printf("size bound     %s of compiled entries (cubin, ptx); tuning records are not counted\n",
            format_bytes(s.max_bytes, buf));
     if (s.system_path[0])

@@ -29,9 +29,6 @@ extern const struct command cmd_bench;
 extern const struct command cmd_tune;
 extern const struct command cmd_run;
 
-/* How many warnings the library has sent so far (printed on stderr). */
-extern int cli_warnings;
-
 /* Prints `msg: status text: detail` on stderr and returns the exit status
  * that fits the status (EXIT_NO_GPU for a missing driver or device). */
 int cli_fail(int status, const char *msg);

@@ -29,14 +29,11 @@ static void usage(FILE *f)
                "3 no usable CUDA driver or device.\n");
 }
 
-int cli_warnings;
-
 /* The library never prints; its warnings (a store refused or not writable, a
  * bad entry quarantined) are for the person at the terminal. */
 static void print_warning(const char *message, void *user)
 {
     fprintf(stderr, "cuspec: warning: %s\n", message);
-    cli_warnings++;
 }
 
 static const struct command *find(const char *name)
