@@ -89,6 +89,10 @@ struct cuspec__entry_file {
  * size. Free with cuspec__entry_file_free whatever it returned. */
 int cuspec__entry_read(const char *path, enum cuspec__read_depth depth,
                        struct cuspec__entry_file *f, char *problem, size_t size);
+/* The same for an open file: f->st gets its fstat; a file that is not a
+ * regular one is CUSPEC_ERR_CORRUPT. */
+int cuspec__entry_read_fd(int fd, enum cuspec__read_depth depth, struct cuspec__entry_file *f,
+                          char *problem, size_t size);
 void cuspec__entry_file_free(struct cuspec__entry_file *f);
 
 /* Temporary files of a publish in progress are named ".tmp-PID-RANDOM" in

@@ -108,36 +108,20 @@ static ssize_t read_at(int fd, void *buf, size_t n, off_t off)
     return (ssize_t)done;
 }
 
-int cuspec__entry_read(const char *path, enum cuspec__read_depth depth,
-                       struct cuspec__entry_file *f, char *problem, size_t size)
+int cuspec__entry_read_fd(int fd, enum cuspec__read_depth depth, struct cuspec__entry_file *f,
+                          char *problem, size_t size)
 {
     unsigned char h[HEADER_SIZE];
     int status = CUSPEC_OK;
     memset(f, 0, sizeof *f);
     problem[0] = '\0';
-    /* O_NOFOLLOW: the store holds no links; one would point where we did not
-     * write. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0 && errno == ENOENT)
-        return CUSPEC_ERR_NOT_FOUND;
-    if (fd < 0 && errno == ELOOP) {
-        lstat(path, &f->st);
-        return bad(problem, size, "a symbolic link, not an entry file");
-    }
-    if (fd < 0) {
-        snprintf(problem, size, "cannot open it: %s", strerror(errno));
-        return CUSPEC_ERR_IO;
-    }
     if (fstat(fd, &f->st) != 0) {
         snprintf(problem, size, "cannot stat it: %s", strerror(errno));
-        status = CUSPEC_ERR_IO;
-        goto done;
+        return CUSPEC_ERR_IO;
     }
+    if (!S_ISREG(f->st.st_mode))
+        return bad(problem, size, "not a regular file");
     uint64_t file_size = (uint64_t)f->st.st_size;
-    if (!S_ISREG(f->st.st_mode)) {
-        status = bad(problem, size, "not a regular file");
-        goto done;
-    }
     if (file_size < HEADER_SIZE) {
         status = bad(problem, size, "%llu bytes, shorter than the %d-byte header",
                      (unsigned long long)file_size, HEADER_SIZE);
@@ -183,7 +167,7 @@ int cuspec__entry_read(const char *path, enum cuspec__read_depth depth,
         want += (size_t)f->payload_len;
     f->body = malloc(want + 1);
     if (f->body == NULL) {
-        status = cuspec__fail(CUSPEC_ERR_NOMEM, "cannot allocate %zu bytes to read %s", want, path);
+        status = cuspec__fail(CUSPEC_ERR_NOMEM, "cannot allocate %zu bytes to read a store entry", want);
         goto done;
     }
     got = read_at(fd, f->body, want, HEADER_SIZE);
@@ -202,6 +186,28 @@ int cuspec__entry_read(const char *path, enum cuspec__read_depth depth,
         goto done;
     }
 done:
+    return status;
+}
+
+int cuspec__entry_read(const char *path, enum cuspec__read_depth depth,
+                       struct cuspec__entry_file *f, char *problem, size_t size)
+{
+    memset(f, 0, sizeof *f);
+    problem[0] = '\0';
+    /* O_NOFOLLOW: the store holds no links; one would point where we did not
+     * write. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 && errno == ENOENT)
+        return CUSPEC_ERR_NOT_FOUND;
+    if (fd < 0 && errno == ELOOP) {
+        lstat(path, &f->st);
+        return bad(problem, size, "a symbolic link, not an entry file");
+    }
+    if (fd < 0) {
+        snprintf(problem, size, "cannot open it: %s", strerror(errno));
+        return CUSPEC_ERR_IO;
+    }
+    int status = cuspec__entry_read_fd(fd, depth, f, problem, size);
     close(fd);
     return status;
 }
