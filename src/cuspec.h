@@ -152,6 +152,10 @@ typedef struct cuspec_store_stats {
     uint64_t entries[CUSPEC_N_KINDS]; /* user store, by kind; [0]: bad entries */
     uint64_t bytes[CUSPEC_N_KINDS];   /* user store, by kind (file sizes); [0]: bad */
     uint64_t system_entries;          /* system store, all kinds */
+    uint64_t leftovers;               /* temporary and lock files of writers that died (or
+                                         are at work now) */
+    uint64_t leftover_bytes;          /* their bytes */
+    uint64_t quarantined;             /* bad entries moved aside (at most 64 are kept) */
     /* Counters of this process since it started. */
     uint64_t hits, misses, compiles, publishes, bad_entries, evictions, write_failures;
 } cuspec_store_stats;

@@ -17,3 +17,12 @@ uint64_t cuspec__hash64(const void *data, size_t len)
 {
     return XXH3_64bits(data, len);
 }
+
+uint64_t cuspec__hash64_pair(const void *a, size_t a_len, const void *b, size_t b_len)
+{
+    XXH3_state_t st;
+    XXH3_64bits_reset(&st);
+    XXH3_64bits_update(&st, a, a_len);
+    XXH3_64bits_update(&st, b, b_len);
+    return XXH3_64bits_digest(&st);
+}

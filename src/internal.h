@@ -143,9 +143,12 @@ int cuspec__nvrtc(const struct cuspec__nvrtc **nv);
 /* XXH3-128 of data as 32 lowercase hex digits and a terminating NUL. */
 void cuspec__hash128_hex(const void *data, size_t len, char hex[33]);
 uint64_t cuspec__hash64(const void *data, size_t len);
+/* XXH3-64 of a's bytes followed by b's. */
+uint64_t cuspec__hash64_pair(const void *a, size_t a_len, const void *b, size_t b_len);
 
 /* ## Store (store.c): see cuspec.h and DESIGN.md "The store" */
-#define CUSPEC__STORE_FORMAT 1
+/* 2: the checksum covers the whole entry, header included. */
+#define CUSPEC__STORE_FORMAT 2
 
 /* Where a kernel came from: the public cuspec_tier values. */
 #define CUSPEC__TIER_TABLE CUSPEC_TIER_TABLE
@@ -180,6 +183,21 @@ int cuspec__store_put(const char *key, int kind, const char *meta, const void *p
  * CUSPEC_ERR_IO, saying why. */
 int cuspec__store_publish(const char *key, int kind, const char *meta, const void *payload,
                           size_t len);
+/* Takes the user store's lock on `key` for a compile: while one process
+ * compiles a key, the others wait for its entry instead of compiling it too.
+ * Waits at most cuspec__store_lock_wait_ms; then, or when the store cannot
+ * be used, goes on without the lock (lk->fd == -1): a lock saves work, it is
+ * never needed for correctness. lk->waited says whether another process
+ * held it (the key may be in the store now). Always pair with
+ * cuspec__store_unlock. */
+struct cuspec__store_lock {
+    int fan, fd, waited;
+    char name[48];
+};
+extern int cuspec__store_lock_wait_ms;
+void cuspec__store_lock(const char *key, struct cuspec__store_lock *lk);
+void cuspec__store_unlock(struct cuspec__store_lock *lk);
+
 /* CUSPEC_OK when the user store can be used, else CUSPEC_ERR_IO saying why. */
 int cuspec__store_usable(void);
 

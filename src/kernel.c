@@ -77,6 +77,13 @@ int cuspec__image_get(const struct cuspec__variant *v, int arch, int how, struct
     if (how == CUSPEC__IMAGE_STORE_ONLY)
         return cuspec__fail(CUSPEC_ERR_NOT_FOUND, "%s for sm_%d is not in the store", name, arch);
 
+    /* One process compiles a key while the others wait for its entry. */
+    struct cuspec__store_lock lock;
+    cuspec__store_lock(key, &lock);
+    if (lock.waited && from_store(key, img) == CUSPEC_OK) {
+        cuspec__store_unlock(&lock);
+        return CUSPEC_OK;
+    }
     char nvrtc_version[16];
     int rc = cuspec__jit(tmpl, name, arch, img, nvrtc_version);
     if (rc == CUSPEC_OK) {
@@ -85,10 +92,12 @@ int cuspec__image_get(const struct cuspec__variant *v, int arch, int how, struct
         rc = how == CUSPEC__IMAGE_PUBLISH
                  ? cuspec__store_publish(key, img->kind, meta, img->data, img->len)
                  : cuspec__store_put(key, img->kind, meta, img->data, img->len);
+        cuspec__store_unlock(&lock);
         if (rc != CUSPEC_OK)
             cuspec__image_free(img);
         return rc;
     }
+    cuspec__store_unlock(&lock);
     if (rc == CUSPEC_ERR_COMPILE || how >= CUSPEC__IMAGE_NO_PTX)
         return rc; /* a template that does not compile is a bug to report, not to hide */
 

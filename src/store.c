@@ -1,5 +1,7 @@
-/* The store's lookup and publish (see store_entry.c for the file format and
- * store_config.c for its location).
+/* The store's lookup, publish, and the lock that lets one process compile a
+ * key while the others wait for its entry (see store_entry.c for the file
+ * format, store_trust.c for how folders and files are opened, and
+ * store_config.c for the store's location).
  *
  * Last use, the clock of the LRU eviction, is the entry file's mtime: a
  * publish sets it and every user-store hit sets it to now with utimensat.
@@ -10,9 +12,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,38 +35,69 @@ static unsigned long long unique(void)
     return (unsigned long long)cuspec__hash64(seed, sizeof seed);
 }
 
+/* The fan-out folder of `hex` in a store (its root open at `root`, named
+ * `store` in messages) into *fan, created with `create`; `why` says why
+ * not. */
+static int open_fan(int root, const char *store, int system, const char *hex, int create,
+                    int *fan, char *why, size_t size)
+{
+    char path[CUSPEC__STORE_PATH_MAX], fan_name[3] = {hex[0], hex[1], '\0'};
+    int top;
+    *fan = -1;
+    cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR, store);
+    int rc = cuspec__store_open_dir(root, CUSPEC__ENTRIES_DIR, system, create, path, &top, why,
+                                    size);
+    if (rc == CUSPEC_OK) {
+        cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR "/%s", store, fan_name);
+        rc = cuspec__store_open_dir(top, fan_name, system, create, path, fan, why, size);
+        close(top);
+    }
+    return rc;
+}
+
 /* A bad entry is never loaded. In the user store it is moved aside (kept
  * for a look until `cuspec cache verify --repair`), or removed when it cannot
  * be, so the next publish of the key replaces it; the system store is never
  * written, so there it is only ignored. */
-static void reject(const char *store, int user, const char *hex, const char *path,
-                   const struct stat *seen, const char *problem)
+static void reject(const struct cuspec__store_config *c, int user, int fan, const char *name,
+                   const char *path, const struct stat *seen, const char *problem)
 {
-    char qdir[CUSPEC__STORE_PATH_MAX], qpath[CUSPEC__STORE_PATH_MAX];
+    char qname[80], qpath[CUSPEC__STORE_PATH_MAX], why[1536];
     struct stat now;
+    int q;
     cuspec__store_count(CUSPEC__BAD_ENTRIES, 1);
     if (!user) {
-        cuspec__warn("bad entry %s in the system store (%s): ignored; reinstall the package that "
-                     "provides it",
-                     path, problem);
+        cuspec__warn("bad entry %s in the system store (%s): ignored; reinstall the "
+                                "package that provides it",
+                                path, problem);
         return;
     }
     /* Another process may have published a good entry over it since. */
-    if (lstat(path, &now) != 0 || now.st_dev != seen->st_dev || now.st_ino != seen->st_ino)
+    if (fstatat(fan, name, &now, AT_SYMLINK_NOFOLLOW) != 0 || now.st_dev != seen->st_dev ||
+        now.st_ino != seen->st_ino)
         return;
-    cuspec__store_format(qdir, sizeof qdir, "%s/quarantine", store);
-    cuspec__store_format(qpath, sizeof qpath, "%s/%s-%016llx", qdir, hex, unique());
-    if ((mkdir(qdir, 0700) == 0 || errno == EEXIST) && rename(path, qpath) == 0)
+    cuspec__store_format(qpath, sizeof qpath, "%s/" CUSPEC__QUARANTINE_DIR, c->root);
+    int rc = cuspec__store_open_dir(c->root_fd, CUSPEC__QUARANTINE_DIR, 0, 1, qpath, &q, why,
+                                    sizeof why);
+    if (rc != CUSPEC_OK)
+        cuspec__warn("%s; bad entries are removed instead of moved there", why);
+    snprintf(qname, sizeof qname, "%.40s-%016llx", name, unique());
+    cuspec__store_format(qpath, sizeof qpath, "%s/" CUSPEC__QUARANTINE_DIR "/%s", c->root, qname);
+    if (rc == CUSPEC_OK && renameat(fan, name, q, qname) == 0) {
         cuspec__warn(
             "bad store entry %s (%s): moved to %s; the next compile or tuning of it replaces it",
             path, problem, qpath);
-    else if (unlink(path) == 0)
+        cuspec__store_quarantine_trim(q);
+    } else if (unlinkat(fan, name, 0) == 0) {
         cuspec__warn(
             "bad store entry %s (%s): removed; the next compile or tuning of it replaces it", path,
             problem);
-    else
+    } else {
         cuspec__warn("bad store entry %s (%s) cannot be removed (%s); it is ignored", path, problem,
                      strerror(errno));
+    }
+    if (rc == CUSPEC_OK)
+        close(q);
 }
 
 /* Hands the payload (moved to the front of the body) and a copy of the meta
@@ -84,15 +119,23 @@ static int take(struct cuspec__entry_file *f, struct cuspec__entry *e)
 
 /* CUSPEC_OK with *e filled, CUSPEC_ERR_NOT_FOUND (absent, bad or unreadable
  * here), or CUSPEC_ERR_NOMEM. */
-static int lookup(const char *store, int user, const char *hex, const char *key, int kind,
-                  struct cuspec__entry *e)
+static int lookup(const struct cuspec__store_config *c, int user, const char *hex, const char *key,
+                  int kind, struct cuspec__entry *e)
 {
     static const struct timespec now[2] = {{0, UTIME_OMIT}, {0, UTIME_NOW}};
-    char path[CUSPEC__STORE_PATH_MAX], problem[256];
+    const char *store = user ? c->root : c->system;
+    char path[CUSPEC__STORE_PATH_MAX], name[40], problem[256], why[1536];
     struct cuspec__entry_file f;
     size_t key_len = strlen(key);
-    cuspec__store_format(path, sizeof path, "%s/v1/%.2s/%s.entry", store, hex, hex + 2);
-    int rc = cuspec__entry_read(path, CUSPEC__READ_ALL, &f, problem, sizeof problem);
+    int fan, rc = open_fan(user ? c->root_fd : c->system_fd, store, !user, hex, 0, &fan, why,
+                           sizeof why);
+    if (rc == CUSPEC_ERR_STORE || rc == CUSPEC_ERR_IO) /* said once: cuspec__warn */
+        cuspec__warn(CUSPEC__REFUSED_FOLDER, why);
+    if (rc != CUSPEC_OK)
+        return CUSPEC_ERR_NOT_FOUND;
+    snprintf(name, sizeof name, "%s.entry", hex + 2);
+    cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR "/%.2s/%s", store, hex, name);
+    rc = cuspec__entry_read(fan, name, !user, CUSPEC__READ_ALL, &f, problem, sizeof problem);
     if (rc == CUSPEC_OK && (f.key_len != key_len || memcmp(f.body, key, key_len) != 0)) {
         cuspec__store_format(problem, sizeof problem,
                              "it holds another key: a swapped file or a hash collision");
@@ -100,7 +143,7 @@ static int lookup(const char *store, int user, const char *hex, const char *key,
     }
 
     if (rc == CUSPEC_ERR_CORRUPT) {
-        reject(store, user, hex, path, &f.st, problem);
+        reject(c, user, fan, name, path, &f.st, problem);
         rc = CUSPEC_ERR_NOT_FOUND;
     } else if (rc == CUSPEC_ERR_IO) {
         cuspec__warn("cannot read store entry %s (%s); it is treated as missing", path, problem);
@@ -112,9 +155,10 @@ static int lookup(const char *store, int user, const char *hex, const char *key,
         /* The hit is the entry's last use; a read-only store keeps the old
          * time, which only matters to its eviction, which cannot run. */
         if (rc == CUSPEC_OK && user)
-            utimensat(AT_FDCWD, path, now, AT_SYMLINK_NOFOLLOW);
+            utimensat(fan, name, now, AT_SYMLINK_NOFOLLOW);
     }
     cuspec__entry_file_free(&f);
+    close(fan);
     return rc;
 }
 
@@ -130,9 +174,9 @@ int cuspec__store_get(const char *key, int kind, struct cuspec__entry *e, int *t
     cuspec__hash128_hex(key, strlen(key), hex);
     int rc = CUSPEC_ERR_NOT_FOUND, where = CUSPEC__TIER_STORE;
     if (c->root_ok)
-        rc = lookup(c->root, 1, hex, key, kind, e);
+        rc = lookup(c, 1, hex, key, kind, e);
     if (rc == CUSPEC_ERR_NOT_FOUND && c->system[0] != '\0') {
-        rc = lookup(c->system, 0, hex, key, kind, e);
+        rc = lookup(c, 0, hex, key, kind, e);
         where = CUSPEC__TIER_SYSTEM;
     }
     if (rc == CUSPEC_OK) {
@@ -162,20 +206,19 @@ static int write_all(int fd, const unsigned char *buf, size_t len)
     return 0;
 }
 
-/* Writes buf to a new temporary file in `dir`, flushes it and renames it to
- * `path`: a reader sees the old entry or the new one, never part of one, and
- * concurrent publishers of one key each succeed (the last rename wins). On
- * failure: -1 with errno set and *step naming what failed; no temporary file
- * is left. */
-static int publish(const char *dir, const char *path, const unsigned char *buf, size_t len,
+/* Writes buf to a new temporary file in the folder `dir`, flushes it and
+ * renames it to `name`: a reader sees the old entry or the new one, never
+ * part of one, and concurrent publishers of one key each succeed (the last
+ * rename wins). On failure: -1 with errno set and *step naming what failed;
+ * no temporary file is left. */
+static int publish(int dir, const char *name, const unsigned char *buf, size_t len,
                    const char **step)
 {
-    char tmp[CUSPEC__STORE_PATH_MAX];
+    char tmp[64];
     int fd = -1, rc = -1;
     for (int tries = 0; fd < 0 && tries < 8; tries++) {
-        cuspec__store_format(tmp, sizeof tmp, "%s/" CUSPEC__TMP_PREFIX "%ld-%016llx", dir,
-                             (long)getpid(), unique());
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        snprintf(tmp, sizeof tmp, CUSPEC__TMP_PREFIX "%ld-%016llx", (long)getpid(), unique());
+        fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST)
             break;
     }
@@ -196,26 +239,53 @@ static int publish(const char *dir, const char *path, const unsigned char *buf, 
     if (closed != 0)
         goto done;
     *step = "cannot rename into place";
-    if (rename(tmp, path) != 0)
+    if (renameat(dir, tmp, dir, name) != 0)
         goto done;
     tmp[0] = '\0';
     rc = 0;
     /* Makes the rename itself durable. The entry is visible already, and a
      * crash before this completes loses at most the entry, so a failure here
      * is not one of the publish. */
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
+    fsync(dir);
 done:;
     int err = errno;
     if (fd >= 0)
         close(fd);
     if (tmp[0] != '\0')
-        unlink(tmp);
+        unlinkat(dir, tmp, 0);
     errno = err;
     return rc;
+}
+
+/* ## Size bound
+ *
+ * Walking the store after every publish would make filling it quadratic, so
+ * each process walks it at its first publish and then keeps a running total
+ * of the compiled bytes it added: it walks (and evicts) again only when that
+ * total passes the bound. Other processes' entries are counted at its next
+ * walk, and theirs at their own. */
+
+static pthread_mutex_t bound_lock = PTHREAD_MUTEX_INITIALIZER;
+static int bound_known;
+static uint64_t bound_total;
+
+static void keep_bound(const struct cuspec__store_config *c, int kind, size_t size)
+{
+    pthread_mutex_lock(&bound_lock);
+    int compiled = kind != CUSPEC_KIND_TUNING,
+        walk = !bound_known || (compiled && bound_total + size > c->max_bytes);
+    if (!walk && compiled)
+        bound_total += size;
+    pthread_mutex_unlock(&bound_lock);
+    if (!walk)
+        return;
+    uint64_t total = 0;
+    if (cuspec__store_evict(c->max_bytes, NULL, &total) != CUSPEC_OK)
+        cuspec__warn("cannot bound the store's size: %s", cuspec_last_error());
+    pthread_mutex_lock(&bound_lock);
+    bound_known = 1;
+    bound_total = total;
+    pthread_mutex_unlock(&bound_lock);
 }
 
 int cuspec__store_usable(void)
@@ -256,29 +326,33 @@ static int put(const char *key, int kind, const char *meta, const void *payload,
     if (rc != CUSPEC_OK)
         return rc;
 
-    char hex[33], top[CUSPEC__STORE_PATH_MAX], dir[CUSPEC__STORE_PATH_MAX],
-        path[CUSPEC__STORE_PATH_MAX];
+    char hex[33], name[40], why[1536];
     cuspec__hash128_hex(key, key_len, hex);
-    cuspec__store_format(top, sizeof top, "%s/v1", c->root);
-    cuspec__store_format(dir, sizeof dir, "%s/%.2s", top, hex);
-    cuspec__store_format(path, sizeof path, "%s/%s.entry", dir, hex + 2);
-    const char *step = "cannot create the folder";
-    if ((mkdir(top, 0700) != 0 && errno != EEXIST) || (mkdir(dir, 0700) != 0 && errno != EEXIST) ||
-        publish(dir, path, buf, size, &step) != 0) {
+    snprintf(name, sizeof name, "%s.entry", hex + 2);
+    const char *step;
+    int fan, opened = open_fan(c->root_fd, c->root, 0, hex, 1, &fan, why, sizeof why);
+    if (opened == CUSPEC_OK && publish(fan, name, buf, size, &step) != 0)
+        cuspec__store_format(why, sizeof why, "%s: %s", step, strerror(errno));
+    else if (opened == CUSPEC_OK)
+        why[0] = '\0';
+    if (why[0] != '\0') {
         cuspec__store_count(CUSPEC__WRITE_FAILURES, 1);
-        if (required)
-            rc = cuspec__fail(CUSPEC_ERR_IO, "cannot publish to the store %s (%s: %s)", c->root,
-                              step, strerror(errno));
+        if (required && opened != CUSPEC_OK)
+            rc = cuspec__fail(CUSPEC_ERR_IO, "cannot publish to the store %s: %s", c->root, why);
+        else if (opened != CUSPEC_OK)
+            cuspec__warn(CUSPEC__REFUSED_FOLDER, why);
+        else if (required)
+            rc = cuspec__fail(CUSPEC_ERR_IO, "cannot publish to the store %s (%s)", c->root, why);
         else
-            cuspec__warn("cannot publish to the store %s (%s: %s); %s", c->root, step,
-                         strerror(errno),
+            cuspec__warn("cannot publish to the store %s (%s); %s", c->root, why,
                          kind == CUSPEC_KIND_TUNING ? "tuning results are not kept"
                                                     : "kernels are compiled but not cached");
     } else {
         cuspec__store_count(CUSPEC__PUBLISHES, 1);
-        if (cuspec__store_evict(c->max_bytes, NULL) != CUSPEC_OK)
-            cuspec__warn("cannot bound the store's size: %s", cuspec_last_error());
+        keep_bound(c, kind, size);
     }
+    if (opened == CUSPEC_OK)
+        close(fan);
     free(buf);
     return rc;
 }
@@ -292,4 +366,84 @@ int cuspec__store_publish(const char *key, int kind, const char *meta, const voi
                           size_t len)
 {
     return put(key, kind, meta, payload, len, 1);
+}
+
+/* ## Compile lock
+ *
+ * An flock on "<entry name>.lock" beside the entry: the kernel releases it
+ * when its holder dies, so a killed compiler never blocks anyone. The holder
+ * removes the file before it lets go; a waiter that then gets the lock on
+ * the removed file sees that the name now names another file (or none) and
+ * tries again, so two processes never both hold the lock of one key. */
+
+int cuspec__store_lock_wait_ms = 120000;
+
+void cuspec__store_lock(const char *key, struct cuspec__store_lock *lk)
+{
+    const struct cuspec__store_config *c = cuspec__store_config();
+    char hex[33];
+    struct stat held, named;
+    lk->fan = lk->fd = -1;
+    lk->waited = 0;
+    if (!c->root_ok)
+        return;
+    cuspec__hash128_hex(key, strlen(key), hex);
+    snprintf(lk->name, sizeof lk->name, "%s" CUSPEC__LOCK_SUFFIX, hex + 2);
+    char why[1536];
+    if (open_fan(c->root_fd, c->root, 0, hex, 1, &lk->fan, why, sizeof why) != CUSPEC_OK)
+        return; /* the publish that follows says why */
+    struct timespec start, now, nap = {0, 2000000};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        int fd = openat(lk->fan, lk->name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+                        0600);
+        if (fd < 0 || fstat(fd, &held) != 0 || !S_ISREG(held.st_mode) ||
+            held.st_uid != geteuid()) {
+            /* Not a lock of ours (a link or another's file planted there):
+             * compiling unlocked costs time, never correctness. */
+            if (fd >= 0)
+                close(fd);
+            break;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            if (fstatat(lk->fan, lk->name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+                named.st_dev == held.st_dev && named.st_ino == held.st_ino) {
+                lk->fd = fd;
+                return;
+            }
+            close(fd); /* its holder removed it as we took it: again */
+            continue;
+        }
+        close(fd);
+        lk->waited = 1;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long long waited = (now.tv_sec - start.tv_sec) * 1000LL +
+                           (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (waited >= cuspec__store_lock_wait_ms) {
+            cuspec__warn("waited %lld ms for another process compiling the same kernel (lock "
+                         "%s/" CUSPEC__ENTRIES_DIR "/%.2s/%s); compiling it here too",
+                         waited, c->root, hex, lk->name);
+            break;
+        }
+        nanosleep(&nap, NULL);
+        if (nap.tv_nsec < 64000000)
+            nap.tv_nsec *= 2;
+    }
+    close(lk->fan);
+    lk->fan = -1;
+}
+
+void cuspec__store_unlock(struct cuspec__store_lock *lk)
+{
+    struct stat held, named;
+    if (lk->fd >= 0) {
+        if (fstat(lk->fd, &held) == 0 &&
+            fstatat(lk->fan, lk->name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+            named.st_dev == held.st_dev && named.st_ino == held.st_ino)
+            unlinkat(lk->fan, lk->name, 0);
+        close(lk->fd);
+    }
+    if (lk->fan >= 0)
+        close(lk->fan);
+    lk->fan = lk->fd = -1;
 }

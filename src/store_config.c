@@ -1,5 +1,6 @@
 /* Where the store is, whether it may be used, and how big it may grow: fixed
- * once per process from the environment. Also the process counters. */
+ * once per process from the environment, when the roots are opened (and
+ * checked: store_trust.c) and kept open. Also the process counters. */
 #include "store.h"
 
 #include <errno.h>
@@ -45,57 +46,26 @@ void cuspec__store_count_compile(void)
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct cuspec__store_config config;
 
-/* Creates `path` and its missing parents, each 0700 (as XDG asks of
- * ~/.cache). */
-static int make_folders(const char *path)
+/* Opens a store's root (see store_trust.c) into *fd; 0 and a warning-ready
+ * message in `why` when it is refused. */
+static int open_root(const char *path, int system, int *fd, char *why, size_t size)
 {
-    char buf[CUSPEC__STORE_PATH_MAX];
-    cuspec__strlcpy(buf, path, sizeof buf);
-    for (char *p = buf + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-            return -1;
-        if (c == '\0')
-            return 0;
-        *p = c;
-    }
-}
-
-/* Loading a cubin runs its code, so a store folder is used only when nobody
- * else can put files in it: the user store must be ours, the system store
- * ours or root's, and neither writable by group or others. */
-static int trusted(const char *path, int system, char *why, size_t size)
-{
-    const char *what = system ? "system store" : "store";
-    struct stat st;
-    unsigned me = (unsigned)geteuid();
-    if (stat(path, &st) != 0) {
-        snprintf(why, size, "cannot use the %s folder %s: %s", what, path, strerror(errno));
-        return 0;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        snprintf(why, size, "the %s path %s is not a folder and is not used", what, path);
-        return 0;
-    }
-    if (st.st_uid != me && !(system && st.st_uid == 0)) {
-        snprintf(why, size,
-                 "the %s folder %s is owned by uid %u, not by you (uid %u), and is not used: "
-                 "loading a cubin runs its code (fix: chown %u %s, or set %s to a folder of yours)",
-                 what, path, (unsigned)st.st_uid, me, me, path,
-                 system ? "CUSPEC_SYSTEM_STORE" : "CUSPEC_CACHE_DIR");
-        return 0;
-    }
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-        snprintf(why, size,
-                 "the %s folder %s is writable by group or others (mode %03o) and is not used: "
-                 "loading a cubin runs its code (fix: chmod %s %s)",
-                 what, path, (unsigned)(st.st_mode & 0777), system ? "go-w" : "700", path);
-        return 0;
-    }
-    return 1;
+    char detail[1280];
+    int rc = cuspec__store_open_root(path, system, !system, fd, detail, sizeof detail);
+    if (rc == CUSPEC_OK)
+        return 1;
+    if (system)
+        cuspec__store_format(why, size,
+                             "the system store folder %s is not used: %s; or set "
+                             "CUSPEC_SYSTEM_STORE to another",
+                             path, detail);
+    else
+        cuspec__store_format(why, size,
+                             "the store folder %s is not used, so compiled kernels and tuning "
+                             "results are not kept: %s; or set CUSPEC_CACHE_DIR to a folder of "
+                             "yours",
+                             path, detail);
+    return 0;
 }
 
 /* A byte count with an optional K, M or G suffix (powers of 1024); 0 when it
@@ -153,13 +123,25 @@ static int locate(struct cuspec__store_config *c)
         n = snprintf(c->root, sizeof c->root, "%s/%s", cwd, dir);
     } else if (xdg != NULL && xdg[0] == '/') { /* XDG: a relative value is ignored */
         n = snprintf(c->root, sizeof c->root, "%s/cuspec", xdg);
-    } else if (home != NULL && home[0] != '\0') {
+    } else if (home != NULL && home[0] == '/') {
         n = snprintf(c->root, sizeof c->root, "%s/.cache/cuspec", home);
     } else {
-        cuspec__store_format(
-            c->problem, sizeof c->problem,
-            "no store folder: none of CUSPEC_CACHE_DIR, XDG_CACHE_HOME and HOME is set, so "
-            "compiled kernels are not cached (set CUSPEC_CACHE_DIR)");
+        /* Say what each variable is, not merely that none is "set". */
+        char xdg_says[320], home_says[320];
+        if (xdg == NULL || xdg[0] == '\0')
+            snprintf(xdg_says, sizeof xdg_says, "XDG_CACHE_HOME is %s", xdg ? "empty" : "not set");
+        else
+            snprintf(xdg_says, sizeof xdg_says,
+                     "XDG_CACHE_HOME=%.200s is relative (ignored, as the XDG specification asks)",
+                     xdg);
+        if (home == NULL || home[0] == '\0')
+            snprintf(home_says, sizeof home_says, "HOME is %s", home ? "empty" : "not set");
+        else
+            snprintf(home_says, sizeof home_says, "HOME=%.200s is relative", home);
+        cuspec__store_format(c->problem, sizeof c->problem,
+                             "no store folder: CUSPEC_CACHE_DIR is %s, %s and %s, so compiled "
+                             "kernels and tuning results are not kept (set CUSPEC_CACHE_DIR)",
+                             dir ? "empty" : "not set", xdg_says, home_says);
         return -1;
     }
     if (n < 0 || (size_t)n >= sizeof c->root - CUSPEC__STORE_TAIL) {
@@ -176,16 +158,9 @@ static int locate(struct cuspec__store_config *c)
 static void init(void)
 {
     struct cuspec__store_config *c = &config;
-    if (locate(c) == 0) {
-        if (make_folders(c->root) != 0)
-            cuspec__store_format(
-                c->problem, sizeof c->problem,
-                "cannot create the store folder %s: %s; compiled kernels are not cached (set "
-                "CUSPEC_CACHE_DIR to a folder you can write)",
-                c->root, strerror(errno));
-        else
-            c->root_ok = trusted(c->root, 0, c->problem, sizeof c->problem);
-    }
+    c->root_fd = c->system_fd = -1;
+    if (locate(c) == 0)
+        c->root_ok = open_root(c->root, 0, &c->root_fd, c->problem, sizeof c->problem);
     if (!c->root_ok)
         cuspec__warn("%s", c->problem);
 
@@ -195,8 +170,8 @@ static void init(void)
     if (sys == NULL || sys[0] == '\0')
         sys = CUSPEC_SYSTEM_STORE_DIR;
     /* No system store is the common case, and not worth a word. */
-    if (strlen(sys) < sizeof c->system - CUSPEC__STORE_TAIL && stat(sys, &st) == 0) {
-        if (trusted(sys, 1, why, sizeof why))
+    if (strlen(sys) < sizeof c->system - CUSPEC__STORE_TAIL && lstat(sys, &st) == 0) {
+        if (open_root(sys, 1, &c->system_fd, why, sizeof why))
             cuspec__strlcpy(c->system, sys, sizeof c->system);
         else
             cuspec__warn("%s", why);
@@ -204,10 +179,12 @@ static void init(void)
 
     const char *max = getenv("CUSPEC_CACHE_MAX_BYTES");
     c->max_bytes = DEFAULT_MAX_BYTES;
-    if (max != NULL && max[0] != '\0' && parse_size(max, &c->max_bytes) != 0) {
+    if (max != NULL && max[0] != '\0' &&
+        (parse_size(max, &c->max_bytes) != 0 || c->max_bytes < CUSPEC__MIN_MAX_BYTES)) {
         c->max_bytes = DEFAULT_MAX_BYTES;
-        cuspec__warn("CUSPEC_CACHE_MAX_BYTES=%s is not a size (a positive integer with an optional "
-                     "K, M or G suffix); the store is bounded by the default, 1G",
+        cuspec__warn("CUSPEC_CACHE_MAX_BYTES=%s is not a size of at least 64K (an integer with an "
+                     "optional K, M or G suffix; a smaller bound would evict most kernels at "
+                     "every publish); the store is bounded by the default, 1G",
                      max);
     }
 }

@@ -9,9 +9,12 @@
  *     16  key length                                     u32
  *     20  meta length                                    u32
  *     24  payload length                                 u64
- *     32  checksum: XXH3-64 of key, meta and payload     u64
+ *     32  checksum: XXH3-64 of the whole entry, with     u64
+ *         these 8 bytes zero
  *     40  key, meta, payload
  *
+ * The checksum covers the header too: a flipped kind or length is caught
+ * like a flipped payload byte.
  * The full key is kept so that a read can compare it with the key asked for
  * (a hash collision or a swapped file never loads the wrong kernel) and so
  * that `cuspec cache ls` can show it. */
@@ -75,7 +78,8 @@ int cuspec__entry_encode(const char *key, int kind, const char *meta, const void
     memcpy(b + HEADER_SIZE + key_len, meta, meta_len);
     if (len > 0)
         memcpy(b + HEADER_SIZE + key_len + meta_len, payload, len);
-    put64(b + 32, cuspec__hash64(b + HEADER_SIZE, total - HEADER_SIZE));
+    put64(b + 32, 0);
+    put64(b + 32, cuspec__hash64(b, total));
     *buf = b;
     *size = total;
     return CUSPEC_OK;
@@ -181,7 +185,9 @@ int cuspec__entry_read_fd(int fd, enum cuspec__read_depth depth, struct cuspec__
         goto done;
     }
     f->body[want] = '\0';
-    if (depth == CUSPEC__READ_ALL && cuspec__hash64(f->body, want) != get64(h + 32)) {
+    uint64_t sum = get64(h + 32);
+    put64(h + 32, 0);
+    if (depth == CUSPEC__READ_ALL && cuspec__hash64_pair(h, HEADER_SIZE, f->body, want) != sum) {
         status = bad(problem, size, "checksum mismatch: its bytes changed after it was written");
         goto done;
     }
@@ -189,25 +195,16 @@ done:
     return status;
 }
 
-int cuspec__entry_read(const char *path, enum cuspec__read_depth depth,
+int cuspec__entry_read(int dir, const char *name, int system, enum cuspec__read_depth depth,
                        struct cuspec__entry_file *f, char *problem, size_t size)
 {
+    int fd;
     memset(f, 0, sizeof *f);
     problem[0] = '\0';
-    /* O_NOFOLLOW: the store holds no links; one would point where we did not
-     * write. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0 && errno == ENOENT)
-        return CUSPEC_ERR_NOT_FOUND;
-    if (fd < 0 && errno == ELOOP) {
-        lstat(path, &f->st);
-        return bad(problem, size, "a symbolic link, not an entry file");
-    }
-    if (fd < 0) {
-        snprintf(problem, size, "cannot open it: %s", strerror(errno));
-        return CUSPEC_ERR_IO;
-    }
-    int status = cuspec__entry_read_fd(fd, depth, f, problem, size);
+    int status = cuspec__store_open_file(dir, name, system, &fd, &f->st, problem, size);
+    if (status != CUSPEC_OK)
+        return status;
+    status = cuspec__entry_read_fd(fd, depth, f, problem, size);
     close(fd);
     return status;
 }

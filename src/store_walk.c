@@ -1,24 +1,27 @@
-/* Walks over the store's folders: size-bound eviction, and the public
- * management calls (stats, list, verify, clear, prune). */
+/* Walks over the store's folders: size-bound eviction, the quarantine's
+ * bound, and the public management calls (stats, list, verify, clear,
+ * prune). Every folder and file is reached from the root's descriptor
+ * (store_trust.c); a refused folder is reported and not entered. */
 #include "store.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
-/* A temporary file older than this was left by a writer that died: a live
- * publish renames its file within moments of creating it. */
-#define TMP_MAX_AGE_S 60
+enum file_type { FILE_ENTRY, FILE_TMP, FILE_LOCK, FILE_REFUSED };
 
-enum file_type { FILE_ENTRY, FILE_TMP };
-
-/* Called for each file of the fan-out folders; `hex` is the key hash an
- * entry's name claims (NULL for temporary files). Non-zero stops the walk. */
-typedef int (*walk_fn)(const char *path, enum file_type type, const char *hex, void *user);
+/* Called for each file of the fan-out folders, open at `dir`: `name` in it,
+ * `path` for messages; `hex` is the key hash an entry's name claims (NULL
+ * for other files). A fan-out folder that is refused comes as FILE_REFUSED
+ * with dir -1 and `hex` saying why. Non-zero stops the walk. */
+typedef int (*walk_fn)(int dir, const char *name, const char *path, enum file_type type,
+                       const char *hex, void *user);
 
 static int is_hex(const char *s, size_t n)
 {
@@ -28,45 +31,70 @@ static int is_hex(const char *s, size_t n)
     return 1;
 }
 
-/* Visits the entries and temporary files under <store>/v1/; other names are
- * not the store's and are left alone. A store without v1/ is empty. */
-static int walk(const char *store, walk_fn fn, void *user)
+static enum file_type classify(const char *name, int *ours)
 {
-    char top[CUSPEC__STORE_PATH_MAX], sub[CUSPEC__STORE_PATH_MAX], path[CUSPEC__STORE_PATH_MAX];
-    char hex[33];
-    int status = CUSPEC_OK;
-    cuspec__store_format(top, sizeof top, "%s/v1", store);
-    DIR *d = opendir(top);
-    if (d == NULL)
-        return errno == ENOENT ? CUSPEC_OK
-                               : cuspec__fail(CUSPEC_ERR_IO, "cannot read the store folder %s: %s",
-                                              top, strerror(errno));
+    size_t n = strlen(name);
+    *ours = 1;
+    if (n == 36 && is_hex(name, 30) && strcmp(name + 30, ".entry") == 0)
+        return FILE_ENTRY;
+    if (n == 30 + strlen(CUSPEC__LOCK_SUFFIX) && is_hex(name, 30) &&
+        strcmp(name + 30, CUSPEC__LOCK_SUFFIX) == 0)
+        return FILE_LOCK;
+    if (n < 64 && strncmp(name, CUSPEC__TMP_PREFIX, strlen(CUSPEC__TMP_PREFIX)) == 0)
+        return FILE_TMP;
+    *ours = 0; /* other names are not the store's, and are left alone */
+    return FILE_TMP;
+}
+
+/* Visits the files under <store>/v<format>/ of the store open at `root`. A
+ * store without that folder is empty. */
+static int walk(int root, const char *store, int system, walk_fn fn, void *user)
+{
+    char path[CUSPEC__STORE_PATH_MAX], sub[CUSPEC__STORE_PATH_MAX], why[1536], hex[33];
+    int top, status = CUSPEC_OK;
+    cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR, store);
+    int rc = cuspec__store_open_dir(root, CUSPEC__ENTRIES_DIR, system, 0, path, &top, why,
+                                    sizeof why);
+    if (rc == CUSPEC_ERR_NOT_FOUND)
+        return CUSPEC_OK;
+    if (rc != CUSPEC_OK)
+        return cuspec__fail(rc, "%s", why);
+    DIR *d = fdopendir(top);
+    if (d == NULL) {
+        close(top);
+        return cuspec__fail(CUSPEC_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    }
     struct dirent *de;
     while (status == CUSPEC_OK && (de = readdir(d)) != NULL) {
         if (strlen(de->d_name) != 2 || !is_hex(de->d_name, 2))
             continue;
-        cuspec__store_format(sub, sizeof sub, "%s/%s", top, de->d_name);
-        DIR *s = opendir(sub);
-        if (s == NULL && (errno == ENOENT || errno == ENOTDIR))
+        int fan;
+        cuspec__store_format(sub, sizeof sub, "%s/%s", path, de->d_name);
+        rc = cuspec__store_open_dir(dirfd(d), de->d_name, system, 0, sub, &fan, why, sizeof why);
+        if (rc == CUSPEC_ERR_NOT_FOUND)
+            continue; /* removed since the folder was read */
+        if (rc != CUSPEC_OK) {
+            status = fn(-1, de->d_name, sub, FILE_REFUSED, why, user);
             continue;
+        }
+        DIR *s = fdopendir(fan);
         if (s == NULL) {
-            status = cuspec__fail(CUSPEC_ERR_IO, "cannot read the store folder %s: %s", sub,
-                                  strerror(errno));
+            close(fan);
+            status = cuspec__fail(CUSPEC_ERR_IO, "cannot read %s: %s", sub, strerror(errno));
             break;
         }
         struct dirent *fe;
         while (status == CUSPEC_OK && (fe = readdir(s)) != NULL) {
-            const char *name = fe->d_name;
-            size_t n = strlen(name);
-            int entry = n == 36 && is_hex(name, 30) && strcmp(name + 30, ".entry") == 0;
-            int tmp = n < 64 && strncmp(name, CUSPEC__TMP_PREFIX, strlen(CUSPEC__TMP_PREFIX)) == 0;
-            if (!entry && !tmp)
+            int ours;
+            enum file_type type = classify(fe->d_name, &ours);
+            if (!ours)
                 continue;
-            cuspec__store_format(path, sizeof path, "%s/%s", sub, name);
-            cuspec__store_format(hex, sizeof hex, "%s%.30s", de->d_name, name);
-            status = fn(path, entry ? FILE_ENTRY : FILE_TMP, entry ? hex : NULL, user);
+            cuspec__store_format(path, sizeof path, "%s/%s", sub, fe->d_name);
+            cuspec__store_format(hex, sizeof hex, "%s%.30s", de->d_name, fe->d_name);
+            status = fn(dirfd(s), fe->d_name, path, type, type == FILE_ENTRY ? hex : NULL, user);
         }
         closedir(s);
+        cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR, store);
     }
     closedir(d);
     return status;
@@ -81,21 +109,45 @@ static int user_store(const struct cuspec__store_config **c)
     return CUSPEC_OK;
 }
 
-static int remove_file(const char *path, uint64_t *removed)
+static int remove_file(int dir, const char *name, const char *path, uint64_t *removed)
 {
     /* An empty folder where an entry belongs is as bad as a bad file; one
      * with something in it is not ours to empty. */
-    if (unlink(path) == 0 || ((errno == EISDIR || errno == EPERM) && rmdir(path) == 0))
+    if (unlinkat(dir, name, 0) == 0 ||
+        ((errno == EISDIR || errno == EPERM) && unlinkat(dir, name, AT_REMOVEDIR) == 0))
         ++*removed;
     else if (errno != ENOENT) /* gone already: another process removed it */
         return cuspec__fail(CUSPEC_ERR_IO, "cannot remove %s: %s", path, strerror(errno));
     return CUSPEC_OK;
 }
 
+/* Whether a temporary or lock file is a leftover of a process that died:
+ * a temporary file old enough, a lock file nobody holds. */
+static int leftover(int dir, const char *name, enum file_type type)
+{
+    struct stat st;
+    if (type == FILE_TMP)
+        return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+               time(NULL) - st.st_mtime > CUSPEC__LEFTOVER_AGE_S;
+    int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ELOOP; /* a link is no lock of ours */
+    int free_now = fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || flock(fd, LOCK_EX | LOCK_NB) == 0);
+    close(fd);
+    return free_now;
+}
+
+/* A refused fan-out folder: said once; a walk that only reads goes on. */
+static int skip_refused(const char *why)
+{
+    cuspec__warn(CUSPEC__REFUSED_FOLDER, why);
+    return CUSPEC_OK;
+}
+
 /* ## Eviction */
 
 struct lru_item {
-    char *path;
+    char fan[3], name[40];
     uint64_t size;
     struct timespec last_use;
 };
@@ -106,11 +158,17 @@ struct lru {
     uint64_t total;
 };
 
-static int collect(const char *path, enum file_type type, const char *hex, void *user)
+static int collect(int dir, const char *name, const char *path, enum file_type type,
+                   const char *hex, void *user)
 {
     struct lru *l = user;
     struct stat st;
-    if (type != FILE_ENTRY || lstat(path, &st) != 0)
+    uint64_t removed = 0;
+    if (type == FILE_REFUSED)
+        return skip_refused(hex);
+    if (type != FILE_ENTRY)
+        return leftover(dir, name, type) ? remove_file(dir, name, path, &removed) : CUSPEC_OK;
+    if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return CUSPEC_OK; /* gone since the folder was read: nothing to evict */
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 256;
@@ -120,11 +178,13 @@ static int collect(const char *path, enum file_type type, const char *hex, void 
         l->items = items;
         l->cap = cap;
     }
-    char *copy = strdup(path);
-    if (copy == NULL)
-        return cuspec__fail(CUSPEC_ERR_NOMEM, "cannot list the store's entries");
-    l->items[l->n++] = (struct lru_item){copy, (uint64_t)st.st_size, st.st_mtim};
-    l->total += (uint64_t)st.st_size;
+    struct lru_item *it = &l->items[l->n++];
+    memcpy(it->fan, hex, 2);
+    it->fan[2] = '\0';
+    cuspec__strlcpy(it->name, name, sizeof it->name);
+    it->size = (uint64_t)st.st_size;
+    it->last_use = st.st_mtim;
+    l->total += it->size;
     return CUSPEC_OK;
 }
 
@@ -137,64 +197,196 @@ static int older_first(const void *a, const void *b)
     return (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
 }
 
-int cuspec__store_evict(uint64_t bound, uint64_t *removed)
+/* The fan-out folder of an item, kept open while items of it follow. */
+static int item_dir(const struct cuspec__store_config *c, int top, const char *fan, char *open_name,
+                    int *fd)
+{
+    char path[CUSPEC__STORE_PATH_MAX], why[1536];
+    if (*fd >= 0 && strcmp(open_name, fan) == 0)
+        return CUSPEC_OK;
+    if (*fd >= 0)
+        close(*fd);
+    cuspec__strlcpy(open_name, fan, 3);
+    cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR "/%s", c->root, fan);
+    return cuspec__store_open_dir(top, fan, 0, 0, path, fd, why, sizeof why);
+}
+
+int cuspec__store_evict(uint64_t bound, uint64_t *removed, uint64_t *total)
 {
     const struct cuspec__store_config *c;
     struct lru l = {0};
     uint64_t n_removed = 0, compiled = 0;
+    char path[CUSPEC__STORE_PATH_MAX], why[1536], fan_name[3] = "";
+    int top = -1, fan = -1;
     int status = user_store(&c);
     if (status == CUSPEC_OK)
-        status = walk(c->root, collect, &l);
+        status = walk(c->root_fd, c->root, 0, collect, &l);
     /* The file sizes alone settle the common case: when every entry together
      * fits, no entry needs to be opened to learn its kind. */
+    compiled = l.total;
     if (status != CUSPEC_OK || l.total <= bound)
         goto done;
+    cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR, c->root);
+    if (cuspec__store_open_dir(c->root_fd, CUSPEC__ENTRIES_DIR, 0, 0, path, &top, why,
+                               sizeof why) != CUSPEC_OK)
+        goto done;
     size_t kept = 0;
+    compiled = 0;
     for (size_t i = 0; i < l.n; i++) {
         struct cuspec__entry_file f;
         char problem[256];
-        int rc =
-            cuspec__entry_read(l.items[i].path, CUSPEC__READ_HEADER, &f, problem, sizeof problem);
+        int rc = item_dir(c, top, l.items[i].fan, fan_name, &fan);
+        if (rc == CUSPEC_OK)
+            rc = cuspec__entry_read(fan, l.items[i].name, 0, CUSPEC__READ_HEADER, &f, problem,
+                                    sizeof problem);
         cuspec__entry_file_free(&f);
         /* Tuning records are never evicted by size; a bad entry goes with
          * the compiled ones, as it is of no use; one that cannot be read
          * (CUSPEC_ERR_IO: its permissions, say) may be a tuning record, and
          * stays. */
-        if (rc == CUSPEC_ERR_NOT_FOUND || rc == CUSPEC_ERR_IO ||
-            (rc == CUSPEC_OK && f.kind == CUSPEC_KIND_TUNING)) {
-            free(l.items[i].path);
+        if (rc == CUSPEC_ERR_NOT_FOUND || rc == CUSPEC_ERR_IO || rc == CUSPEC_ERR_STORE ||
+            (rc == CUSPEC_OK && f.kind == CUSPEC_KIND_TUNING))
             continue;
-        }
         compiled += l.items[i].size;
         l.items[kept++] = l.items[i];
     }
     l.n = kept;
     qsort(l.items, l.n, sizeof *l.items, older_first);
     for (size_t i = 0; i < l.n && compiled > bound && status == CUSPEC_OK; i++) {
-        status = remove_file(l.items[i].path, &n_removed);
+        if (item_dir(c, top, l.items[i].fan, fan_name, &fan) != CUSPEC_OK)
+            continue;
+        cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR "/%s/%s", c->root,
+                             l.items[i].fan, l.items[i].name);
+        status = remove_file(fan, l.items[i].name, path, &n_removed);
         compiled -= l.items[i].size;
     }
 done:
-    for (size_t i = 0; i < l.n; i++)
-        free(l.items[i].path);
+    if (fan >= 0)
+        close(fan);
+    if (top >= 0)
+        close(top);
     free(l.items);
     cuspec__store_count(CUSPEC__EVICTIONS, n_removed);
     if (removed != NULL)
         *removed = n_removed;
+    if (total != NULL)
+        *total = compiled;
+    return status;
+}
+
+/* ## Quarantine */
+
+struct quarantined {
+    char name[80];
+    struct timespec moved;
+};
+
+static int moved_first(const void *a, const void *b)
+{
+    const struct timespec *x = &((const struct quarantined *)a)->moved,
+                          *y = &((const struct quarantined *)b)->moved;
+    if (x->tv_sec != y->tv_sec)
+        return x->tv_sec < y->tv_sec ? -1 : 1;
+    return (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
+}
+
+void cuspec__store_quarantine_trim(int qdir)
+{
+    struct quarantined *q = NULL;
+    size_t n = 0, cap = 0;
+    int fd = openat(qdir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (d == NULL) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    struct dirent *de;
+    struct stat st;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof q->name ||
+            fstatat(qdir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        if (n == cap) {
+            struct quarantined *more = realloc(q, (cap = cap ? 2 * cap : 64) * sizeof *q);
+            if (more == NULL)
+                break;
+            q = more;
+        }
+        cuspec__strlcpy(q[n].name, de->d_name, sizeof q[n].name);
+        q[n++].moved = st.st_ctim; /* a rename sets it */
+    }
+    closedir(d);
+    if (n > CUSPEC__QUARANTINE_MAX) {
+        qsort(q, n, sizeof *q, moved_first);
+        for (size_t i = 0; i < n - CUSPEC__QUARANTINE_MAX; i++)
+            unlinkat(qdir, q[i].name, 0);
+    }
+    free(q);
+}
+
+/* Empties <store>/quarantine/: what got moved aside has served its purpose
+ * once someone chose to repair. Something else of that name (a link, a
+ * file) is removed itself, never followed; a folder that is refused is left
+ * alone, with a warning. */
+static int empty_quarantine(const struct cuspec__store_config *c, uint64_t *removed)
+{
+    char dir[CUSPEC__STORE_PATH_MAX], path[CUSPEC__STORE_PATH_MAX], why[1536];
+    int q, status = CUSPEC_OK;
+    cuspec__store_format(dir, sizeof dir, "%s/" CUSPEC__QUARANTINE_DIR, c->root);
+    int rc = cuspec__store_open_dir(c->root_fd, CUSPEC__QUARANTINE_DIR, 0, 0, dir, &q, why,
+                                    sizeof why);
+    struct stat st;
+    if (rc == CUSPEC_ERR_NOT_FOUND)
+        return CUSPEC_OK;
+    if (rc == CUSPEC_ERR_STORE &&
+        fstatat(c->root_fd, CUSPEC__QUARANTINE_DIR, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        !S_ISDIR(st.st_mode)) {
+        cuspec__warn("%s: removed (what it pointed to, if anything, is left alone)", why);
+        return remove_file(c->root_fd, CUSPEC__QUARANTINE_DIR, dir, removed);
+    }
+    if (rc != CUSPEC_OK) {
+        cuspec__warn("%s; it is not emptied", why);
+        return CUSPEC_OK;
+    }
+    DIR *d = fdopendir(q);
+    if (d == NULL) {
+        close(q);
+        return cuspec__fail(CUSPEC_ERR_IO, "cannot read %s: %s", dir, strerror(errno));
+    }
+    struct dirent *de;
+    uint64_t n = 0;
+    while (status == CUSPEC_OK && (de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        cuspec__store_format(path, sizeof path, "%s/%.200s", dir, de->d_name);
+        status = remove_file(dirfd(d), de->d_name, path, &n);
+    }
+    closedir(d);
     return status;
 }
 
 /* ## Stats */
 
-/* Entries by kind; [0] counts the entries whose header is bad. */
-static int tally(const char *path, enum file_type type, const char *hex, void *user)
+/* Entries by kind ([0] counts the entries whose header is bad), and
+ * leftovers. */
+static int tally(int dir, const char *name, const char *path, enum file_type type,
+                 const char *hex, void *user)
 {
     cuspec_store_stats *s = user;
     struct cuspec__entry_file f;
+    struct stat st;
     char problem[256];
-    if (type != FILE_ENTRY)
+    if (type == FILE_REFUSED)
+        return skip_refused(hex);
+    if (type != FILE_ENTRY) {
+        if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            s->leftovers++;
+            s->leftover_bytes += (uint64_t)st.st_size;
+        }
         return CUSPEC_OK;
-    int rc = cuspec__entry_read(path, CUSPEC__READ_HEADER, &f, problem, sizeof problem);
+    }
+    int rc = cuspec__entry_read(dir, name, 0, CUSPEC__READ_HEADER, &f, problem, sizeof problem);
     cuspec__entry_file_free(&f);
     if (rc == CUSPEC_ERR_NOT_FOUND)
         return CUSPEC_OK;
@@ -204,11 +396,35 @@ static int tally(const char *path, enum file_type type, const char *hex, void *u
     return CUSPEC_OK;
 }
 
-static int count_entries(const char *path, enum file_type type, const char *hex, void *user)
+static int count_entries(int dir, const char *name, const char *path, enum file_type type,
+                         const char *hex, void *user)
 {
+    if (type == FILE_REFUSED)
+        return skip_refused(hex);
     if (type == FILE_ENTRY)
         ++*(uint64_t *)user;
     return CUSPEC_OK;
+}
+
+/* The files in the quarantine folder, if it is one of ours. */
+static uint64_t count_quarantined(const struct cuspec__store_config *c)
+{
+    char dir[CUSPEC__STORE_PATH_MAX], why[1536];
+    uint64_t n = 0;
+    int q;
+    cuspec__store_format(dir, sizeof dir, "%s/" CUSPEC__QUARANTINE_DIR, c->root);
+    if (cuspec__store_open_dir(c->root_fd, CUSPEC__QUARANTINE_DIR, 0, 0, dir, &q, why,
+                               sizeof why) != CUSPEC_OK)
+        return 0;
+    DIR *d = fdopendir(q);
+    if (d == NULL) {
+        close(q);
+        return 0;
+    }
+    for (struct dirent *de; (de = readdir(d)) != NULL;)
+        n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+    closedir(d);
+    return n;
 }
 
 int cuspec_store_get_stats(cuspec_store_stats *stats)
@@ -232,15 +448,16 @@ int cuspec_store_get_stats(cuspec_store_stats *stats)
     if (!c->root_ok) {
         cuspec__strlcpy(stats->why_not_writable, c->problem, sizeof stats->why_not_writable);
     } else {
-        stats->writable = access(c->root, W_OK) == 0;
+        stats->writable = faccessat(c->root_fd, ".", W_OK, AT_EACCESS) == 0;
         if (!stats->writable)
             snprintf(stats->why_not_writable, sizeof stats->why_not_writable,
                      "you cannot write in it (%s): calls read its entries and keep nothing new",
                      strerror(errno));
-        status = walk(c->root, tally, stats);
+        status = walk(c->root_fd, c->root, 0, tally, stats);
+        stats->quarantined = count_quarantined(c);
     }
     if (status == CUSPEC_OK && c->system[0] != '\0')
-        status = walk(c->system, count_entries, &stats->system_entries);
+        status = walk(c->system_fd, c->system, 1, count_entries, &stats->system_entries);
     return status;
 }
 
@@ -253,15 +470,15 @@ struct visit {
     uint64_t n_bad;
 };
 
-/* Reads the entry at `path` to `depth` into *e; e->problem says why it is
- * bad. CUSPEC_ERR_NOT_FOUND when it went away meanwhile. */
-static int inspect(const char *path, const char *hex, enum cuspec__read_depth depth,
-                   cuspec_store_entry *e)
+/* Reads the entry `name` in `dir` to `depth` into *e; e->problem says why
+ * it is bad. CUSPEC_ERR_NOT_FOUND when it went away meanwhile. */
+static int inspect(int dir, const char *name, const char *path, const char *hex,
+                   enum cuspec__read_depth depth, cuspec_store_entry *e)
 {
     struct cuspec__entry_file f;
     char name_hex[33];
     memset(e, 0, sizeof *e);
-    int rc = cuspec__entry_read(path, depth, &f, e->problem, sizeof e->problem);
+    int rc = cuspec__entry_read(dir, name, 0, depth, &f, e->problem, sizeof e->problem);
     cuspec__strlcpy(e->path, path, sizeof e->path);
     e->size = (uint64_t)f.st.st_size;
     e->last_use = (int64_t)f.st.st_mtim.tv_sec;
@@ -281,13 +498,26 @@ static int inspect(const char *path, const char *hex, enum cuspec__read_depth de
     return rc == CUSPEC_ERR_NOT_FOUND || rc == CUSPEC_ERR_NOMEM ? rc : CUSPEC_OK;
 }
 
-static int list_one(const char *path, enum file_type type, const char *hex, void *user)
+/* A refused fan-out folder as a bad "entry" of the listing. */
+static void refused_entry(const char *path, const char *why, cuspec_store_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    cuspec__strlcpy(e->path, path, sizeof e->path);
+    cuspec__store_format(e->problem, sizeof e->problem, "refused folder: %.200s", why);
+}
+
+static int list_one(int dir, const char *name, const char *path, enum file_type type,
+                    const char *hex, void *user)
 {
     const struct visit *v = user;
     cuspec_store_entry e;
+    if (type == FILE_REFUSED) {
+        refused_entry(path, hex, &e);
+        return v->fn(&e, v->user);
+    }
     if (type != FILE_ENTRY)
         return CUSPEC_OK;
-    int rc = inspect(path, hex, CUSPEC__READ_KEY, &e);
+    int rc = inspect(dir, name, path, hex, CUSPEC__READ_KEY, &e);
     if (rc != CUSPEC_OK)
         return rc == CUSPEC_ERR_NOT_FOUND ? CUSPEC_OK : rc;
     return v->fn(&e, v->user);
@@ -299,64 +529,45 @@ int cuspec_store_list(cuspec_store_visit_fn fn, void *user)
     CUSPEC__RETURN_IF(fn == NULL, CUSPEC_ERR_INVALID, "cuspec_store_list: fn is NULL");
     struct visit v = {fn, user, 0, 0};
     int status = user_store(&c);
-    return status == CUSPEC_OK ? walk(c->root, list_one, &v) : status;
+    return status == CUSPEC_OK ? walk(c->root_fd, c->root, 0, list_one, &v) : status;
 }
 
-static int verify_one(const char *path, enum file_type type, const char *hex, void *user)
+static int verify_one(int dir, const char *name, const char *path, enum file_type type,
+                      const char *hex, void *user)
 {
     struct visit *v = user;
-    struct stat st;
     cuspec_store_entry e;
     uint64_t removed = 0;
-    if (type == FILE_TMP) {
-        if (v->repair && lstat(path, &st) == 0 && time(NULL) - st.st_mtime > TMP_MAX_AGE_S)
-            return remove_file(path, &removed);
-        return CUSPEC_OK;
+    if (type == FILE_REFUSED) {
+        /* Not ours to repair: its owner or mode is someone else's doing. */
+        v->n_bad++;
+        refused_entry(path, hex, &e);
+        return v->fn != NULL ? v->fn(&e, v->user) : CUSPEC_OK;
     }
-    int rc = inspect(path, hex, CUSPEC__READ_ALL, &e);
+    if (type != FILE_ENTRY)
+        return v->repair && leftover(dir, name, type) ? remove_file(dir, name, path, &removed)
+                                                      : CUSPEC_OK;
+    int rc = inspect(dir, name, path, hex, CUSPEC__READ_ALL, &e);
     if (rc != CUSPEC_OK)
         return rc == CUSPEC_ERR_NOT_FOUND ? CUSPEC_OK : rc;
     if (e.problem[0] == '\0')
         return CUSPEC_OK;
     v->n_bad++;
-    if (v->repair && (rc = remove_file(path, &removed)) != CUSPEC_OK)
+    if (v->repair && (rc = remove_file(dir, name, path, &removed)) != CUSPEC_OK)
         return rc;
     return v->fn != NULL ? v->fn(&e, v->user) : CUSPEC_OK;
-}
-
-/* Empties <store>/quarantine/: what get moved aside has served its purpose
- * once someone chose to repair. */
-static int empty_quarantine(const char *store)
-{
-    char dir[CUSPEC__STORE_PATH_MAX], path[CUSPEC__STORE_PATH_MAX];
-    uint64_t removed = 0;
-    int status = CUSPEC_OK;
-    cuspec__store_format(dir, sizeof dir, "%s/quarantine", store);
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return errno == ENOENT
-                   ? CUSPEC_OK
-                   : cuspec__fail(CUSPEC_ERR_IO, "cannot read %s: %s", dir, strerror(errno));
-    struct dirent *de;
-    while (status == CUSPEC_OK && (de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.' || strlen(dir) + strlen(de->d_name) + 2 > sizeof path)
-            continue;
-        cuspec__store_format(path, sizeof path, "%s/%s", dir, de->d_name);
-        status = remove_file(path, &removed);
-    }
-    closedir(d);
-    return status;
 }
 
 int cuspec_store_verify(int repair, cuspec_store_visit_fn fn, void *user, uint64_t *n_bad)
 {
     const struct cuspec__store_config *c;
     struct visit v = {fn, user, repair, 0};
+    uint64_t emptied = 0;
     int status = user_store(&c);
     if (status == CUSPEC_OK)
-        status = walk(c->root, verify_one, &v);
+        status = walk(c->root_fd, c->root, 0, verify_one, &v);
     if (status == CUSPEC_OK && repair)
-        status = empty_quarantine(c->root);
+        status = empty_quarantine(c, &emptied);
     if (n_bad != NULL)
         *n_bad = v.n_bad;
     return status;
@@ -370,20 +581,26 @@ struct removal {
     uint64_t removed;
 };
 
-static int clear_one(const char *path, enum file_type type, const char *hex, void *user)
+static int clear_one(int dir, const char *name, const char *path, enum file_type type,
+                     const char *hex, void *user)
 {
     struct removal *r = user;
     struct cuspec__entry_file f;
     char problem[256];
+    uint64_t leftovers = 0;
+    if (type == FILE_REFUSED)
+        return skip_refused(hex);
     if (type != FILE_ENTRY)
-        return CUSPEC_OK;
+        return r->kind_mask == 0 && leftover(dir, name, type)
+                   ? remove_file(dir, name, path, &leftovers)
+                   : CUSPEC_OK;
     if (r->kind_mask != 0) {
-        int rc = cuspec__entry_read(path, CUSPEC__READ_HEADER, &f, problem, sizeof problem);
+        int rc = cuspec__entry_read(dir, name, 0, CUSPEC__READ_HEADER, &f, problem, sizeof problem);
         cuspec__entry_file_free(&f);
         if (rc != CUSPEC_OK || !(r->kind_mask & (1u << f.kind)))
             return CUSPEC_OK;
     }
-    return remove_file(path, &r->removed);
+    return remove_file(dir, name, path, &r->removed);
 }
 
 int cuspec_store_clear(unsigned kind_mask, uint64_t *removed)
@@ -392,6 +609,7 @@ int cuspec_store_clear(unsigned kind_mask, uint64_t *removed)
         1u << CUSPEC_KIND_CUBIN | 1u << CUSPEC_KIND_PTX | 1u << CUSPEC_KIND_TUNING;
     const struct cuspec__store_config *c;
     struct removal r = {kind_mask, NULL, 0};
+    uint64_t emptied = 0;
     CUSPEC__RETURN_IF(kind_mask & ~kinds, CUSPEC_ERR_INVALID,
                       "cuspec_store_clear: kind_mask 0x%x has bits of no kind (cubin 0x%x, ptx "
                       "0x%x, tuning 0x%x)",
@@ -399,9 +617,9 @@ int cuspec_store_clear(unsigned kind_mask, uint64_t *removed)
                       1u << CUSPEC_KIND_TUNING);
     int status = user_store(&c);
     if (status == CUSPEC_OK)
-        status = walk(c->root, clear_one, &r);
-    if (status == CUSPEC_OK && kind_mask == 0)
-        status = empty_quarantine(c->root); /* everything: the bad entries moved aside too */
+        status = walk(c->root_fd, c->root, 0, clear_one, &r);
+    if (status == CUSPEC_OK && kind_mask == 0) /* everything: the bad entries moved aside too */
+        status = empty_quarantine(c, &emptied);
     if (removed != NULL)
         *removed = r.removed;
     return status;
@@ -411,34 +629,30 @@ int cuspec_store_clear(unsigned kind_mask, uint64_t *removed)
  * entry that does not say is kept. */
 static int other_nvrtc(const char *meta, const char *version)
 {
-    static const char tag[] = "nvrtc=";
-    for (const char *line = meta; *line != '\0';) {
-        const char *end = strchr(line, '\n');
-        size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
-        if (len >= sizeof tag - 1 && memcmp(line, tag, sizeof tag - 1) == 0) {
-            const char *value = line + sizeof tag - 1;
-            size_t value_len = len - (sizeof tag - 1);
-            return value_len != strlen(version) || memcmp(value, version, value_len) != 0;
-        }
-        line += len + (end != NULL);
-    }
-    return 0;
+    const char *value = cuspec__text_find(meta, "nvrtc");
+    if (value == NULL)
+        return 0;
+    size_t len = strcspn(value, "\n");
+    return len != strlen(version) || memcmp(value, version, len) != 0;
 }
 
-static int prune_stale(const char *path, enum file_type type, const char *hex, void *user)
+static int prune_stale(int dir, const char *name, const char *path, enum file_type type,
+                       const char *hex, void *user)
 {
     struct removal *r = user;
     struct cuspec__entry_file f;
     char problem[256];
+    if (type == FILE_REFUSED)
+        return skip_refused(hex);
     if (type != FILE_ENTRY)
         return CUSPEC_OK;
-    int rc = cuspec__entry_read(path, CUSPEC__READ_KEY, &f, problem, sizeof problem);
+    int rc = cuspec__entry_read(dir, name, 0, CUSPEC__READ_KEY, &f, problem, sizeof problem);
     int stale = rc == CUSPEC_OK && f.kind != CUSPEC_KIND_TUNING &&
                 other_nvrtc((const char *)f.body + f.key_len, r->version);
     cuspec__entry_file_free(&f);
     if (rc == CUSPEC_ERR_NOMEM)
         return rc;
-    return stale ? remove_file(path, &r->removed) : CUSPEC_OK;
+    return stale ? remove_file(dir, name, path, &r->removed) : CUSPEC_OK;
 }
 
 int cuspec_store_prune(uint64_t max_bytes, int stale, uint64_t *removed)
@@ -451,10 +665,10 @@ int cuspec_store_prune(uint64_t max_bytes, int stale, uint64_t *removed)
     int status = user_store(&c);
     if (status == CUSPEC_OK && stale && (status = cuspec__nvrtc(&nv)) == CUSPEC_OK) {
         snprintf(version, sizeof version, "%d.%d", nv->info.major, nv->info.minor);
-        status = walk(c->root, prune_stale, &r);
+        status = walk(c->root_fd, c->root, 0, prune_stale, &r);
     }
     if (status == CUSPEC_OK)
-        status = cuspec__store_evict(max_bytes != 0 ? max_bytes : c->max_bytes, &evicted);
+        status = cuspec__store_evict(max_bytes != 0 ? max_bytes : c->max_bytes, &evicted, NULL);
     if (removed != NULL)
         *removed = r.removed + evicted;
     return status;

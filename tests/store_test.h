@@ -74,7 +74,7 @@ static inline const char *entry_path(const char *store, const char *key, char *b
 {
     char hex[33];
     cuspec__hash128_hex(key, strlen(key), hex);
-    if (snprintf(buf, size, "%s/v1/%.2s/%s.entry", store, hex, hex + 2) >= (int)size)
+    if (snprintf(buf, size, "%s/" CUSPEC__ENTRIES_DIR "/%.2s/%s.entry", store, hex, hex + 2) >= (int)size)
         TAP_FAIL("path too long: %s", store);
     return buf;
 }
@@ -142,12 +142,12 @@ static inline int count_names(const char *dir, const char *prefix)
     return n;
 }
 
-/* The number of files under <store>/v1/ whose names start with `prefix`. */
+/* The number of files under <store>/v<format>/ whose names start with `prefix`. */
 static inline int count_in_store(const char *store, const char *prefix)
 {
     char top[1024], sub[1300];
     int n = 0;
-    snprintf(top, sizeof top, "%s/v1", store);
+    snprintf(top, sizeof top, "%s/" CUSPEC__ENTRIES_DIR, store);
     DIR *d = opendir(top);
     struct dirent *de;
     while (d != NULL && (de = readdir(d)) != NULL) {

@@ -102,7 +102,7 @@ check_grep "$tap_out" '^Usage: cuspec cache stats' "the help shows the usage"
 mkdir -m 0770 "$scratch/shared"
 check_exit 1 "ls on a group-writable store exits 1" \
     env CUSPEC_CACHE_DIR="$scratch/shared" "$CUSPEC" cache ls
-check_grep "$tap_err" "^cuspec: warning: the store folder $scratch/shared is writable by group" \
+check_grep "$tap_err" "^cuspec: warning: the store folder $scratch/shared is not used.*: $scratch/shared is writable by group.*fix: chmod go-w" \
     "a refused store is warned about on stderr, with the fix"
 
 # An empty folder where an entry belongs: bad, and repair removes it.

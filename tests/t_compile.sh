@@ -42,7 +42,7 @@ CUSPEC_CACHE_DIR="$store/shared" check_exit 1 "compile into a store it may not u
 check_grep "$tap_err" 'the store cannot be used: .*writable by group or others' "and says why"
 check_grep "$tap_out" '0 compiled, 0 found, 1 failed' "and counts the specialization as failed"
 mkdir -m 700 "$store/blocked"
-: >"$store/blocked/v1" # a file where the entries' folder belongs
+: >"$store/blocked/v2" # a file where the entries' folder belongs
 CUSPEC_CACHE_DIR="$store/blocked" check_exit 1 "compile into a store it cannot write fails" \
     "$CUSPEC" compile --arch sm_90 --family copy
 check_grep "$tap_err" 'cannot publish to the store' "and says so"
