@@ -218,6 +218,10 @@ int cuspec__store_open_dir(int parent, const char *name, int system, int create,
                                  link ? "a symbolic link, not a folder" : "not a folder");
             return CUSPEC_ERR_STORE;
         }
+        /* Another user's folder is often closed to us too: say whose it is. */
+        if (err == EACCES && fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            !owned_safely(&st, system, path, why, size))
+            return CUSPEC_ERR_STORE;
         cuspec__store_format(why, size, "cannot open %s: %s", path, strerror(err));
         return CUSPEC_ERR_IO;
     }
@@ -235,18 +239,20 @@ int cuspec__store_open_file(int dir, const char *name, int system, int *fd, stru
     /* O_NONBLOCK: a FIFO planted here must not hang the reader; it is then
      * refused as not a regular file. */
     *fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (*fd < 0) {
-        int err = errno;
-        if (err == ENOENT)
-            return CUSPEC_ERR_NOT_FOUND;
-        if (fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st->st_mode)) {
-            cuspec__store_format(why, size, "%s", S_ISLNK(st->st_mode) ? "a symbolic link, not an entry file" : "not a regular file");
-            return CUSPEC_ERR_CORRUPT;
-        }
+    int err = errno;
+    if (*fd < 0 && err == ENOENT)
+        return CUSPEC_ERR_NOT_FOUND;
+    if (*fd < 0 && fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st->st_mode)) {
+        cuspec__store_format(why, size, "a symbolic link, not an entry file");
+        return CUSPEC_ERR_CORRUPT;
+    }
+    /* Another user's file is often closed to us too: its fstatat tells. */
+    if (*fd < 0 && (err != EACCES || fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) != 0 ||
+                    st->st_uid == geteuid() || (system && st->st_uid == 0))) {
         cuspec__store_format(why, size, "cannot open it: %s", strerror(err));
         return CUSPEC_ERR_IO;
     }
-    if (fstat(*fd, st) != 0) {
+    if (*fd >= 0 && fstat(*fd, st) != 0) {
         cuspec__store_format(why, size, "cannot stat it: %s", strerror(errno));
         close(*fd);
         *fd = -1;
@@ -267,7 +273,8 @@ int cuspec__store_open_file(int dir, const char *name, int system, int *fd, stru
         else
             cuspec__store_format(why, size, "%s (mode %03o): not loaded", problem,
                                  (unsigned)(st->st_mode & 0777));
-        close(*fd);
+        if (*fd >= 0)
+            close(*fd);
         *fd = -1;
         return CUSPEC_ERR_CORRUPT;
     }

@@ -222,6 +222,8 @@ static inline int store_test_main(const struct tap_test *tests, size_t n)
         printf("Bail out! cannot create a scratch folder under %s\n", base);
         return 1;
     }
+    /* Reachable by a test acting as another user (t_store_trust). */
+    chmod(base, 0755);
     int rc = tap_run(tests, n);
     if (rc == 0)
         tap_remove_tree(base, 0);
