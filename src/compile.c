@@ -80,6 +80,8 @@ static void *worker(void *arg)
         struct cuspec__image img;
         int found = cuspec__image_get(v, job->arch, CUSPEC__IMAGE_STORE_ONLY, &img) == CUSPEC_OK;
         int rc = found ? CUSPEC_OK : cuspec__image_get(v, job->arch, job->how, &img);
+        /* Another process may have compiled it while this one waited. */
+        found = found || (rc == CUSPEC_OK && img.tier != CUSPEC__TIER_NVRTC);
         if (rc == CUSPEC_OK)
             cuspec__image_free(&img);
         char name[256];

@@ -12,7 +12,7 @@ CUSPEC_CACHE_DIR=$scratch/store
 CUSPEC_SYSTEM_STORE=$scratch/no-system-store
 export CUSPEC_CACHE_DIR CUSPEC_SYSTEM_STORE
 unset CUSPEC_CACHE_MAX_BYTES
-plan 64
+plan 68
 
 # Payloads of known bytes: a flipped byte is then sure to change.
 head -c 5000 /dev/zero | tr '\0' a >"$scratch/small"
@@ -36,6 +36,15 @@ check_exit 0 "stats --json exits 0" "$CUSPEC" cache stats --json
 check_grep "$tap_out" '"cubin":\{"entries":1,"bytes":5[0-9]{3}\}' "stats --json has counts by kind"
 check_grep "$tap_out" '"max_bytes":1073741824' "stats --json has the bound"
 check_grep "$tap_out" '"process":\{"hits":0,' "stats --json has the process counters"
+
+# A temporary file of a writer killed mid-publish: counted until removed.
+fan=$(dirname "$(find "$CUSPEC_CACHE_DIR" -name '*.entry' | head -1)")
+printf 'half' >"$fan/.tmp-1-0123" && touch -d '1 hour ago' "$fan/.tmp-1-0123"
+check_exit 0 "stats with a leftover temporary file exits 0" "$CUSPEC" cache stats
+check_grep "$tap_out" '^leftovers +1 temporary or lock files \(4 B\)' "and counts it"
+check_exit 0 "verify --repair removes it" "$CUSPEC" cache verify --repair
+[ ! -e "$fan/.tmp-1-0123" ]
+ok $? "and it is gone"
 
 check_exit 0 "ls exits 0" "$CUSPEC" cache ls
 check_grep "$tap_out" '^ +key +kernel one$' "ls shows the keys"

@@ -2,7 +2,7 @@
 # cuspec compile: defaults into an empty store, found on a second run, eight
 # processes compiling the same empty store at once, no NVRTC, usage errors.
 . "$top_srcdir/tests/tap.sh"
-plan 19
+plan 25
 store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store/a"
@@ -13,17 +13,22 @@ total=$(sed -n 's/.*"total":\([0-9]*\).*/\1/p' "$tap_out")
 check_exit 0 "compile them again" "$CUSPEC" compile --arch sm_90 --json
 check_grep "$tap_out" "\"compiled\":0,\"found\":$total," "the second run finds all $total in the store"
 
-# Eight processes on one empty store: all succeed, nothing bad is left.
+# Eight processes on one empty store: all succeed, each kernel is compiled
+# once (the others wait for it: a lock per key), nothing bad is left.
 export CUSPEC_CACHE_DIR="$store/b"
 pids=""
 for i in 1 2 3 4 5 6 7 8; do
-    "$CUSPEC" compile --arch sm_90 --family copy --jobs 1 >"$store/out$i" 2>&1 &
+    "$CUSPEC" compile --arch sm_90 --family reduce --jobs 1 --json >"$store/out$i" 2>"$store/err$i" &
     pids="$pids $!"
 done
 failed=0
 for p in $pids; do wait "$p" || failed=$((failed + 1)); done
-[ "$failed" -eq 0 ] || cat "$store"/out* | sed 's/^/#   /'
+[ "$failed" -eq 0 ] || cat "$store"/out* "$store"/err* | sed 's/^/#   /'
 ok "$failed" "8 processes compiling the same empty store all succeed"
+compiled=$(cat "$store"/out? | sed -n 's/.*"compiled":\([0-9]*\).*/\1/p' | awk '{n += $1} END {print n + 0}')
+reduce_total=$(sed -n 's/.*"total":\([0-9]*\).*/\1/p' "$store/out1")
+[ "$compiled" -eq "$reduce_total" ]
+ok $? "and compile each of the $reduce_total kernels once between them ($compiled compiles)"
 check_exit 0 "verify finds nothing bad after them" "$CUSPEC" cache verify
 
 # Without NVRTC: an empty store cannot be filled, a warm one needs nothing.
@@ -47,6 +52,19 @@ CUSPEC_CACHE_DIR="$store/blocked" check_exit 1 "compile into a store it cannot w
     "$CUSPEC" compile --arch sm_90 --family copy
 check_grep "$tap_err" 'cannot publish to the store' "and says so"
 check_grep "$tap_out" '0 compiled, 0 found, 1 failed' "and counts the specialization as failed"
+
+# A FIFO where an entry belongs hangs no command: it is refused and replaced.
+export CUSPEC_CACHE_DIR="$store/a"
+entry=$(find "$store/a/v2" -name '*.entry' | head -1)
+rm -f "$entry" && mkfifo "$entry"
+check_exit 1 "cache verify with a FIFO for an entry finds it bad, without hanging" \
+    timeout 20 "$CUSPEC" cache verify
+check_grep "$tap_out" 'not a regular file' "and says why"
+check_exit 0 "cache ls and stats do not hang on it" \
+    sh -c 'timeout 20 "$CUSPEC" cache ls >/dev/null && timeout 20 "$CUSPEC" cache stats'
+check_exit 0 "compile does not hang on it, and replaces it" timeout 60 "$CUSPEC" compile --arch sm_90
+[ -f "$entry" ] && [ ! -p "$entry" ]
+ok $? "the entry is a regular file again"
 
 check_exit 2 "a bad --arch is a usage error" "$CUSPEC" compile --arch sm_x
 check_exit 2 "a --jobs that is not a number is a usage error" "$CUSPEC" compile --jobs 4x

@@ -19,11 +19,13 @@ static const char help[] =
     "$CUSPEC_CACHE_DIR, else $XDG_CACHE_HOME/cuspec, else ~/.cache/cuspec.\n"
     "\n"
     "  stats    where the store is, whether it can be written, its size bound, the\n"
-    "           entries and bytes of each kind, and this process's counters\n"
+    "           entries and bytes of each kind, leftover temporary and lock files,\n"
+    "           quarantined entries, and this process's counters\n"
     "  ls       every entry: kind, size, last use, file, key and meta; a bad entry\n"
     "           with the reason it is bad\n"
     "  verify   reads every entry in full (magic, version, checksum, key against the\n"
-    "           file name) and lists the bad ones\n"
+    "           file name) and lists the bad ones, and the folders refused because\n"
+    "           of their owner, mode or a link\n"
     "  clear    removes entries: all of them (with the bad ones moved aside to\n"
     "           quarantine/), or those of the kinds given; a removed kernel is\n"
     "           compiled again when next needed\n"
@@ -34,7 +36,8 @@ static const char help[] =
     "  --kind KIND        cubin, ptx or tuning; ls: show only this kind; clear: remove\n"
     "                     only these kinds (repeat for several)\n"
     "  --repair           verify: remove the bad entries, the temporary files of writers\n"
-    "                     that died (older than a minute) and the quarantined entries\n"
+    "                     that died (older than a minute), the lock files nobody holds\n"
+    "                     and the quarantined entries\n"
     "  --yes              clear: accepted for scripts; clear never asks, it is a cache\n"
     "  --max-bytes N      prune: the bound to prune to, in bytes (suffix K, M or G for\n"
     "                     powers of 1024); default $CUSPEC_CACHE_MAX_BYTES, else 1G\n"
@@ -43,7 +46,9 @@ static const char help[] =
     "\n"
     "Environment: CUSPEC_CACHE_DIR, XDG_CACHE_HOME and HOME place the store;\n"
     "CUSPEC_SYSTEM_STORE is a read-only store searched after it; CUSPEC_CACHE_MAX_BYTES\n"
-    "bounds it.\n"
+    "bounds it (at least 64K). Every folder and file of the store must be yours and\n"
+    "not writable by group or others (the system store's may be root's); links are\n"
+    "never followed inside it: what fails is refused with a warning.\n"
     "\n"
     "Exit status: 0 success; 1 the operation failed, or verify found bad entries and\n"
     "did not remove them; 2 bad command line.\n";
@@ -116,7 +121,10 @@ static int run_stats(const struct options *o)
         printf(",\"writable\":%s,\"max_bytes\":%llu,\"system_path\":",
                s.writable ? "true" : "false", (unsigned long long)s.max_bytes);
         json_string(stdout, s.system_path);
-        printf(",\"system_entries\":%llu,\"kinds\":{", (unsigned long long)s.system_entries);
+        printf(",\"system_entries\":%llu,\"leftovers\":%llu,\"leftover_bytes\":%llu,"
+               "\"quarantined\":%llu,\"kinds\":{",
+               (unsigned long long)s.system_entries, (unsigned long long)s.leftovers,
+               (unsigned long long)s.leftover_bytes, (unsigned long long)s.quarantined);
         for (int k = 1; k <= CUSPEC_N_KINDS; k++) {
             int i = k % CUSPEC_N_KINDS; /* the kinds, then the bad entries */
             printf("%s\"%s\":{\"entries\":%llu,\"bytes\":%llu}", k > 1 ? "," : "", names[i],
@@ -147,6 +155,14 @@ static int run_stats(const struct options *o)
         printf("%-8s %8llu %12s\n", names[i], (unsigned long long)s.entries[i],
                format_bytes(s.bytes[i], buf));
     }
+    if (s.leftovers > 0)
+        printf("\nleftovers      %llu temporary or lock files (%s) of writers that died or are at "
+               "work; `cuspec cache verify --repair` removes the dead ones\n",
+               (unsigned long long)s.leftovers, format_bytes(s.leftover_bytes, buf));
+    if (s.quarantined > 0)
+        printf("quarantined    %llu bad entries moved aside (the latest are kept; `cuspec cache "
+               "verify --repair` removes them)\n",
+               (unsigned long long)s.quarantined);
     printf("\nthis process   %llu hits, %llu misses, %llu compiles, %llu publishes, %llu bad, "
            "%llu evictions, %llu write failures\n",
            (unsigned long long)s.hits, (unsigned long long)s.misses, (unsigned long long)s.compiles,
