@@ -12,7 +12,7 @@ CUSPEC_CACHE_DIR=$scratch/store
 CUSPEC_SYSTEM_STORE=$scratch/no-system-store
 export CUSPEC_CACHE_DIR CUSPEC_SYSTEM_STORE
 unset CUSPEC_CACHE_MAX_BYTES
-plan 68
+plan 69
 
 # Payloads of known bytes: a flipped byte is then sure to change.
 head -c 5000 /dev/zero | tr '\0' a >"$scratch/small"
@@ -45,6 +45,22 @@ check_grep "$tap_out" '^leftovers +1 temporary or lock files \(4 B\)' "and count
 check_exit 0 "verify --repair removes it" "$CUSPEC" cache verify --repair
 [ ! -e "$fan/.tmp-1-0123" ]
 ok $? "and it is gone"
+
+# A new folder's name is made durable (fsync of the folder holding it)
+# before an entry is put in it.
+if command -v strace >/dev/null 2>&1; then
+    strace -f -o "$scratch/trace" -e trace=mkdirat,mkdir,fsync \
+        env CUSPEC_CACHE_DIR="$scratch/fresh" "$store_put" "kernel one" cubin "$scratch/small"
+    # mkdirat(FD, "name", 0700) = 0 must be followed by fsync(FD).
+    awk '{ sub(/^[0-9]+ +/, "") }
+         made != "" { if ($0 !~ "^fsync\\(" made "\\) += 0") bad++; made = "" }
+         /^mkdirat\(/ && / = 0$/ { made = $0; sub(/^mkdirat\(/, "", made); sub(/,.*/, "", made); n++ }
+         END { exit !(n >= 2 && bad == 0) }' "$scratch/trace"
+    ok $? "each new folder of the store is followed by an fsync of its parent"
+else
+    echo "ok $((tap_n + 1)) - each new folder of the store is followed by an fsync # SKIP no strace"
+    tap_n=$((tap_n + 1))
+fi
 
 check_exit 0 "ls exits 0" "$CUSPEC" cache ls
 check_grep "$tap_out" '^ +key +kernel one$' "ls shows the keys"

@@ -517,12 +517,28 @@ static void no_home_child(void)
     CHECK(!s.writable);
     CHECK_INT_EQ(n_warnings, 1);
     CHECK_STR_CONTAINS(warnings, "no store folder");
+    CHECK_STR_CONTAINS(warnings, "CUSPEC_CACHE_DIR is not set, XDG_CACHE_HOME is not set and "
+                                 "HOME is not set");
     CHECK(!loads("compiled here", CUSPEC_KIND_CUBIN, 100, 1));
+}
+
+/* Set, but of no use: the warning says what each variable is. */
+static void empty_home_child(void)
+{
+    setenv("CUSPEC_CACHE_DIR", "", 1);
+    setenv("XDG_CACHE_HOME", "relative/cache", 1);
+    setenv("HOME", "", 1);
+    CHECK(!stats().writable);
+    CHECK_INT_EQ(n_warnings, 1);
+    CHECK_STR_CONTAINS(warnings, "CUSPEC_CACHE_DIR is empty, XDG_CACHE_HOME=relative/cache is "
+                                 "relative (ignored, as the XDG specification asks) and HOME is "
+                                 "empty");
 }
 
 TEST(no_home_degrades_with_one_warning)
 {
     in_child("nohome", no_home_child);
+    in_child("nohome", empty_home_child);
 }
 
 /* ## Where the store is */
