@@ -41,6 +41,7 @@ int cuspec_ctx_create(cuspec_ctx **out, int ordinal)
     ctx->arch = ctx->info.sm_major * 10 + ctx->info.sm_minor;
     cuspec__device_identity(&ctx->info, ctx->device_id, sizeof ctx->device_id);
     pthread_mutex_init(&ctx->lock, NULL);
+    pthread_mutex_init(&ctx->ws_lock, NULL);
     int pushed;
     rc = cuspec__ctx_enter(ctx, &pushed);
     if (rc == CUSPEC_OK) {
@@ -71,6 +72,7 @@ void cuspec_ctx_destroy(cuspec_ctx *ctx)
     }
     ctx->drv->cuDevicePrimaryCtxRelease(ctx->dev);
     pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->ws_lock);
     free(ctx->slots);
     free(ctx);
 }

@@ -20,13 +20,27 @@ struct cuspec__slot {
     uint64_t last_use;
 };
 
-/* Device scratch for kernels that need it (reduction partials and ticket).
- * Each stream gets its own slot on first use, from a pool sized once at
- * context creation, so concurrent streams never share scratch and no call
- * allocates. A captured graph keeps its capture stream's slot: replaying it
- * concurrently with other work on that stream is not supported. */
-#define CUSPEC__WS_SLOTS 256
-#define CUSPEC__WS_PARTIALS 4096 /* 8-byte partials per slot: the largest grid */
+/* Device scratch of reductions (workspace.c): CUSPEC__WS_PARTIALS 8-byte
+ * partials, then a 4-byte ticket that is zero between launches. Calls on a
+ * stream that is not capturing take a slot of the context's pool; calls
+ * being captured allocate theirs in the graph. */
+#define CUSPEC__WS_PARTIALS 4096 /* the largest grid */
+
+struct cuspec__ws_slot {
+    CUdeviceptr mem;
+    CUevent done;             /* recorded on the stream after each call that used it */
+    unsigned long long owner; /* cuStreamGetId of that stream */
+    int users;                /* calls between cuspec__scratch_take and _give */
+    int kept;                 /* an event record failed: only `owner` may use it again */
+};
+
+/* The scratch one call uses: a pool slot, or memory of the graph being
+ * captured. */
+struct cuspec__scratch {
+    CUdeviceptr partials, ticket;
+    struct cuspec__ws_slot *slot;
+    CUdeviceptr graph;
+};
 
 /* Parameters a call used for (family, dtype, op, bucket): looked up in the
  * store once, then served from here. */
@@ -53,10 +67,11 @@ struct cuspec_ctx {
 
     struct cuspec__tuned tuned[CUSPEC__TUNED_SLOTS];
 
-    CUdeviceptr workspace;
-    CUstream ws_stream[CUSPEC__WS_SLOTS];
-    pthread_t ws_thread[CUSPEC__WS_SLOTS]; /* for CU_STREAM_PER_THREAD */
-    int ws_used;
+    pthread_mutex_t ws_lock; /* guards the pool below */
+    struct cuspec__ws_slot **ws;
+    size_t ws_n, ws_cap;
+    size_t ws_next;       /* where the search for a free slot starts */
+    CUmemoryPool ws_pool; /* the device's default pool, for captured calls; NULL: none */
 
     CUstream timing; /* the benchmarks' and the tuner's stream, made on first use */
 };
@@ -70,16 +85,23 @@ void cuspec__ctx_leave(cuspec_ctx *ctx, int pushed);
  * then cuspec__image_get. Records the tier for cuspec_last_launch(). */
 int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cuspec__kernel *k);
 
-/* The stream workloads are timed on (ctx current): one per context, so
- * timing takes one workspace slot however many workloads it times. */
+/* The stream workloads are timed on (ctx current): one per context. */
 int cuspec__ctx_timing_stream(cuspec_ctx *ctx, CUstream *stream);
 
 /* Workspace (workspace.c). Called with the context current. */
 int cuspec__workspace_init(cuspec_ctx *ctx);
 void cuspec__workspace_free(cuspec_ctx *ctx);
-/* The stream's scratch: CUSPEC__WS_PARTIALS 8-byte partials, then a 4-byte
- * ticket that is zero between launches. */
-int cuspec__workspace(cuspec_ctx *ctx, CUstream stream, CUdeviceptr *partials, CUdeviceptr *ticket);
+/* Scratch for one call on `stream` of `parts` partials (at most
+ * CUSPEC__WS_PARTIALS), with a zero ticket when `ticket`. On a stream that
+ * is capturing, an allocation (and the ticket's memset) captured into the
+ * graph; else a slot of the pool that no call that may still run uses:
+ * the stream's own, one whose last call has completed, or a new one. */
+int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int ticket,
+                         struct cuspec__scratch *s);
+/* After the call's launches on `stream` (whether they succeeded or not):
+ * marks the slot busy until they complete, or frees the graph's allocation
+ * after them. */
+int cuspec__scratch_give(cuspec_ctx *ctx, CUstream stream, struct cuspec__scratch *s);
 
 /* Calls up to these sizes (bytes read + written) launch programmatically
  * where the kernel allows (k->pdl): their blocks are placed while the kernel
@@ -149,5 +171,12 @@ int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
  * current and the arguments checked. */
 int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
                            cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream);
+/* The same on scratch the caller took with cuspec__scratch_take (a whole
+ * slot, with its ticket) and keeps until every launch that uses it is over:
+ * the tuner's graphs, which it alone launches, time kernels as direct calls
+ * run them. */
+int cuspec__reduce_variant_on(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
+                              cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream,
+                              const struct cuspec__scratch *held);
 
 #endif

@@ -258,8 +258,9 @@ CUSPEC_EXPORT int cuspec_compile(const char *family, int arch, int all_variants,
  *
  * A context ties cuspec to one device: it retains the device's primary
  * context (so pointers from cudaMalloc, PyTorch or CuPy work as they are),
- * holds the loaded kernels and the small workspace the kernels need.
- * Thread-safe: one context may serve any number of threads and streams. */
+ * holds the loaded kernels and the reductions' scratch (see "The rule for
+ * streams and graphs" under Operations). Thread-safe: one context may serve
+ * any number of threads and streams. */
 typedef struct cuspec_ctx cuspec_ctx;
 
 /* Creates a context for device `ordinal` in *ctx. Free with
@@ -295,7 +296,36 @@ CUSPEC_EXPORT int cuspec_last_launch(cuspec_launch_info *info);
  * Device pointers are CUdeviceptr values; `stream` is a CUstream (NULL: the
  * legacy default stream). Every operation validates its arguments first (a
  * bad one is an error and nothing is launched), is asynchronous on `stream`,
- * allocates nothing on the way, and may be captured into a CUDA graph. */
+ * and may be captured into a CUDA graph.
+ *
+ * The rule for streams and graphs: two calls that may run at the same time
+ * never share memory of cuspec's, whatever streams they are on (any number,
+ * created and destroyed as the program goes; CU_STREAM_PER_THREAD of any
+ * number of threads; the legacy stream) and wherever a graph holding them
+ * is launched. Only reductions use such memory (scratch for partial
+ * results); copies and transposes use none, nor does a reduction that runs
+ * on one block (up to 4096 f32 elements with the default parameters).
+ * - Direct calls (the stream is not capturing) take scratch of the context
+ *   that stays with their stream: the call records an event on the stream
+ *   after its kernels, and only once it has completed may another stream
+ *   have that scratch. Only when all of it is busy on other streams does a
+ *   call allocate, 33 KB (cuMemAlloc) kept until cuspec_ctx_destroy: the
+ *   context's scratch grows to what the streams busy at once need, with no
+ *   limit on the number of streams.
+ * - A reduction captured into a graph allocates its scratch in the graph
+ *   (stream-ordered allocation from the device's default memory pool: an
+ *   allocation node, a 4-byte memset for single-pass kernels, the kernels,
+ *   a free node), so each executable graph owns its own and may run on any
+ *   stream beside direct calls and other graphs. CUDA's rules for graphs
+ *   with memory nodes then apply to the graph: one executable graph at a
+ *   time (a second cuGraphInstantiate fails until the first is destroyed:
+ *   capture twice to run two copies at once); no cuGraphClone; as a child
+ *   graph only moved into its parent (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE,
+ *   not cuGraphAddChildGraphNode); not in the body of a conditional node;
+ *   not instantiated for device launch; no node or edge removed. The device
+ *   must support memory pools (else the captured call fails with
+ *   CUSPEC_ERR_UNSUPPORTED). The memory is CUDA's graph memory, reused
+ *   across launches (cuDeviceGraphMemTrim gives it back). */
 typedef uint64_t cuspec_devptr;
 
 /* Copies `bytes` bytes from `src` to `dst` (device memory, not overlapping)
@@ -315,8 +345,7 @@ CUSPEC_EXPORT int cuspec_copy(cuspec_ctx *ctx, cuspec_devptr dst, cuspec_devptr 
  * n = 2^28 (see templates/reduce.cuh). `in` must be aligned to its element
  * size; any such alignment is fast (vector loads start at the first aligned
  * element); with n = 0 it is not read and may be NULL. dtypes: f32, f64, i32,
- * i64, u32. Each stream (each thread, for CU_STREAM_PER_THREAD) gets its own
- * scratch from the context, for up to 256 streams per context. */
+ * i64, u32. Scratch: see "The rule for streams and graphs" above. */
 typedef enum cuspec_op {
     CUSPEC_SUM = 0,
     CUSPEC_MIN = 1,

@@ -76,14 +76,21 @@ void cuspec__warn(const char *fmt, ...) CUSPEC__PRINTF(1, 2);
     X(cuMemcpyDtoDAsync, 1)                                                                        \
     X(cuMemsetD8, 1)                                                                               \
     X(cuMemsetD8Async, 1)                                                                          \
+    X(cuMemsetD32Async, 1)                                                                         \
+    X(cuDeviceGetDefaultMemPool, 1)                                                                \
+    X(cuMemAllocFromPoolAsync, 1)                                                                  \
+    X(cuMemFreeAsync, 1)                                                                           \
     X(cuPointerGetAttribute, 1)                                                                    \
     X(cuStreamCreate, 1)                                                                           \
     X(cuStreamDestroy, 1)                                                                          \
     X(cuStreamSynchronize, 1)                                                                      \
     X(cuStreamIsCapturing, 1)                                                                      \
+    X(cuStreamGetId, 1)                                                                            \
+    X(cuThreadExchangeStreamCaptureMode, 1)                                                        \
     X(cuEventCreate, 1)                                                                            \
     X(cuEventDestroy, 1)                                                                           \
     X(cuEventRecord, 1)                                                                            \
+    X(cuEventQuery, 1)                                                                             \
     X(cuEventSynchronize, 1)                                                                       \
     X(cuEventElapsedTime, 1)                                                                       \
     X(cuStreamBeginCapture, 1)                                                                     \

@@ -115,11 +115,11 @@ const struct cuspec__family cuspec__family_reduce = {
     .defaults = defaults,
 };
 
-int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
-                           cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream)
+int cuspec__reduce_variant_on(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
+                              cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream,
+                              const struct cuspec__scratch *held)
 {
     struct cuspec__kernel k, fk;
-    CUdeviceptr partials, ticket;
     struct cuspec__variant fin = *v;
     fin.p[P_ITEMS] = fin.p[P_VEC] = 1;
     fin.p[P_SINGLE] = fin.p[P_GRID] = 0;
@@ -129,8 +129,6 @@ int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cus
     int rc = v->p[P_SINGLE] ? CUSPEC_OK : cuspec__function(ctx, &fin, &fk);
     if (rc == CUSPEC_OK)
         rc = cuspec__function(ctx, v, &k);
-    if (rc == CUSPEC_OK)
-        rc = cuspec__workspace(ctx, stream, &partials, &ticket);
     if (rc != CUSPEC_OK)
         return rc;
 
@@ -144,17 +142,40 @@ int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cus
         grid = CUSPEC__WS_PARTIALS;
     if (grid == 0)
         grid = 1;
+
+    /* One block of a single-pass kernel writes the result itself: no scratch. */
+    struct cuspec__scratch s = {0};
+    int own = held == NULL && !(v->p[P_SINGLE] && grid == 1);
+    if (own)
+        rc = cuspec__scratch_take(ctx, stream, (unsigned)grid, v->p[P_SINGLE], &s);
+    else if (held != NULL)
+        s = *held;
+    if (rc != CUSPEC_OK)
+        return rc;
+
     unsigned long long count = n;
+    CUdeviceptr partials = s.partials, ticket = s.ticket;
     void *args[] = {&a, &b, &count, &out, &partials, &ticket};
     const unsigned dims[3] = {(unsigned)grid, 1, 1}, one[3] = {1, 1, 1};
     unsigned long long bytes = n * cuspec_dtype_size(v->dtype) * (v->op == OP_DOT ? 2 : 1);
     rc = cuspec__launch(ctx, &k, v, dims, (unsigned)v->p[P_BLOCK],
                         bytes <= CUSPEC__PDL_STRIDED_BYTES, stream, args);
-    if (rc != CUSPEC_OK || v->p[P_SINGLE])
-        return rc;
-    unsigned int parts = (unsigned int)grid;
-    void *fargs[] = {&partials, &parts, &out};
-    return cuspec__launch(ctx, &fk, &fin, one, (unsigned)fin.p[P_BLOCK], 1, stream, fargs);
+    if (rc == CUSPEC_OK && !v->p[P_SINGLE]) {
+        unsigned int parts = (unsigned int)grid;
+        void *fargs[] = {&partials, &parts, &out};
+        rc = cuspec__launch(ctx, &fk, &fin, one, (unsigned)fin.p[P_BLOCK], 1, stream, fargs);
+    }
+    if (own) {
+        int given = cuspec__scratch_give(ctx, stream, &s);
+        rc = rc != CUSPEC_OK ? rc : given;
+    }
+    return rc;
+}
+
+int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
+                           cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream)
+{
+    return cuspec__reduce_variant_on(ctx, v, a, b, n, out, stream, NULL);
 }
 
 static int run(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr a, cuspec_devptr b, size_t n,

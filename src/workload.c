@@ -43,6 +43,10 @@ struct cuspec__workload {
     cuspec__after_run_fn hook;
     void *hook_user;
     enum copy_mode copy;
+    /* While a variant is captured for timing: the scratch its calls share
+     * (held = 1), as direct calls on one stream would. */
+    struct cuspec__scratch scratch;
+    int held;
 };
 
 /* A slice of a random fill, with its own generator (xorshift64*). */
@@ -226,7 +230,8 @@ static int run(struct cuspec__workload *w, const struct cuspec__variant *v, unsi
     CUdeviceptr a = slice_at(&w->a, i), b = slice_at(&w->b, i);
     if (s->family == CUSPEC__FAM_REDUCE) {
         if (v != NULL)
-            return cuspec__reduce_variant(w->ctx, v, a, s->op == 3 ? b : 0, s->n, w->out, stream);
+            return cuspec__reduce_variant_on(w->ctx, v, a, s->op == 3 ? b : 0, s->n, w->out, stream,
+                                             w->held ? &w->scratch : NULL);
         if (s->op == 3)
             return cuspec_dot(w->ctx, s->dtype, a, b, s->n, w->out, stream);
         return cuspec_reduce(w->ctx, s->op, s->dtype, a, s->n, w->out, stream);
@@ -382,7 +387,11 @@ static int cmp_double(const void *a, const void *b)
 /* Mean microseconds per call over `batch` calls back to back on stream,
  * between two events: enqueued one by one (the host's cost included where
  * it is the larger), or (graph) captured into a CUDA graph and launched as
- * one, so that the device's own time per call is what shows. */
+ * one, so that the device's own time per call is what shows. A reduce
+ * variant (the tuner's) captured here runs on scratch held for the
+ * graph's life, not on the graph's own allocations: candidates are ranked
+ * by their kernels, as direct calls run them; the public calls (the
+ * benchmarks) pay what captured calls pay. */
 static int batch_time(struct cuspec__workload *w, const struct cuspec__variant *v, int batch,
                       int graph, CUstream stream, CUevent *ev, double *us)
 {
@@ -390,11 +399,18 @@ static int batch_time(struct cuspec__workload *w, const struct cuspec__variant *
     CUgraph g = NULL;
     CUgraphExec exec = NULL;
     int rc = CUSPEC_OK;
-    if (graph) {
+    if (graph && v != NULL && w->spec.family == CUSPEC__FAM_REDUCE) {
+        rc = cuspec__scratch_take(w->ctx, stream, CUSPEC__WS_PARTIALS, 1, &w->scratch);
+        w->held = rc == CUSPEC_OK;
+    }
+    if (graph && rc == CUSPEC_OK)
         rc = cuspec__cu_check(drv->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED),
                               "cuStreamBeginCapture");
-        if (rc != CUSPEC_OK)
-            return rc;
+    if (graph && rc != CUSPEC_OK) {
+        if (w->held)
+            cuspec__scratch_give(w->ctx, stream, &w->scratch);
+        w->held = 0;
+        return rc;
     }
     for (int i = 0; rc == CUSPEC_OK && graph && i < batch; i++)
         rc = run(w, v, (unsigned)i, stream);
@@ -426,6 +442,11 @@ static int batch_time(struct cuspec__workload *w, const struct cuspec__variant *
         drv->cuGraphExecDestroy(exec);
     if (g != NULL)
         drv->cuGraphDestroy(g);
+    if (w->held) { /* after the launches: the slot is busy until they are over */
+        int given = cuspec__scratch_give(w->ctx, stream, &w->scratch);
+        rc = rc != CUSPEC_OK ? rc : given;
+        w->held = 0;
+    }
     return rc;
 }
 

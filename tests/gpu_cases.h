@@ -21,14 +21,14 @@ static int n_fail;
 
 static struct timespec group_t0;
 
-static void group_begin(void)
+static inline void group_begin(void)
 {
     n_fail = 0;
     clock_gettime(CLOCK_MONOTONIC, &group_t0);
 }
 
 /* Says how many failures were not printed, and how long the group took. */
-static void group_end(void)
+static inline void group_end(void)
 {
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -44,7 +44,7 @@ static char store_dir[] = "/tmp/cuspec-gpu-cases-XXXXXX";
 static int store_made;
 
 /* ## Store folder */
-static void remove_store(void)
+static inline void remove_store(void)
 {
     if (store_made)
         tap_remove_tree(store_dir, 0);
@@ -54,7 +54,7 @@ static void remove_store(void)
 /* Whether the current device reads pageable host memory directly: then a
  * malloc'd pointer is legal input and bad-argument tests must not expect it
  * refused. */
-static int pageable_access(void)
+static inline int pageable_access(void)
 {
     int dev = 0, v = 0;
     CUdevice d;
@@ -68,7 +68,7 @@ static int pageable_access(void)
 
 /* ## Bad arguments */
 /* Fails the case unless rc is CUSPEC_ERR_INVALID with a detail saying `detail`. */
-static void check_refused(int rc, const char *what, const char *detail)
+static inline void check_refused(int rc, const char *what, const char *detail)
 {
     if (rc != CUSPEC_ERR_INVALID)
         CASE_FAIL("%s: got %s (%s), want CUSPEC_ERR_INVALID", what,
@@ -82,9 +82,9 @@ static void check_refused(int rc, const char *what, const char *detail)
  * `accepted` run), else it must be refused as no device memory, which the
  * test's `refused` checks with what it knows of memory left untouched.
  * Returns 1 when it was refused. */
-static int check_malloc_pointer(int rc, const char *what,
-                                void (*refused)(int, const char *, const char *),
-                                void (*accepted)(void))
+static inline int check_malloc_pointer(int rc, const char *what,
+                                       void (*refused)(int, const char *, const char *),
+                                       void (*accepted)(void))
 {
     if (rc == CUSPEC_OK && pageable_access()) {
         printf("# the device reads pageable memory and a %s was accepted\n", what);
@@ -99,7 +99,7 @@ static int check_malloc_pointer(int rc, const char *what,
 
 /* Whether all n device bytes at p hold `poison` once the context is idle;
  * 0 also when they cannot be read back. */
-static int device_untouched(CUdeviceptr p, size_t n, unsigned char poison)
+static inline int device_untouched(CUdeviceptr p, size_t n, unsigned char poison)
 {
     unsigned char *buf = malloc(n);
     int ok = buf != NULL && drv->cuCtxSynchronize() == CUDA_SUCCESS &&
@@ -111,8 +111,8 @@ static int device_untouched(CUdeviceptr p, size_t n, unsigned char poison)
 }
 
 /* Fails the case unless all n host bytes at p still hold `poison`. */
-static void check_host_untouched(const unsigned char *p, size_t n, unsigned char poison,
-                                 const char *what)
+static inline void check_host_untouched(const unsigned char *p, size_t n, unsigned char poison,
+                                        const char *what)
 {
     for (size_t i = 0; i < n; i++)
         if (p[i] != poison) {
@@ -127,7 +127,7 @@ struct vlist {
     size_t n, cap;
 };
 
-static int vlist_add(struct vlist *l, const struct cuspec__variant *v)
+static inline int vlist_add(struct vlist *l, const struct cuspec__variant *v)
 {
     for (size_t i = 0; i < l->n; i++)
         if (memcmp(&l->v[i], v, sizeof *v) == 0)
@@ -144,12 +144,12 @@ static int vlist_add(struct vlist *l, const struct cuspec__variant *v)
     return 0;
 }
 
-static int collect(const struct cuspec__variant *v, void *user)
+static inline int collect(const struct cuspec__variant *v, void *user)
 {
     return vlist_add(user, v) == 0 ? 0 : 1;
 }
 
-static int param_index(const struct cuspec__family *f, const char *name)
+static inline int param_index(const struct cuspec__family *f, const char *name)
 {
     for (int i = 0; i < f->n_params; i++)
         if (strcmp(f->params[i].name, name) == 0)
@@ -160,7 +160,7 @@ static int param_index(const struct cuspec__family *f, const char *name)
 /* A private store (named before the first cuspec call), the skip when there
  * is no GPU, a fresh seed, and a current context on device 0. Returns 1 with
  * ctx ready; 0 with ctx NULL and the reason printed. */
-static int gpu_cases_setup(void)
+static inline int gpu_cases_setup(void)
 {
     if (mkdtemp(store_dir) == NULL)
         tap_skip("cannot make a temporary folder");

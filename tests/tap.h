@@ -56,6 +56,20 @@ static int tap_current_failed;
             TAP_FAIL("%s == %s: %llu != %llu", #a, #b, tap_a, tap_b);                              \
     } while (0)
 
+#define CHECK_UINT_LE(a, b)                                                                        \
+    do {                                                                                           \
+        unsigned long long tap_a = (unsigned long long)(a), tap_b = (unsigned long long)(b);       \
+        if (!(tap_a <= tap_b))                                                                     \
+            TAP_FAIL("%s <= %s: %llu > %llu", #a, #b, tap_a, tap_b);                               \
+    } while (0)
+
+#define CHECK_UINT_LT(a, b)                                                                        \
+    do {                                                                                           \
+        unsigned long long tap_a = (unsigned long long)(a), tap_b = (unsigned long long)(b);       \
+        if (!(tap_a < tap_b))                                                                      \
+            TAP_FAIL("%s < %s: %llu >= %llu", #a, #b, tap_a, tap_b);                               \
+    } while (0)
+
 #define CHECK_STR_EQ(a, b)                                                                         \
     do {                                                                                           \
         const char *tap_a = (a), *tap_b = (b);                                                     \
