@@ -35,11 +35,15 @@ struct cuspec__ws_slot {
 };
 
 /* The scratch one call uses: a pool slot, or memory of the graph being
- * captured. */
+ * captured (graph: its address; where the driver lets nodes be added to the
+ * capture, g and ready: the graph and the node after which it is ready,
+ * off the stream's path). */
 struct cuspec__scratch {
     CUdeviceptr partials, ticket;
     struct cuspec__ws_slot *slot;
     CUdeviceptr graph;
+    CUgraph g;
+    CUgraphNode ready;
 };
 
 /* Parameters a call used for (family, dtype, op, bucket): looked up in the
@@ -98,6 +102,9 @@ void cuspec__workspace_free(cuspec_ctx *ctx);
  * the stream's own, one whose last call has completed, or a new one. */
 int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int ticket,
                          struct cuspec__scratch *s);
+/* After the call's first launch on `stream`: makes it wait for scratch
+ * made off the stream's path in a graph being captured. */
+int cuspec__scratch_launched(cuspec_ctx *ctx, CUstream stream, struct cuspec__scratch *s);
 /* After the call's launches on `stream` (whether they succeeded or not):
  * marks the slot busy until they complete, or frees the graph's allocation
  * after them. */

@@ -98,11 +98,22 @@ void cuspec__warn(const char *fmt, ...) CUSPEC__PRINTF(1, 2);
     X(cuGraphInstantiateWithFlags, 1)                                                              \
     X(cuGraphLaunch, 1)                                                                            \
     X(cuGraphExecDestroy, 1)                                                                       \
-    X(cuGraphDestroy, 1)
+    X(cuGraphDestroy, 1)                                                                           \
+    X(cuGraphAddMemAllocNode, 1)                                                                   \
+    X(cuGraphAddMemsetNode, 1)                                                                     \
+    X(cuGraphAddMemFreeNode, 1)
+
+/* Entry points at API 12.3 (resolved at that version; NULL from an older
+ * driver): the capture graph's dependencies, with edge data. */
+#define CUSPEC__DRIVER_API_VERSION_12_3 12030
+#define CUSPEC__DRIVER_SYMBOLS_12_3(X)                                                             \
+    X(cuStreamGetCaptureInfo, 0)                                                                   \
+    X(cuGraphAddDependencies, 0)
 
 struct cuspec__driver {
 #define CUSPEC__DRIVER_MEMBER(name, required) __typeof__(&name) name;
     CUSPEC__DRIVER_SYMBOLS(CUSPEC__DRIVER_MEMBER)
+    CUSPEC__DRIVER_SYMBOLS_12_3(CUSPEC__DRIVER_MEMBER)
 #undef CUSPEC__DRIVER_MEMBER
     int version;   /* cuDriverGetVersion */
     int no_device; /* cuInit said CUDA_ERROR_NO_DEVICE */

@@ -84,6 +84,15 @@ static void reject(const struct cuspec__store_config *c, int user, int fan, cons
     snprintf(qname, sizeof qname, "%.40s-%016llx", name, unique());
     cuspec__store_format(qpath, sizeof qpath, "%s/" CUSPEC__QUARANTINE_DIR "/%s", c->root, qname);
     if (rc == CUSPEC_OK && renameat(fan, name, q, qname) == 0) {
+        /* A good entry published between the check and the move goes back
+         * (unless a newer one is there by now). */
+        if (fstatat(q, qname, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+            (now.st_dev != seen->st_dev || now.st_ino != seen->st_ino)) {
+            if (renameat2(q, qname, fan, name, RENAME_NOREPLACE) != 0)
+                unlinkat(q, qname, 0);
+            close(q);
+            return;
+        }
         cuspec__warn(
             "bad store entry %s (%s): moved to %s; the next compile or tuning of it replaces it",
             path, problem, qpath);
@@ -401,6 +410,10 @@ void cuspec__store_lock(const char *key, struct cuspec__store_lock *lk)
             held.st_uid != geteuid()) {
             /* Not a lock of ours (a link or another's file planted there):
              * compiling unlocked costs time, never correctness. */
+            cuspec__warn("the lock %s/" CUSPEC__ENTRIES_DIR "/%.2s/%s is not a file of yours "
+                         "(%s); the kernel is compiled without it",
+                         c->root, hex, lk->name,
+                         fd < 0 ? strerror(errno) : "another user's, or not a regular file");
             if (fd >= 0)
                 close(fd);
             break;

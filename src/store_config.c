@@ -105,8 +105,8 @@ static int parse_size(const char *s, uint64_t *out)
  * c->problem) when there is none. */
 static int locate(struct cuspec__store_config *c)
 {
-    const char *dir = getenv("CUSPEC_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
-               *home = getenv("HOME");
+    const char *dir = secure_getenv("CUSPEC_CACHE_DIR"),
+               *xdg = secure_getenv("XDG_CACHE_HOME"), *home = secure_getenv("HOME");
     char cwd[CUSPEC__STORE_PATH_MAX];
     int n;
     if (dir != NULL && dir[0] == '/') {
@@ -164,13 +164,19 @@ static void init(void)
     if (!c->root_ok)
         cuspec__warn("%s", c->problem);
 
-    const char *sys = getenv("CUSPEC_SYSTEM_STORE");
+    /* secure_getenv: a set-user-ID program using cuspec must not create
+     * folders wherever its caller points. */
+    const char *sys = secure_getenv("CUSPEC_SYSTEM_STORE");
     char why[1536];
     struct stat st;
     if (sys == NULL || sys[0] == '\0')
         sys = CUSPEC_SYSTEM_STORE_DIR;
     /* No system store is the common case, and not worth a word. */
-    if (strlen(sys) < sizeof c->system - CUSPEC__STORE_TAIL && lstat(sys, &st) == 0) {
+    if (strlen(sys) >= sizeof c->system - CUSPEC__STORE_TAIL)
+        cuspec__warn("the system store path %.80s... is too long (at most %d characters) and is "
+                     "not used",
+                     sys, CUSPEC__STORE_PATH_MAX - CUSPEC__STORE_TAIL - 1);
+    else if (lstat(sys, &st) == 0) {
         if (open_root(sys, 1, &c->system_fd, why, sizeof why))
             cuspec__strlcpy(c->system, sys, sizeof c->system);
         else

@@ -87,6 +87,20 @@ int cuspec__store_open_root(const char *path, int system, int create, int *fd, c
         cuspec__store_format(why, size, "the %s path %s is not absolute", store_name(system), path);
         return CUSPEC_ERR_STORE;
     }
+    /* The store's own folder must be named (not "x/." or "x/.."), so that
+     * the walk knows which component must not be a link. */
+    size_t stop = strlen(path);
+    while (stop > 1 && path[stop - 1] == '/')
+        stop--;
+    size_t start = stop;
+    while (start > 0 && path[start - 1] != '/')
+        start--;
+    if ((stop - start == 1 && path[start] == '.') ||
+        (stop - start == 2 && path[start] == '.' && path[start + 1] == '.')) {
+        cuspec__store_format(why, size, "the %s path %s ends in . or ..: name its folder",
+                             store_name(system), path);
+        return CUSPEC_ERR_STORE;
+    }
     cuspec__strlcpy(rest, path, sizeof rest);
 restart:
     if (cur >= 0)
@@ -120,7 +134,12 @@ restart:
             char again[2 * CUSPEC__STORE_PATH_MAX], *up = strrchr(walked, '/');
             if (up != NULL)
                 *up = '\0';
-            snprintf(again, sizeof again, "%s%s", walked, p);
+            int n_again = snprintf(again, sizeof again, "%s%s", walked, p);
+            if (n_again < 0 || (size_t)n_again >= sizeof rest) {
+                cuspec__store_format(why, size, "the %s path %s is too long", store_name(system),
+                                     path);
+                goto fail;
+            }
             cuspec__strlcpy(rest, again[0] != '\0' ? again : "/", sizeof rest);
             goto restart;
         }
@@ -151,6 +170,15 @@ restart:
                                      store_name(system), walked);
                 goto fail;
             }
+            /* As the kernel's protected_symlinks: a link someone else made
+             * (in /tmp, say) could send us to any folder of ours. */
+            if (st.st_uid != geteuid() && st.st_uid != 0) {
+                cuspec__store_format(why, size,
+                                     "the link %s on the way to it is owned by uid %u, who could "
+                                     "point it anywhere",
+                                     walked, (unsigned)st.st_uid);
+                goto fail;
+            }
             if (len <= 0 || (size_t)len >= sizeof target - 1 || ++links > MAX_LINKS) {
                 cuspec__store_format(why, size, "cannot follow the link %s", walked);
                 goto fail;
@@ -158,10 +186,14 @@ restart:
             target[len] = '\0';
             *strrchr(walked, '/') = '\0';
             /* A relative target continues from the folder holding the link. */
-            if (target[0] == '/')
-                snprintf(spliced, sizeof spliced, "%s%s", target, p);
-            else
-                snprintf(spliced, sizeof spliced, "%s/%s%s", walked, target, p);
+            int n_spliced = target[0] == '/'
+                                ? snprintf(spliced, sizeof spliced, "%s%s", target, p)
+                                : snprintf(spliced, sizeof spliced, "%s/%s%s", walked, target, p);
+            if (n_spliced < 0 || (size_t)n_spliced >= sizeof rest) {
+                cuspec__store_format(why, size, "the %s path %s is too long once its links are "
+                                     "followed", store_name(system), path);
+                goto fail;
+            }
             cuspec__strlcpy(rest, spliced, sizeof rest);
             goto restart;
         }
@@ -210,6 +242,7 @@ int cuspec__store_open_dir(int parent, const char *name, int system, int create,
     }
     if (*fd < 0) {
         int err = errno;
+        cuspec__store_format(why, size, "%s is gone (removed meanwhile)", path);
         if (err == ENOENT)
             return CUSPEC_ERR_NOT_FOUND;
         if (err == ELOOP || err == ENOTDIR) {

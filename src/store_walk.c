@@ -121,20 +121,26 @@ static int remove_file(int dir, const char *name, const char *path, uint64_t *re
     return CUSPEC_OK;
 }
 
-/* Whether a temporary or lock file is a leftover of a process that died:
- * a temporary file old enough, a lock file nobody holds. */
-static int leftover(int dir, const char *name, enum file_type type)
+/* Removes a temporary or lock file left by a process that died: a
+ * temporary file old enough, a lock file nobody holds (removed while this
+ * process holds it, so that nobody takes it in between). */
+static int remove_leftover(int dir, const char *name, const char *path, enum file_type type,
+                           uint64_t *removed)
 {
     struct stat st;
     if (type == FILE_TMP)
         return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-               time(NULL) - st.st_mtime > CUSPEC__LEFTOVER_AGE_S;
+                       time(NULL) - st.st_mtime > CUSPEC__LEFTOVER_AGE_S
+                   ? remove_file(dir, name, path, removed)
+                   : CUSPEC_OK;
     int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ELOOP; /* a link is no lock of ours */
-    int free_now = fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || flock(fd, LOCK_EX | LOCK_NB) == 0);
+    if (fd < 0) /* a link is no lock of ours */
+        return errno == ELOOP ? remove_file(dir, name, path, removed) : CUSPEC_OK;
+    int status = CUSPEC_OK;
+    if (fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || flock(fd, LOCK_EX | LOCK_NB) == 0))
+        status = remove_file(dir, name, path, removed);
     close(fd);
-    return free_now;
+    return status;
 }
 
 /* A refused fan-out folder: said once; a walk that only reads goes on. */
@@ -167,7 +173,7 @@ static int collect(int dir, const char *name, const char *path, enum file_type t
     if (type == FILE_REFUSED)
         return skip_refused(hex);
     if (type != FILE_ENTRY)
-        return leftover(dir, name, type) ? remove_file(dir, name, path, &removed) : CUSPEC_OK;
+        return remove_leftover(dir, name, path, type, &removed);
     if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return CUSPEC_OK; /* gone since the folder was read: nothing to evict */
     if (l->n == l->cap) {
@@ -233,7 +239,7 @@ int cuspec__store_evict(uint64_t bound, uint64_t *removed, uint64_t *total)
     size_t kept = 0;
     compiled = 0;
     for (size_t i = 0; i < l.n; i++) {
-        struct cuspec__entry_file f;
+        struct cuspec__entry_file f = {0};
         char problem[256];
         int rc = item_dir(c, top, l.items[i].fan, fan_name, &fan);
         if (rc == CUSPEC_OK)
@@ -252,12 +258,17 @@ int cuspec__store_evict(uint64_t bound, uint64_t *removed, uint64_t *total)
     }
     l.n = kept;
     qsort(l.items, l.n, sizeof *l.items, older_first);
-    for (size_t i = 0; i < l.n && compiled > bound && status == CUSPEC_OK; i++) {
+    /* One entry that cannot be removed (a folder with something in it)
+     * must not stop the others' eviction: it is warned about and passed. */
+    for (size_t i = 0; i < l.n && compiled > bound; i++) {
         if (item_dir(c, top, l.items[i].fan, fan_name, &fan) != CUSPEC_OK)
             continue;
         cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR "/%s/%s", c->root,
                              l.items[i].fan, l.items[i].name);
-        status = remove_file(fan, l.items[i].name, path, &n_removed);
+        if (remove_file(fan, l.items[i].name, path, &n_removed) != CUSPEC_OK) {
+            cuspec__warn("%s; it is left in the store", cuspec_last_error());
+            continue;
+        }
         compiled -= l.items[i].size;
     }
 done:
@@ -325,6 +336,14 @@ void cuspec__store_quarantine_trim(int qdir)
     free(q);
 }
 
+/* Whether `name` is one that reject() (store.c) gives a moved entry:
+ * "<30 hex>.entry-<16 hex>". */
+static int quarantine_name(const char *name)
+{
+    return strlen(name) == 53 && is_hex(name, 30) && strncmp(name + 30, ".entry-", 7) == 0 &&
+           is_hex(name + 37, 16);
+}
+
 /* Empties <store>/quarantine/: what got moved aside has served its purpose
  * once someone chose to repair. Something else of that name (a link, a
  * file) is removed itself, never followed; a folder that is refused is left
@@ -357,8 +376,8 @@ static int empty_quarantine(const struct cuspec__store_config *c, uint64_t *remo
     struct dirent *de;
     uint64_t n = 0;
     while (status == CUSPEC_OK && (de = readdir(d)) != NULL) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-            continue;
+        if (!quarantine_name(de->d_name))
+            continue; /* not put there by cuspec: left alone */
         cuspec__store_format(path, sizeof path, "%s/%.200s", dir, de->d_name);
         status = remove_file(dirfd(d), de->d_name, path, &n);
     }
@@ -545,8 +564,7 @@ static int verify_one(int dir, const char *name, const char *path, enum file_typ
         return v->fn != NULL ? v->fn(&e, v->user) : CUSPEC_OK;
     }
     if (type != FILE_ENTRY)
-        return v->repair && leftover(dir, name, type) ? remove_file(dir, name, path, &removed)
-                                                      : CUSPEC_OK;
+        return v->repair ? remove_leftover(dir, name, path, type, &removed) : CUSPEC_OK;
     int rc = inspect(dir, name, path, hex, CUSPEC__READ_ALL, &e);
     if (rc != CUSPEC_OK)
         return rc == CUSPEC_ERR_NOT_FOUND ? CUSPEC_OK : rc;
@@ -591,9 +609,7 @@ static int clear_one(int dir, const char *name, const char *path, enum file_type
     if (type == FILE_REFUSED)
         return skip_refused(hex);
     if (type != FILE_ENTRY)
-        return r->kind_mask == 0 && leftover(dir, name, type)
-                   ? remove_file(dir, name, path, &leftovers)
-                   : CUSPEC_OK;
+        return r->kind_mask == 0 ? remove_leftover(dir, name, path, type, &leftovers) : CUSPEC_OK;
     if (r->kind_mask != 0) {
         int rc = cuspec__entry_read(dir, name, 0, CUSPEC__READ_HEADER, &f, problem, sizeof problem);
         cuspec__entry_file_free(&f);

@@ -9,17 +9,26 @@
  *   number of streams busy at once, and a stream that keeps its slot pays
  *   no query.
  * - A call on a capturing stream allocates its scratch in the graph: an
- *   allocation node (from the device's default pool), the ticket's memset,
- *   the kernels, a free node. Each executable graph owns its memory, so a
- *   graph may run on any stream beside direct calls and other graphs. */
+ *   allocation node, the ticket's memset, the kernels, a free node. Each
+ *   executable graph owns its memory, so a graph may run on any stream
+ *   beside direct calls and other graphs. Where the driver lets nodes be
+ *   added to the capture (12.3), the allocation and the memset are a branch
+ *   of their own from the graph's start, joined to the call's first kernel,
+ *   and the free node hangs after its last: the kernels stay in line with
+ *   the work before and after them (and launch programmatically after it),
+ *   instead of waiting for a memset between them. On an H200, a sum of 2^13
+ *   f32 in a graph: 2.4 us a call with a pool slot, 4.4 with the nodes in
+ *   the stream's path. */
 #include "context.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define SLOT_BYTES (CUSPEC__WS_PARTIALS * 8 + 256)
-/* The ticket's offset after `parts` 8-byte partials. */
+/* The ticket's offset after `parts` 8-byte partials, and the same from the
+ * bytes of scratch with a ticket. */
 #define TICKET_AT(parts) (((CUdeviceptr)(parts)*8 + 255) & ~(CUdeviceptr)255)
+#define TICKET_AT_BYTES(bytes) ((bytes)-4)
 
 int cuspec__workspace_init(cuspec_ctx *ctx)
 {
@@ -42,18 +51,58 @@ void cuspec__workspace_free(cuspec_ctx *ctx)
     ctx->ws_n = ctx->ws_cap = 0;
 }
 
+/* Scratch in the graph being captured on `stream`, made off the stream's
+ * path: an allocation node at the graph's start and the ticket's memset
+ * after it; cuspec__scratch_launched joins them to the first kernel. */
+static int graph_branch(cuspec_ctx *ctx, CUstream stream, CUdeviceptr bytes, int ticket,
+                        struct cuspec__scratch *s)
+{
+    const struct cuspec__driver *drv = ctx->drv;
+    CUstreamCaptureStatus status;
+    cuuint64_t id;
+    const CUgraphNode *deps;
+    const CUgraphEdgeData *edges;
+    size_t n_deps;
+    CUgraphNode alloc;
+    int rc = cuspec__cu_check(
+        drv->cuStreamGetCaptureInfo(stream, &status, &id, &s->g, &deps, &edges, &n_deps),
+        "cuStreamGetCaptureInfo");
+    CUDA_MEM_ALLOC_NODE_PARAMS p = {0};
+    p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    p.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    p.poolProps.location.id = (int)ctx->dev;
+    p.bytesize = (size_t)bytes;
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(drv->cuGraphAddMemAllocNode(&alloc, s->g, NULL, 0, &p),
+                              "cuGraphAddMemAllocNode (scratch in the graph being captured)");
+    if (rc != CUSPEC_OK)
+        return rc;
+    s->graph = s->partials = p.dptr;
+    s->ready = alloc;
+    if (ticket) {
+        CUDA_MEMSET_NODE_PARAMS m = {0};
+        m.dst = s->ticket = p.dptr + TICKET_AT_BYTES(bytes);
+        m.elementSize = 4;
+        m.width = m.height = 1;
+        rc = cuspec__cu_check(drv->cuGraphAddMemsetNode(&s->ready, s->g, &alloc, 1, &m, ctx->cu),
+                              "cuGraphAddMemsetNode (ticket in the graph being captured)");
+    }
+    return rc;
+}
+
 static int graph_scratch(cuspec_ctx *ctx, CUstream stream, unsigned parts, int ticket,
                          struct cuspec__scratch *s)
 {
     const struct cuspec__driver *drv = ctx->drv;
+    const CUdeviceptr at = TICKET_AT(parts), bytes = at + (ticket ? 4 : 0);
+    if (drv->cuStreamGetCaptureInfo != NULL && drv->cuGraphAddDependencies != NULL)
+        return graph_branch(ctx, stream, bytes, ticket, s);
     CUSPEC__RETURN_IF(ctx->ws_pool == NULL, CUSPEC_ERR_UNSUPPORTED,
                       "device %d has no stream-ordered memory pool, which a reduction captured "
                       "in a CUDA graph allocates its scratch from",
                       ctx->info.ordinal);
-    const CUdeviceptr at = TICKET_AT(parts);
-    int rc = cuspec__cu_check(
-        drv->cuMemAllocFromPoolAsync(&s->graph, at + (ticket ? 4 : 0), ctx->ws_pool, stream),
-        "cuMemAllocFromPoolAsync (scratch in the graph being captured)");
+    int rc = cuspec__cu_check(drv->cuMemAllocFromPoolAsync(&s->graph, bytes, ctx->ws_pool, stream),
+                              "cuMemAllocFromPoolAsync (scratch in the graph being captured)");
     if (rc != CUSPEC_OK) {
         s->graph = 0;
         return rc;
@@ -68,6 +117,40 @@ static int graph_scratch(cuspec_ctx *ctx, CUstream stream, unsigned parts, int t
         drv->cuMemFreeAsync(s->graph, stream);
         memset(s, 0, sizeof *s);
     }
+    return rc;
+}
+
+/* The one node the capture on `stream` would make the next node depend on:
+ * the node just captured. */
+static int last_captured(cuspec_ctx *ctx, CUstream stream, CUgraphNode *node)
+{
+    CUstreamCaptureStatus status;
+    cuuint64_t id;
+    CUgraph g;
+    const CUgraphNode *deps;
+    const CUgraphEdgeData *edges;
+    size_t n_deps = 0;
+    int rc = cuspec__cu_check(
+        ctx->drv->cuStreamGetCaptureInfo(stream, &status, &id, &g, &deps, &edges, &n_deps),
+        "cuStreamGetCaptureInfo");
+    CUSPEC__RETURN_IF(rc == CUSPEC_OK && n_deps != 1, CUSPEC_ERR_CUDA,
+                      "the capture holds %zu nodes where the kernel just captured was expected",
+                      n_deps);
+    if (rc == CUSPEC_OK)
+        *node = deps[0];
+    return rc;
+}
+
+int cuspec__scratch_launched(cuspec_ctx *ctx, CUstream stream, struct cuspec__scratch *s)
+{
+    CUgraphNode kernel;
+    if (s->ready == NULL)
+        return CUSPEC_OK;
+    int rc = last_captured(ctx, stream, &kernel);
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(ctx->drv->cuGraphAddDependencies(s->g, &s->ready, &kernel, NULL, 1),
+                              "cuGraphAddDependencies (scratch to the kernel using it)");
+    s->ready = NULL;
     return rc;
 }
 
@@ -199,7 +282,15 @@ int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int t
 int cuspec__scratch_give(cuspec_ctx *ctx, CUstream stream, struct cuspec__scratch *s)
 {
     int rc = CUSPEC_OK;
-    if (s->graph != 0) {
+    CUgraphNode last, freed;
+    if (s->g != NULL) {
+        /* A leaf after the last kernel: what follows on the stream does not
+         * wait for it. */
+        rc = last_captured(ctx, stream, &last);
+        if (rc == CUSPEC_OK)
+            rc = cuspec__cu_check(ctx->drv->cuGraphAddMemFreeNode(&freed, s->g, &last, 1, s->graph),
+                                  "cuGraphAddMemFreeNode (scratch in the graph being captured)");
+    } else if (s->graph != 0) {
         rc = cuspec__cu_check(ctx->drv->cuMemFreeAsync(s->graph, stream),
                               "cuMemFreeAsync (scratch in the graph being captured)");
     } else if (s->slot != NULL) {

@@ -140,8 +140,10 @@ check_exit 0 "verify --repair removes it" "$CUSPEC" cache verify --repair
 check_exit 0 "and verify then finds nothing bad" "$CUSPEC" cache verify
 
 # clear removes what lookups moved aside too.
-mkdir -p "$CUSPEC_CACHE_DIR/quarantine" && : >"$CUSPEC_CACHE_DIR/quarantine/bad-0001"
+# What cuspec did not put there (a name of another form) is left alone.
+q=$CUSPEC_CACHE_DIR/quarantine
+mkdir -p "$q" && : >"$q/0123456789abcdef0123456789abcd.entry-0123456789abcdef" && : >"$q/notes.txt"
 check_exit 0 "clear exits 0" "$CUSPEC" cache clear
-[ -z "$(ls -A "$CUSPEC_CACHE_DIR/quarantine")" ]
-ok $? "and empties the quarantine"
+[ "$(ls -A "$q")" = notes.txt ]
+ok $? "and empties the quarantine of what cuspec moved there"
 done_testing

@@ -137,6 +137,25 @@ static void root_link_child(void)
     CHECK_STR_CONTAINS(warnings, "is a symbolic link: set it to the folder the link names");
 }
 
+/* A link another user made, in a folder both may write (/tmp): it could
+ * send the store to any folder of nobody's. */
+static void foreign_link_child(void)
+{
+    as_nobody();
+    setenv("CUSPEC_CACHE_DIR", via_link, 1);
+    put("kernel", CUSPEC_KIND_CUBIN, 200, 1);
+    CHECK(!stats().writable);
+    CHECK_STR_CONTAINS(warnings, "on the way to it is owned by uid 1, who could point it anywhere");
+}
+
+static void dot_root_child(void)
+{
+    as_nobody();
+    setenv("CUSPEC_CACHE_DIR", via_link, 1);
+    CHECK(!stats().writable);
+    CHECK_STR_CONTAINS(warnings, "ends in . or ..: name its folder");
+}
+
 TEST(links_on_the_way_are_followed_once_the_root_is_no_link)
 {
     char a[1024], b[1024], home[1024];
@@ -155,6 +174,17 @@ TEST(links_on_the_way_are_followed_once_the_root_is_no_link)
     in_child("linkhome", link_child);
     CHECK(unlink(link_path) == 0 && symlink(a, link_path) == 0); /* the store itself a link */
     in_child("linkhome", root_link_child);
+    snprintf(via_link, sizeof via_link, "%s/.", link_path); /* ... or named through "." */
+    in_child("linkhome", dot_root_child);
+
+    char shared[1024], victim[1024];
+    folder(shared, sizeof shared, "linkshared", 0, 01777);
+    folder(victim, sizeof victim, "linkhome/victim", NOBODY, 0700);
+    in_base(link_path, sizeof link_path, "linkshared/cache");
+    CHECK(symlink(victim, link_path) == 0 && lchown(link_path, OTHER, OTHER) == 0);
+    snprintf(via_link, sizeof via_link, "%s/store", link_path);
+    in_child("linkhome", foreign_link_child);
+    CHECK_INT_EQ(count_names(victim, ""), 0); /* nothing made where the link pointed */
 }
 
 static const char *ancestor_expect;
@@ -490,6 +520,40 @@ TEST(leftovers_are_counted_and_removed)
     in_child("leftovers", leftovers_child);
 }
 
+/* A folder with something in it where the oldest entry belongs: warned
+ * about, and the others are evicted all the same. */
+static void stuck_eviction_child(void)
+{
+    char path[1024], inside[1100];
+    as_nobody();
+    setenv("CUSPEC_CACHE_MAX_BYTES", "64K", 1);
+    put("stuck", CUSPEC_KIND_CUBIN, 200, 1);
+    entry_path(scenario, "stuck", path, sizeof path);
+    CHECK(unlink(path) == 0 && mkdir(path, 0700) == 0);
+    snprintf(inside, sizeof inside, "%s/x", path);
+    write_file(inside, "x", 1);
+    set_age(path, 100000);
+    for (unsigned i = 0; i < 12; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "kernel %u", i);
+        put(key, CUSPEC_KIND_CUBIN, 10000, i);
+        set_age(entry_path(scenario, key, path, sizeof path), 1000 - (long)i);
+    }
+    uint64_t removed = 0;
+    CHECK_INT_EQ(cuspec_store_prune(0, 0, &removed), CUSPEC_OK);
+    cuspec_store_stats s = stats();
+    CHECK(s.bytes[CUSPEC_KIND_CUBIN] <= 65536);
+    CHECK(s.evictions >= 6);
+    CHECK_STR_CONTAINS(warnings, "it is left in the store");
+}
+
+TEST(one_entry_that_cannot_be_removed_stops_no_eviction)
+{
+    char store[1024];
+    folder(store, sizeof store, "stuck", NOBODY, 0700);
+    in_child("stuck", stuck_eviction_child);
+}
+
 static void tiny_bound_child(void)
 {
     setenv("CUSPEC_CACHE_MAX_BYTES", "1", 1);
@@ -534,6 +598,15 @@ static pid_t holder(const char *how)
     return pid;
 }
 
+/* Puts a FIFO at the lock of "kernel" in the folder `fan`. */
+static void lock_fifo(const char *fan, char *lock, size_t size)
+{
+    char hex[33];
+    cuspec__hash128_hex("kernel", 6, hex);
+    snprintf(lock, size, "%s/%s" CUSPEC__LOCK_SUFFIX, fan, hex + 2);
+    CHECK(mkfifo(lock, 0600) == 0);
+}
+
 static void lock_child(void)
 {
     struct cuspec__store_lock lk;
@@ -565,8 +638,15 @@ static void lock_child(void)
     CHECK(loads("kernel", CUSPEC_KIND_CUBIN, 200, 1));
     cuspec__store_unlock(&lk);
     CHECK(child_ok(pid));
-    char fan[1024];
+    char fan[1024], lock[1100];
     CHECK_INT_EQ(count_names(fan_of(store, "kernel", fan, sizeof fan), ""), 1); /* no lock left */
+
+    /* A FIFO where the lock goes: compiled without it, and said. */
+    lock_fifo(fan, lock, sizeof lock);
+    cuspec__store_lock("kernel", &lk);
+    CHECK_INT_EQ(lk.fd, -1);
+    CHECK_STR_CONTAINS(warnings, "is not a file of yours");
+    cuspec__store_unlock(&lk);
 }
 
 TEST(one_process_compiles_a_key_the_others_wait)
@@ -589,6 +669,7 @@ int main(void)
         TAP_ENTRY(the_quarantine_is_never_followed_and_is_bounded),
         TAP_ENTRY(the_checksum_covers_the_header),
         TAP_ENTRY(leftovers_are_counted_and_removed),
+        TAP_ENTRY(one_entry_that_cannot_be_removed_stops_no_eviction),
         TAP_ENTRY(a_bound_too_small_to_hold_a_kernel_is_refused),
         TAP_ENTRY(one_process_compiles_a_key_the_others_wait),
     };
