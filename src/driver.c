@@ -55,8 +55,10 @@ static void load(void)
 
     CUresult r;
     CUdriverProcAddressQueryResult found;
-#define RESOLVE_AT(version, name, required)                                                         \
-    r = get_proc(#name, (void **)&table.name, version,                                             \
+/* `symbol` is the name as written, before cuda.h maps it to a versioned one
+ * (cuDeviceTotalMem to cuDeviceTotalMem_v2): cuGetProcAddress wants it so. */
+#define RESOLVE_AT(version, symbol, name, required)                                                \
+    r = get_proc(symbol, (void **)&table.name, version,                                            \
                  CU_GET_PROC_ADDRESS_DEFAULT, &found);                                             \
     if (r == CUDA_ERROR_STUB_LIBRARY) {                                                            \
         fail_load(CUSPEC_ERR_NO_DRIVER,                                                            \
@@ -65,15 +67,16 @@ static void load(void)
     }                                                                                              \
     if ((r != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS) && (required)) {               \
         fail_load(CUSPEC_ERR_DRIVER_TOO_OLD,                                                       \
-                  "%s lacks %s (API %d.%d, error %d); install a newer NVIDIA driver", path, #name, \
+                  "%s lacks %s (API %d.%d, error %d); install a newer NVIDIA driver", path, symbol, \
                   (version) / 1000, (version) % 1000 / 10,                          \
                   (int)r);                                                                         \
         goto fail;                                                                                 \
     }                                                                                              \
     if (r != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS)                                  \
         table.name = NULL;
-#define RESOLVE(name, required) RESOLVE_AT(CUSPEC__DRIVER_API_VERSION, name, required)
-#define RESOLVE_12_3(name, required) RESOLVE_AT(CUSPEC__DRIVER_API_VERSION_12_3, name, required)
+#define RESOLVE(name, required) RESOLVE_AT(CUSPEC__DRIVER_API_VERSION, #name, name, required)
+#define RESOLVE_12_3(name, required)                                                               \
+    RESOLVE_AT(CUSPEC__DRIVER_API_VERSION_12_3, #name, name, required)
     CUSPEC__DRIVER_SYMBOLS(RESOLVE)
     CUSPEC__DRIVER_SYMBOLS_12_3(RESOLVE_12_3)
 #undef RESOLVE_12_3
