@@ -5,6 +5,7 @@
 #include "family.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 struct cuspec__kernel {
     CUfunction function;
@@ -23,8 +24,9 @@ struct cuspec__slot {
 /* Device scratch of reductions (workspace.c): CUSPEC__WS_PARTIALS 8-byte
  * partials, then a 4-byte ticket that is zero between launches. Calls on a
  * stream that is not capturing take a slot of the context's pool; calls
- * being captured allocate theirs in the graph. */
+ * being captured take a slot that the graph owns until it is destroyed. */
 #define CUSPEC__WS_PARTIALS 4096 /* the largest grid */
+#define CUSPEC__WS_MARKED 64     /* captures known to hold their graph-memory marker */
 
 struct cuspec__ws_slot {
     CUdeviceptr mem;
@@ -32,18 +34,15 @@ struct cuspec__ws_slot {
     unsigned long long owner; /* cuStreamGetId of that stream */
     int users;                /* calls between cuspec__scratch_take and _give */
     int kept;                 /* an event record failed: only `owner` may use it again */
+    _Atomic int in_graph;     /* a graph owns it: until the graph's user object goes */
 };
 
 /* The scratch one call uses: a pool slot, or memory of the graph being
- * captured (graph: its address; where the driver lets nodes be added to the
- * capture, g and ready: the graph and the node after which it is ready,
- * off the stream's path). */
+ * captured where the driver cannot tell the capture's graph (before 12.3). */
 struct cuspec__scratch {
     CUdeviceptr partials, ticket;
     struct cuspec__ws_slot *slot;
     CUdeviceptr graph;
-    CUgraph g;
-    CUgraphNode ready;
 };
 
 /* Parameters a call used for (family, dtype, op, bucket): looked up in the
@@ -76,6 +75,9 @@ struct cuspec_ctx {
     size_t ws_n, ws_cap;
     size_t ws_next;       /* where the search for a free slot starts */
     CUmemoryPool ws_pool; /* the device's default pool, for captured calls; NULL: none */
+    CUstream ws_zero;     /* zeroes the tickets of slots made during a capture */
+    unsigned long long ws_marked[CUSPEC__WS_MARKED]; /* capture ids, a ring */
+    size_t ws_n_marked;
 
     CUstream timing; /* the benchmarks' and the tuner's stream, made on first use */
 };
@@ -102,9 +104,6 @@ void cuspec__workspace_free(cuspec_ctx *ctx);
  * the stream's own, one whose last call has completed, or a new one. */
 int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int ticket,
                          struct cuspec__scratch *s);
-/* After the call's first launch on `stream`: makes it wait for scratch
- * made off the stream's path in a graph being captured. */
-int cuspec__scratch_launched(cuspec_ctx *ctx, CUstream stream, struct cuspec__scratch *s);
 /* After the call's launches on `stream` (whether they succeeded or not):
  * marks the slot busy until they complete, or frees the graph's allocation
  * after them. */

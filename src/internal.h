@@ -100,15 +100,14 @@ void cuspec__warn(const char *fmt, ...) CUSPEC__PRINTF(1, 2);
     X(cuGraphExecDestroy, 1)                                                                       \
     X(cuGraphDestroy, 1)                                                                           \
     X(cuGraphAddMemAllocNode, 1)                                                                   \
-    X(cuGraphAddMemsetNode, 1)                                                                     \
-    X(cuGraphAddMemFreeNode, 1)
+    X(cuGraphAddMemFreeNode, 1)                                                                    \
+    X(cuUserObjectCreate, 1)                                                                       \
+    X(cuGraphRetainUserObject, 1)
 
 /* Entry points at API 12.3 (resolved at that version; NULL from an older
  * driver): the capture graph's dependencies, with edge data. */
 #define CUSPEC__DRIVER_API_VERSION_12_3 12030
-#define CUSPEC__DRIVER_SYMBOLS_12_3(X)                                                             \
-    X(cuStreamGetCaptureInfo, 0)                                                                   \
-    X(cuGraphAddDependencies, 0)
+#define CUSPEC__DRIVER_SYMBOLS_12_3(X) X(cuStreamGetCaptureInfo, 0)
 
 struct cuspec__driver {
 #define CUSPEC__DRIVER_MEMBER(name, required) __typeof__(&name) name;

@@ -160,8 +160,6 @@ int cuspec__reduce_variant_on(cuspec_ctx *ctx, const struct cuspec__variant *v, 
     unsigned long long bytes = n * cuspec_dtype_size(v->dtype) * (v->op == OP_DOT ? 2 : 1);
     rc = cuspec__launch(ctx, &k, v, dims, (unsigned)v->p[P_BLOCK],
                         bytes <= CUSPEC__PDL_STRIDED_BYTES, stream, args);
-    if (rc == CUSPEC_OK && own)
-        rc = cuspec__scratch_launched(ctx, stream, &s);
     if (rc == CUSPEC_OK && !v->p[P_SINGLE]) {
         unsigned int parts = (unsigned int)grid;
         void *fargs[] = {&partials, &parts, &out};

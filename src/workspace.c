@@ -8,27 +8,28 @@
  *   slot may go to another stream. So the pool is about as large as the
  *   number of streams busy at once, and a stream that keeps its slot pays
  *   no query.
- * - A call on a capturing stream allocates its scratch in the graph: an
- *   allocation node, the ticket's memset, the kernels, a free node. Each
- *   executable graph owns its memory, so a graph may run on any stream
- *   beside direct calls and other graphs. Where the driver lets nodes be
- *   added to the capture (12.3), the allocation and the memset are a branch
- *   of their own from the graph's start, joined to the call's first kernel,
- *   and the free node hangs after its last: the kernels stay in line with
- *   the work before and after them (and launch programmatically after it),
- *   instead of waiting for a memset between them. On an H200, a sum of 2^13
- *   f32 in a graph: 2.4 us a call with a pool slot, 4.4 with the nodes in
- *   the stream's path. */
+ * - A call on a capturing stream takes a slot of its own that the graph
+ *   owns (a user object releases it when the graph and its executables are
+ *   destroyed): the kernels reset the ticket after each launch, so no node
+ *   is added before them. Each graph also gets one small allocation node and
+ *   its free node, apart from everything else: CUDA then refuses a second
+ *   executable of it while one exists, so that two executables of one graph,
+ *   which would share its slots, never run at the same time. (Allocating the
+ *   scratch in the graph instead, with a memset of the ticket joined to the
+ *   first kernel, cost 1.6-2.0 us a call in a graph on an H200: a sum of
+ *   2^13 f32 took 4.0-4.4 us instead of 2.4.)
+ * - Before CUDA 12.3 the capture's graph cannot be named (no
+ *   cuStreamGetCaptureInfo v3 here), so a captured call allocates its scratch
+ *   in the graph through the stream, and memsets its ticket, at that cost. */
 #include "context.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SLOT_BYTES (CUSPEC__WS_PARTIALS * 8 + 256)
-/* The ticket's offset after `parts` 8-byte partials, and the same from the
- * bytes of scratch with a ticket. */
+/* The ticket's offset after `parts` 8-byte partials. */
 #define TICKET_AT(parts) (((CUdeviceptr)(parts)*8 + 255) & ~(CUdeviceptr)255)
-#define TICKET_AT_BYTES(bytes) ((bytes)-4)
 
 int cuspec__workspace_init(cuspec_ctx *ctx)
 {
@@ -42,67 +43,35 @@ int cuspec__workspace_init(cuspec_ctx *ctx)
 void cuspec__workspace_free(cuspec_ctx *ctx)
 {
     for (size_t i = 0; i < ctx->ws_n; i++) {
-        ctx->drv->cuEventDestroy(ctx->ws[i]->done);
-        ctx->drv->cuMemFree(ctx->ws[i]->mem);
-        free(ctx->ws[i]);
+        struct cuspec__ws_slot *w = ctx->ws[i];
+        ctx->drv->cuEventDestroy(w->done);
+        ctx->drv->cuMemFree(w->mem);
+        /* A graph that outlives the context (its kernels are unloaded too:
+         * it must not run again) still holds the slot's user object, whose
+         * release writes to it: the host struct is left to it. */
+        if (!atomic_load(&w->in_graph))
+            free(w);
     }
+    if (ctx->ws_zero != NULL)
+        ctx->drv->cuStreamDestroy(ctx->ws_zero);
     free(ctx->ws);
     ctx->ws = NULL;
     ctx->ws_n = ctx->ws_cap = 0;
 }
 
-/* Scratch in the graph being captured on `stream`, made off the stream's
- * path: an allocation node at the graph's start and the ticket's memset
- * after it; cuspec__scratch_launched joins them to the first kernel. */
-static int graph_branch(cuspec_ctx *ctx, CUstream stream, CUdeviceptr bytes, int ticket,
-                        struct cuspec__scratch *s)
+/* Before 12.3: the scratch allocated through the capturing stream. */
+static int graph_alloc(cuspec_ctx *ctx, CUstream stream, unsigned parts, int ticket,
+                       struct cuspec__scratch *s)
 {
     const struct cuspec__driver *drv = ctx->drv;
-    CUstreamCaptureStatus status;
-    cuuint64_t id;
-    const CUgraphNode *deps;
-    const CUgraphEdgeData *edges;
-    size_t n_deps;
-    CUgraphNode alloc;
-    int rc = cuspec__cu_check(
-        drv->cuStreamGetCaptureInfo(stream, &status, &id, &s->g, &deps, &edges, &n_deps),
-        "cuStreamGetCaptureInfo");
-    CUDA_MEM_ALLOC_NODE_PARAMS p = {0};
-    p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-    p.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    p.poolProps.location.id = (int)ctx->dev;
-    p.bytesize = (size_t)bytes;
-    if (rc == CUSPEC_OK)
-        rc = cuspec__cu_check(drv->cuGraphAddMemAllocNode(&alloc, s->g, NULL, 0, &p),
-                              "cuGraphAddMemAllocNode (scratch in the graph being captured)");
-    if (rc != CUSPEC_OK)
-        return rc;
-    s->graph = s->partials = p.dptr;
-    s->ready = alloc;
-    if (ticket) {
-        CUDA_MEMSET_NODE_PARAMS m = {0};
-        m.dst = s->ticket = p.dptr + TICKET_AT_BYTES(bytes);
-        m.elementSize = 4;
-        m.width = m.height = 1;
-        rc = cuspec__cu_check(drv->cuGraphAddMemsetNode(&s->ready, s->g, &alloc, 1, &m, ctx->cu),
-                              "cuGraphAddMemsetNode (ticket in the graph being captured)");
-    }
-    return rc;
-}
-
-static int graph_scratch(cuspec_ctx *ctx, CUstream stream, unsigned parts, int ticket,
-                         struct cuspec__scratch *s)
-{
-    const struct cuspec__driver *drv = ctx->drv;
-    const CUdeviceptr at = TICKET_AT(parts), bytes = at + (ticket ? 4 : 0);
-    if (drv->cuStreamGetCaptureInfo != NULL && drv->cuGraphAddDependencies != NULL)
-        return graph_branch(ctx, stream, bytes, ticket, s);
     CUSPEC__RETURN_IF(ctx->ws_pool == NULL, CUSPEC_ERR_UNSUPPORTED,
                       "device %d has no stream-ordered memory pool, which a reduction captured "
                       "in a CUDA graph allocates its scratch from",
                       ctx->info.ordinal);
-    int rc = cuspec__cu_check(drv->cuMemAllocFromPoolAsync(&s->graph, bytes, ctx->ws_pool, stream),
-                              "cuMemAllocFromPoolAsync (scratch in the graph being captured)");
+    const CUdeviceptr at = TICKET_AT(parts);
+    int rc = cuspec__cu_check(
+        drv->cuMemAllocFromPoolAsync(&s->graph, at + (ticket ? 4 : 0), ctx->ws_pool, stream),
+        "cuMemAllocFromPoolAsync (scratch in the graph being captured)");
     if (rc != CUSPEC_OK) {
         s->graph = 0;
         return rc;
@@ -120,49 +89,15 @@ static int graph_scratch(cuspec_ctx *ctx, CUstream stream, unsigned parts, int t
     return rc;
 }
 
-/* The one node the capture on `stream` would make the next node depend on:
- * the node just captured. */
-static int last_captured(cuspec_ctx *ctx, CUstream stream, CUgraphNode *node)
-{
-    CUstreamCaptureStatus status;
-    cuuint64_t id;
-    CUgraph g;
-    const CUgraphNode *deps;
-    const CUgraphEdgeData *edges;
-    size_t n_deps = 0;
-    int rc = cuspec__cu_check(
-        ctx->drv->cuStreamGetCaptureInfo(stream, &status, &id, &g, &deps, &edges, &n_deps),
-        "cuStreamGetCaptureInfo");
-    CUSPEC__RETURN_IF(rc == CUSPEC_OK && n_deps != 1, CUSPEC_ERR_CUDA,
-                      "the capture holds %zu nodes where the kernel just captured was expected",
-                      n_deps);
-    if (rc == CUSPEC_OK)
-        *node = deps[0];
-    return rc;
-}
-
-int cuspec__scratch_launched(cuspec_ctx *ctx, CUstream stream, struct cuspec__scratch *s)
-{
-    CUgraphNode kernel;
-    if (s->ready == NULL)
-        return CUSPEC_OK;
-    int rc = last_captured(ctx, stream, &kernel);
-    if (rc == CUSPEC_OK)
-        rc = cuspec__cu_check(ctx->drv->cuGraphAddDependencies(s->g, &s->ready, &kernel, NULL, 1),
-                              "cuGraphAddDependencies (scratch to the kernel using it)");
-    s->ready = NULL;
-    return rc;
-}
-
-/* Under ws_lock, a slot of another stream that no call holds and whose
- * last call has completed; NULL when there is none (or *rc when a query
- * failed). The search starts after the last slot it gave. */
+/* Under ws_lock, a slot of another stream (or released by its graph) that no
+ * call holds and whose last call has completed; NULL when there is none (or
+ * *rc when a query failed). The search starts after the last slot it gave. */
 static struct cuspec__ws_slot *free_slot(cuspec_ctx *ctx, int *rc)
 {
     for (size_t k = 0; k < ctx->ws_n; k++) {
         size_t i = (ctx->ws_next + k) % ctx->ws_n;
         struct cuspec__ws_slot *w = ctx->ws[i];
-        if (w->users > 0 || w->kept)
+        if (w->users > 0 || w->kept || atomic_load(&w->in_graph))
             continue;
         CUresult r = ctx->drv->cuEventQuery(w->done);
         if (r == CUDA_ERROR_NOT_READY)
@@ -177,7 +112,9 @@ static struct cuspec__ws_slot *free_slot(cuspec_ctx *ctx, int *rc)
     return NULL;
 }
 
-/* A new slot whose ticket is zeroed on `stream`, before the call's kernels. */
+/* A new slot whose ticket is zeroed on `stream` (NULL: on a stream of the
+ * context's own, waited for: the caller's is capturing), before the call's
+ * kernels. */
 static int new_slot(cuspec_ctx *ctx, CUstream stream, struct cuspec__ws_slot **out)
 {
     const struct cuspec__driver *drv = ctx->drv;
@@ -187,10 +124,16 @@ static int new_slot(cuspec_ctx *ctx, CUstream stream, struct cuspec__ws_slot **o
     if (rc == CUSPEC_OK)
         rc = cuspec__cu_check(drv->cuEventCreate(&w->done, CU_EVENT_DISABLE_TIMING),
                               "cuEventCreate (scratch slot)");
+    if (rc == CUSPEC_OK && stream == NULL && ctx->ws_zero == NULL)
+        rc = cuspec__cu_check(drv->cuStreamCreate(&ctx->ws_zero, CU_STREAM_NON_BLOCKING),
+                              "cuStreamCreate (scratch slots)");
+    CUstream on = stream != NULL ? stream : ctx->ws_zero;
     if (rc == CUSPEC_OK)
         rc = cuspec__cu_check(
-            drv->cuMemsetD32Async(w->mem + TICKET_AT(CUSPEC__WS_PARTIALS), 0, 1, stream),
+            drv->cuMemsetD32Async(w->mem + TICKET_AT(CUSPEC__WS_PARTIALS), 0, 1, on),
             "cuMemsetD32Async (scratch slot's ticket)");
+    if (rc == CUSPEC_OK && stream == NULL)
+        rc = cuspec__cu_check(drv->cuStreamSynchronize(on), "cuStreamSynchronize (scratch slot)");
     if (rc == CUSPEC_OK) {
         *out = w;
         return CUSPEC_OK;
@@ -227,25 +170,17 @@ static int add_slot(cuspec_ctx *ctx, struct cuspec__ws_slot *w, unsigned long lo
     return rc;
 }
 
-int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int ticket,
-                         struct cuspec__scratch *s)
+/* A slot for stream `id` (0: for the graph being captured on `stream`, which
+ * must not be written to): the stream's own, a free one, or a new one. */
+static int take_slot(cuspec_ctx *ctx, CUstream stream, unsigned long long id,
+                     struct cuspec__ws_slot **out)
 {
     const struct cuspec__driver *drv = ctx->drv;
-    memset(s, 0, sizeof *s);
-    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-    int rc = cuspec__cu_check(drv->cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing");
-    if (rc == CUSPEC_OK && status != CU_STREAM_CAPTURE_STATUS_NONE)
-        return graph_scratch(ctx, stream, parts, ticket, s);
-    unsigned long long id = 0;
-    if (rc == CUSPEC_OK)
-        rc = cuspec__cu_check(drv->cuStreamGetId(stream, &id), "cuStreamGetId");
-    if (rc != CUSPEC_OK)
-        return rc;
-
+    int rc = CUSPEC_OK;
     pthread_mutex_lock(&ctx->ws_lock);
     struct cuspec__ws_slot *w = NULL;
-    for (size_t i = 0; i < ctx->ws_n && w == NULL; i++)
-        if (ctx->ws[i]->owner == id)
+    for (size_t i = 0; i < ctx->ws_n && w == NULL && id != 0; i++)
+        if (ctx->ws[i]->owner == id && !atomic_load(&ctx->ws[i]->in_graph))
             w = ctx->ws[i];
     /* Querying the slots' events and allocating conflict with no capture
      * (the events are never recorded in one, the memory is the context's):
@@ -257,20 +192,125 @@ int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int t
     if (w != NULL) {
         w->owner = id;
         w->users++;
+        atomic_store(&w->in_graph, id == 0);
     }
     pthread_mutex_unlock(&ctx->ws_lock);
     if (w == NULL && rc == CUSPEC_OK) {
-        rc = new_slot(ctx, stream, &w);
-        if (rc == CUSPEC_OK && (rc = add_slot(ctx, w, id)) != CUSPEC_OK) {
-            /* The ticket's memset may be queued: the memory goes when it is done. */
-            drv->cuStreamSynchronize(stream);
-            drv->cuEventDestroy(w->done);
-            drv->cuMemFree(w->mem);
-            free(w);
+        rc = new_slot(ctx, id != 0 ? stream : NULL, &w);
+        if (rc == CUSPEC_OK) {
+            atomic_store(&w->in_graph, id == 0);
+            if ((rc = add_slot(ctx, w, id)) != CUSPEC_OK) {
+                /* The ticket's memset may be queued: the memory goes when it is done. */
+                drv->cuStreamSynchronize(id != 0 ? stream : ctx->ws_zero);
+                drv->cuEventDestroy(w->done);
+                drv->cuMemFree(w->mem);
+                free(w);
+            }
         }
     }
     if (relaxed)
         drv->cuThreadExchangeStreamCaptureMode(&mode);
+    if (rc == CUSPEC_OK)
+        *out = w;
+    return rc;
+}
+
+/* A graph's user object gives its slot back: no CUDA call is allowed here,
+ * and the work that used the slot is over. */
+static void release_slot(void *slot)
+{
+    atomic_store(&((struct cuspec__ws_slot *)slot)->in_graph, 0);
+}
+
+/* Makes sure the capture `id`, whose graph is g, holds the allocation node
+ * that keeps its graph to one executable at a time (see the top). */
+static int mark_graph(cuspec_ctx *ctx, CUgraph g, unsigned long long id)
+{
+    const struct cuspec__driver *drv = ctx->drv;
+    int marked = 0;
+    pthread_mutex_lock(&ctx->ws_lock);
+    for (size_t i = 0; i < CUSPEC__WS_MARKED && !marked; i++)
+        marked = ctx->ws_marked[i] == id;
+    pthread_mutex_unlock(&ctx->ws_lock);
+    if (marked)
+        return CUSPEC_OK;
+    CUDA_MEM_ALLOC_NODE_PARAMS p = {0};
+    p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    p.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    p.poolProps.location.id = (int)ctx->dev;
+    p.bytesize = 256;
+    CUgraphNode alloc, freed;
+    int rc = cuspec__cu_check(drv->cuGraphAddMemAllocNode(&alloc, g, NULL, 0, &p),
+                              "cuGraphAddMemAllocNode (the graph's one-executable marker)");
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(drv->cuGraphAddMemFreeNode(&freed, g, &alloc, 1, p.dptr),
+                              "cuGraphAddMemFreeNode (the graph's one-executable marker)");
+    if (rc != CUSPEC_OK)
+        return cuspec__fail_context(CUSPEC_ERR_UNSUPPORTED,
+                                    "a reduction captured in a CUDA graph needs graph memory "
+                                    "nodes (memory pools) on device %d",
+                                    ctx->info.ordinal);
+    pthread_mutex_lock(&ctx->ws_lock);
+    ctx->ws_marked[ctx->ws_n_marked++ % CUSPEC__WS_MARKED] = id;
+    pthread_mutex_unlock(&ctx->ws_lock);
+    return CUSPEC_OK;
+}
+
+/* A slot that the graph being captured on `stream` owns from now on. */
+static int graph_slot(cuspec_ctx *ctx, CUstream stream, struct cuspec__scratch *s)
+{
+    const struct cuspec__driver *drv = ctx->drv;
+    CUstreamCaptureStatus status;
+    cuuint64_t id;
+    CUgraph g;
+    const CUgraphNode *deps;
+    const CUgraphEdgeData *edges;
+    size_t n_deps;
+    struct cuspec__ws_slot *w;
+    CUuserObject obj;
+    int rc = cuspec__cu_check(
+        drv->cuStreamGetCaptureInfo(stream, &status, &id, &g, &deps, &edges, &n_deps),
+        "cuStreamGetCaptureInfo");
+    if (rc == CUSPEC_OK)
+        rc = mark_graph(ctx, g, id);
+    if (rc == CUSPEC_OK)
+        rc = take_slot(ctx, stream, 0, &w);
+    if (rc != CUSPEC_OK)
+        return rc;
+    rc = cuspec__cu_check(
+        drv->cuUserObjectCreate(&obj, w, release_slot, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC),
+        "cuUserObjectCreate (scratch slot of a graph)");
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(drv->cuGraphRetainUserObject(g, obj, 1, CU_GRAPH_USER_OBJECT_MOVE),
+                              "cuGraphRetainUserObject (scratch slot of a graph)");
+    pthread_mutex_lock(&ctx->ws_lock);
+    w->users--;
+    pthread_mutex_unlock(&ctx->ws_lock);
+    if (rc != CUSPEC_OK) /* no graph will use it (its capture failed) */
+        atomic_store(&w->in_graph, 0);
+    else {
+        s->partials = w->mem;
+        s->ticket = w->mem + TICKET_AT(CUSPEC__WS_PARTIALS);
+    }
+    return rc;
+}
+
+int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int ticket,
+                         struct cuspec__scratch *s)
+{
+    const struct cuspec__driver *drv = ctx->drv;
+    memset(s, 0, sizeof *s);
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    int rc = cuspec__cu_check(drv->cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing");
+    if (rc == CUSPEC_OK && status != CU_STREAM_CAPTURE_STATUS_NONE)
+        return drv->cuStreamGetCaptureInfo != NULL ? graph_slot(ctx, stream, s)
+                                                   : graph_alloc(ctx, stream, parts, ticket, s);
+    unsigned long long id = 0;
+    if (rc == CUSPEC_OK)
+        rc = cuspec__cu_check(drv->cuStreamGetId(stream, &id), "cuStreamGetId");
+    struct cuspec__ws_slot *w;
+    if (rc == CUSPEC_OK)
+        rc = take_slot(ctx, stream, id, &w);
     if (rc != CUSPEC_OK)
         return rc;
     s->slot = w;
@@ -282,15 +322,7 @@ int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int t
 int cuspec__scratch_give(cuspec_ctx *ctx, CUstream stream, struct cuspec__scratch *s)
 {
     int rc = CUSPEC_OK;
-    CUgraphNode last, freed;
-    if (s->g != NULL) {
-        /* A leaf after the last kernel: what follows on the stream does not
-         * wait for it. */
-        rc = last_captured(ctx, stream, &last);
-        if (rc == CUSPEC_OK)
-            rc = cuspec__cu_check(ctx->drv->cuGraphAddMemFreeNode(&freed, s->g, &last, 1, s->graph),
-                                  "cuGraphAddMemFreeNode (scratch in the graph being captured)");
-    } else if (s->graph != 0) {
+    if (s->graph != 0) {
         rc = cuspec__cu_check(ctx->drv->cuMemFreeAsync(s->graph, stream),
                               "cuMemFreeAsync (scratch in the graph being captured)");
     } else if (s->slot != NULL) {
