@@ -312,20 +312,21 @@ CUSPEC_EXPORT int cuspec_last_launch(cuspec_launch_info *info);
  *   call allocate, 33 KB (cuMemAlloc) kept until cuspec_ctx_destroy: the
  *   context's scratch grows to what the streams busy at once need, with no
  *   limit on the number of streams.
- * - A reduction captured into a graph allocates its scratch in the graph
- *   (stream-ordered allocation from the device's default memory pool: an
- *   allocation node, a 4-byte memset for single-pass kernels, the kernels,
- *   a free node), so each executable graph owns its own and may run on any
- *   stream beside direct calls and other graphs. CUDA's rules for graphs
- *   with memory nodes then apply to the graph: one executable graph at a
- *   time (a second cuGraphInstantiate fails until the first is destroyed:
- *   capture twice to run two copies at once); no cuGraphClone; as a child
- *   graph only moved into its parent (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE,
- *   not cuGraphAddChildGraphNode); not in the body of a conditional node;
- *   not instantiated for device launch; no node or edge removed. The device
- *   must support memory pools (else the captured call fails with
- *   CUSPEC_ERR_UNSUPPORTED). The memory is CUDA's graph memory, reused
- *   across launches (cuDeviceGraphMemTrim gives it back). */
+ * - A reduction captured into a graph takes scratch that the graph owns
+ *   (given back, through a CUDA user object, when the graph and all its
+ *   executables are destroyed); no node is added around its kernels. Each
+ *   such graph also gets one small allocation node and its free node, so
+ *   that CUDA's rules for graphs with memory nodes apply to it: one
+ *   executable graph at a time (a second cuGraphInstantiate fails until the
+ *   first is destroyed: capture twice to run two copies at once), which
+ *   keeps two runs of the graph from sharing its scratch; no cuGraphClone;
+ *   as a child graph only moved into its parent
+ *   (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE, not cuGraphAddChildGraphNode); not
+ *   in the body of a conditional node; not instantiated for device launch.
+ *   The device must support memory pools (else the captured call fails with
+ *   CUSPEC_ERR_UNSUPPORTED). Destroy such graphs before the context. Before
+ *   CUDA 12.3 (no way to name the graph being captured) the scratch is
+ *   allocated in the graph through the stream, with a memset of its ticket. */
 typedef uint64_t cuspec_devptr;
 
 /* Copies `bytes` bytes from `src` to `dst` (device memory, not overlapping)
