@@ -163,6 +163,16 @@ static void worker_fail(struct worker *w, const char *fmt, ...)
     }
 }
 
+/* Makes the context current on the worker's thread; 0 (the worker failed)
+ * when it cannot. */
+static int worker_enter(struct worker *w, int *pushed)
+{
+    if (cuspec__ctx_enter(ctx, pushed) == CUSPEC_OK)
+        return 1;
+    worker_fail(w, "cuspec__ctx_enter: %s", cuspec_last_error());
+    return 0;
+}
+
 static void run_workers(void *(*fn)(void *), struct worker *w, int n)
 {
     pthread_t t[THREADS];
@@ -238,10 +248,8 @@ static void *grow_beside_capture(void *arg)
 {
     struct worker *w = arg;
     int pushed;
-    if (cuspec__ctx_enter(ctx, &pushed) != CUSPEC_OK) {
-        worker_fail(w, "cuspec__ctx_enter: %s", cuspec_last_error());
+    if (!worker_enter(w, &pushed))
         return NULL;
-    }
     for (int i = 0; i < GROW_STREAMS; i++) {
         CUresult r = drv->cuMemsetD8Async(busy_buf, (unsigned char)i, BUSY_BYTES, w->streams[i]);
         if (r != CUDA_SUCCESS)
@@ -314,15 +322,40 @@ done:
     group_end();
 }
 
+/* n random calls on stream s (kinds k + salt), results from out slot
+ * `first` on, then a wait and the check of every result against the CPU;
+ * failures are the worker's, named `what` j. */
+static void calls_on(struct worker *w, CUstream s, const char *what, int j, int n, int salt,
+                     unsigned first)
+{
+    struct call c[16];
+    unsigned char got[16 * 8];
+    for (int k = 0; k < n; k++) {
+        c[k] = random_call(&w->rng, k + salt, first + (unsigned)k);
+        int rc = launch(&c[k], s);
+        if (rc != CUSPEC_OK)
+            worker_fail(w, "%s %d call %d: %s: %s", what, j, k, cuspec_strerror(rc),
+                        cuspec_last_error());
+    }
+    CUresult r = drv->cuStreamSynchronize(s);
+    if (r == CUDA_SUCCESS)
+        r = drv->cuMemcpyDtoH(got, d_out + (CUdeviceptr)first * 8, (size_t)n * 8);
+    if (r != CUDA_SUCCESS)
+        worker_fail(w, "%s %d: reading back: CUresult %d", what, j, (int)r);
+    for (int k = 0; k < n && r == CUDA_SUCCESS; k++) {
+        char why[256];
+        if (wrong(&c[k], got + (size_t)k * 8, why, sizeof why))
+            worker_fail(w, "%s %d: %s", what, j, why);
+    }
+}
+
 /* ## Threads creating, using and destroying streams */
 static void *churn(void *arg)
 {
     struct worker *w = arg;
     int pushed;
-    if (cuspec__ctx_enter(ctx, &pushed) != CUSPEC_OK) {
-        worker_fail(w, "cuspec__ctx_enter: %s", cuspec_last_error());
+    if (!worker_enter(w, &pushed))
         return NULL;
-    }
     unsigned base = (unsigned)w->id * STREAMS_PER_THREAD * CALLS;
     for (int j = 0; j < STREAMS_PER_THREAD; j++) {
         CUstream s = NULL;
@@ -331,26 +364,7 @@ static void *churn(void *arg)
             worker_fail(w, "cuStreamCreate: CUresult %d", (int)r);
             break;
         }
-        struct call c[CALLS];
-        unsigned first = base + (unsigned)j * CALLS;
-        for (int k = 0; k < CALLS; k++) {
-            c[k] = random_call(&w->rng, k + j, first + (unsigned)k);
-            int rc = launch(&c[k], s);
-            if (rc != CUSPEC_OK)
-                worker_fail(w, "stream %d call %d: %s: %s", j, k, cuspec_strerror(rc),
-                            cuspec_last_error());
-        }
-        unsigned char got[CALLS * 8];
-        r = drv->cuStreamSynchronize(s);
-        if (r == CUDA_SUCCESS)
-            r = drv->cuMemcpyDtoH(got, d_out + (CUdeviceptr)first * 8, sizeof got);
-        if (r != CUDA_SUCCESS)
-            worker_fail(w, "stream %d: reading back: CUresult %d", j, (int)r);
-        for (int k = 0; k < CALLS && r == CUDA_SUCCESS; k++) {
-            char why[256];
-            if (wrong(&c[k], got + (size_t)k * 8, why, sizeof why))
-                worker_fail(w, "stream %d: %s", j, why);
-        }
+        calls_on(w, s, "stream", j, CALLS, j, base + (unsigned)j * CALLS);
         drv->cuStreamDestroy(s);
     }
     cuspec__ctx_leave(ctx, pushed);
@@ -388,37 +402,15 @@ static void *per_thread(void *arg)
 {
     struct worker *w = arg;
     int pushed;
-    if (cuspec__ctx_enter(ctx, &pushed) != CUSPEC_OK) {
-        worker_fail(w, "cuspec__ctx_enter: %s", cuspec_last_error());
+    if (!worker_enter(w, &pushed))
         return NULL;
-    }
     CUresult r = drv->cuStreamGetId(CU_STREAM_PER_THREAD, &w->stream_id);
     if (r != CUDA_SUCCESS)
         worker_fail(w, "cuStreamGetId(CU_STREAM_PER_THREAD): CUresult %d", (int)r);
     enum { ROUNDS = 50, BATCH = 8 }; /* BATCH calls in flight before each wait */
     unsigned base = (unsigned)w->id * ROUNDS * BATCH;
-    for (int j = 0; j < ROUNDS; j++) {
-        struct call c[BATCH];
-        unsigned first = base + (unsigned)j * BATCH;
-        for (int k = 0; k < BATCH; k++) {
-            c[k] = random_call(&w->rng, k, first + (unsigned)k);
-            int rc = launch(&c[k], CU_STREAM_PER_THREAD);
-            if (rc != CUSPEC_OK)
-                worker_fail(w, "round %d call %d: %s: %s", j, k, cuspec_strerror(rc),
-                            cuspec_last_error());
-        }
-        unsigned char got[BATCH * 8];
-        r = drv->cuStreamSynchronize(CU_STREAM_PER_THREAD);
-        if (r == CUDA_SUCCESS)
-            r = drv->cuMemcpyDtoH(got, d_out + (CUdeviceptr)first * 8, sizeof got);
-        if (r != CUDA_SUCCESS)
-            worker_fail(w, "round %d: reading back: CUresult %d", j, (int)r);
-        for (int k = 0; k < BATCH && r == CUDA_SUCCESS; k++) {
-            char why[256];
-            if (wrong(&c[k], got + (size_t)k * 8, why, sizeof why))
-                worker_fail(w, "round %d: %s", j, why);
-        }
-    }
+    for (int j = 0; j < ROUNDS; j++)
+        calls_on(w, CU_STREAM_PER_THREAD, "round", j, BATCH, 0, base + (unsigned)j * BATCH);
     cuspec__ctx_leave(ctx, pushed);
     return NULL;
 }

@@ -10,10 +10,24 @@
 #include <errno.h>
 #include <grp.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/file.h>
 
 #define NOBODY 65534
 #define OTHER 1 /* another user: daemon */
+
+/* snprintf for paths built from the scratch folder's, which is short: a
+ * function, so that the compiler does not warn of truncations that cannot
+ * happen. */
+static void pathf(char *buf, size_t size, const char *fmt, ...) CUSPEC__PRINTF(3, 4);
+static void pathf(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vsnprintf(buf, size, fmt, ap) >= (int)size)
+        TAP_FAIL("path too long: %s", buf);
+    va_end(ap);
+}
 
 /* Runs as nobody from here on, with a watchdog: a store call that hangs (a
  * FIFO read without O_NONBLOCK) fails the scenario instead of the suite. */
@@ -49,7 +63,7 @@ static void make_fan(const char *store, const char *key, uid_t uid)
     mode_t mode = uid == 0 ? 0755 : 0700;
     char fan[1024], top[1024];
     fan_of(store, key, fan, sizeof fan);
-    snprintf(top, sizeof top, "%s", fan);
+    pathf(top, sizeof top, "%s", fan);
     *strrchr(top, '/') = '\0';
     CHECK(mkdir(top, mode) == 0 || errno == EEXIST);
     CHECK(mkdir(fan, mode) == 0 || errno == EEXIST);
@@ -170,11 +184,11 @@ TEST(links_on_the_way_are_followed_once_the_root_is_no_link)
     in_base(link_target_b, sizeof link_target_b, "linkhome/b");
     CHECK(symlink("a", link_path) == 0); /* relative, as ~/.cache -> elsewhere often is */
     CHECK(lchown(link_path, NOBODY, NOBODY) == 0);
-    snprintf(via_link, sizeof via_link, "%s/store", link_path);
+    pathf(via_link, sizeof via_link, "%s/store", link_path);
     in_child("linkhome", link_child);
     CHECK(unlink(link_path) == 0 && symlink(a, link_path) == 0); /* the store itself a link */
     in_child("linkhome", root_link_child);
-    snprintf(via_link, sizeof via_link, "%s/.", link_path); /* ... or named through "." */
+    pathf(via_link, sizeof via_link, "%s/.", link_path); /* ... or named through "." */
     in_child("linkhome", dot_root_child);
 
     char shared[1024], victim[1024];
@@ -182,7 +196,7 @@ TEST(links_on_the_way_are_followed_once_the_root_is_no_link)
     folder(victim, sizeof victim, "linkhome/victim", NOBODY, 0700);
     in_base(link_path, sizeof link_path, "linkshared/cache");
     CHECK(symlink(victim, link_path) == 0 && lchown(link_path, OTHER, OTHER) == 0);
-    snprintf(via_link, sizeof via_link, "%s/store", link_path);
+    pathf(via_link, sizeof via_link, "%s/store", link_path);
     in_child("linkhome", foreign_link_child);
     CHECK_INT_EQ(count_names(victim, ""), 0); /* nothing made where the link pointed */
 }
@@ -240,6 +254,20 @@ static void refused_inside_child(void)
     CHECK_UINT_EQ(s.write_failures, 1);
 }
 
+/* `dir` of the store "inside" given to another user, then made writable
+ * by others (`mode`): each refused in turn. */
+static void spoil(const char *dir, int top, mode_t mode, const char *writable)
+{
+    refused_top = top;
+    CHECK(chown(dir, OTHER, OTHER) == 0);
+    refused_expect = "is owned by uid 1";
+    in_child("inside", refused_inside_child);
+    CHECK(chown(dir, NOBODY, NOBODY) == 0 && chmod(dir, mode) == 0);
+    refused_expect = writable;
+    in_child("inside", refused_inside_child);
+    CHECK(chmod(dir, 0700) == 0);
+}
+
 /* What another user planted in a store that is ours. */
 TEST(folders_inside_the_store_are_checked)
 {
@@ -249,29 +277,14 @@ TEST(folders_inside_the_store_are_checked)
 
     folder(store, sizeof store, "inside", NOBODY, 0700);
     plant(good, store, "kernel", NOBODY);
-    snprintf(top, sizeof top, "%s/" CUSPEC__ENTRIES_DIR, store);
+    pathf(top, sizeof top, "%s/" CUSPEC__ENTRIES_DIR, store);
     fan_of(store, "kernel", fan, sizeof fan);
 
-    refused_top = 1;
-    CHECK(chown(top, OTHER, OTHER) == 0);
-    refused_expect = "is owned by uid 1";
-    in_child("inside", refused_inside_child);
-    CHECK(chown(top, NOBODY, NOBODY) == 0 && chmod(top, 0777) == 0);
-    refused_expect = "is writable by group or others (mode 777)";
-    in_child("inside", refused_inside_child);
-    CHECK(chmod(top, 0700) == 0);
-
-    refused_top = 0;
-    CHECK(chown(fan, OTHER, OTHER) == 0);
-    refused_expect = "is owned by uid 1";
-    in_child("inside", refused_inside_child);
-    CHECK(chown(fan, NOBODY, NOBODY) == 0 && chmod(fan, 0757) == 0);
-    refused_expect = "is writable by group or others (mode 757)";
-    in_child("inside", refused_inside_child);
-    CHECK(chmod(fan, 0700) == 0);
+    spoil(top, 1, 0777, "is writable by group or others (mode 777)");
+    spoil(fan, 0, 0757, "is writable by group or others (mode 757)");
 
     /* The entries' folder a link to a folder with the entry in it. */
-    snprintf(elsewhere, sizeof elsewhere, "%s.elsewhere", top);
+    pathf(elsewhere, sizeof elsewhere, "%s.elsewhere", top);
     CHECK(rename(top, elsewhere) == 0 && symlink(elsewhere, top) == 0);
     CHECK(lchown(top, NOBODY, NOBODY) == 0);
     refused_top = 1;
@@ -343,7 +356,7 @@ TEST(the_system_store_is_checked_below_its_root)
     folder(sys, sizeof sys, "sys", 0, 0755);
     folder(user, sizeof user, "sysuser", NOBODY, 0700);
     plant(good, sys, "kernel", 0);
-    snprintf(top, sizeof top, "%s/" CUSPEC__ENTRIES_DIR, sys);
+    pathf(top, sizeof top, "%s/" CUSPEC__ENTRIES_DIR, sys);
     CHECK(chown(top, 0, 0) == 0 && chmod(top, 0755) == 0);
     CHECK(chown(fan_of(sys, "kernel", path, sizeof path), 0, 0) == 0 && chmod(path, 0755) == 0);
     CHECK(chmod(entry_path(sys, "kernel", path, sizeof path), 0644) == 0);
@@ -402,7 +415,7 @@ static void quarantine_link_child(void)
     CHECK_INT_EQ(cuspec_store_clear(0, &removed), CUSPEC_OK);
     CHECK_INT_EQ(count_names(outside, ""), 1); /* what the link named is left alone */
     char q[1024];
-    snprintf(q, sizeof q, "%s/" CUSPEC__QUARANTINE_DIR, scenario);
+    pathf(q, sizeof q, "%s/" CUSPEC__QUARANTINE_DIR, scenario);
     struct stat st;
     CHECK(lstat(q, &st) != 0); /* the link itself is gone */
 }
@@ -425,7 +438,7 @@ static void quarantine_bound_child(void)
         flip_byte(entry_path(scenario, "kernel", path, sizeof path), -1);
         CHECK(!loads("kernel", CUSPEC_KIND_CUBIN, 200, i));
     }
-    snprintf(q, sizeof q, "%s/" CUSPEC__QUARANTINE_DIR, scenario);
+    pathf(q, sizeof q, "%s/" CUSPEC__QUARANTINE_DIR, scenario);
     CHECK_INT_EQ(count_names(q, ""), CUSPEC__QUARANTINE_MAX);
     CHECK_UINT_EQ(stats().quarantined, CUSPEC__QUARANTINE_MAX);
 }
@@ -435,11 +448,11 @@ TEST(the_quarantine_is_never_followed_and_is_bounded)
     char store[1024], path[1024], q[1024], victim[1024];
     folder(store, sizeof store, "qlink", NOBODY, 0700);
     folder(outside, sizeof outside, "qlink-outside", NOBODY, 0700);
-    snprintf(victim, sizeof victim, "%s/precious", outside);
+    pathf(victim, sizeof victim, "%s/precious", outside);
     write_file(victim, "keep me", 7);
     fill("qlink", "kernel", 1);
     flip_byte(entry_path(store, "kernel", path, sizeof path), -1);
-    snprintf(q, sizeof q, "%s/" CUSPEC__QUARANTINE_DIR, store);
+    pathf(q, sizeof q, "%s/" CUSPEC__QUARANTINE_DIR, store);
     CHECK(symlink(outside, q) == 0 && lchown(q, NOBODY, NOBODY) == 0);
     in_child("qlink", quarantine_link_child);
 
@@ -491,8 +504,8 @@ static void leftovers_child(void)
     as_nobody();
     put("kernel", CUSPEC_KIND_CUBIN, 200, 1); /* the first publish walks the store */
     fan_of(scenario, "kernel", fan, sizeof fan);
-    snprintf(tmp, sizeof tmp, "%s/" CUSPEC__TMP_PREFIX "1-dead", fan);
-    snprintf(lock, sizeof lock, "%s/0123456789abcdef0123456789abcd" CUSPEC__LOCK_SUFFIX, fan);
+    pathf(tmp, sizeof tmp, "%s/" CUSPEC__TMP_PREFIX "1-dead", fan);
+    pathf(lock, sizeof lock, "%s/0123456789abcdef0123456789abcd" CUSPEC__LOCK_SUFFIX, fan);
     write_file(tmp, "half an entry", 13);
     write_file(lock, "", 0);
     set_age(tmp, 3600);
@@ -530,7 +543,7 @@ static void stuck_eviction_child(void)
     put("stuck", CUSPEC_KIND_CUBIN, 200, 1);
     entry_path(scenario, "stuck", path, sizeof path);
     CHECK(unlink(path) == 0 && mkdir(path, 0700) == 0);
-    snprintf(inside, sizeof inside, "%s/x", path);
+    pathf(inside, sizeof inside, "%s/x", path);
     write_file(inside, "x", 1);
     set_age(path, 100000);
     for (unsigned i = 0; i < 12; i++) {
