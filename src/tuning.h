@@ -69,7 +69,8 @@ struct cuspec__variant;
 int cuspec__record_legal(const struct cuspec__spec *s, const struct cuspec__record *r,
                          struct cuspec__variant *v);
 
-/* Publishes / reads the record for (device, spec, bucket). */
+/* Publishes / reads the record for (device, spec, bucket). A record the
+ * store cannot keep is CUSPEC_ERR_IO, saying why. */
 int cuspec__record_put(const char *device, const struct cuspec__spec *s, int bucket,
                        const struct cuspec__record *r);
 int cuspec__record_get(const char *device, const struct cuspec__spec *s, int bucket,

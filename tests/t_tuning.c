@@ -5,6 +5,7 @@
 #include "tap.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char store_dir[] = "/tmp/cuspec-tuning-XXXXXX";
@@ -327,6 +328,39 @@ TEST(unusable_records_are_skipped_with_a_warning)
     CHECK_STR_CONTAINS(warning, store_dir);
 }
 
+/* The entry file of a record, made a folder: no publish can rename over it,
+ * whoever runs the test (root ignores permissions, not this). */
+static void block_record(const char *dev, const struct cuspec__spec *s, int bucket, char *path,
+                         size_t size)
+{
+    char key[2048], hex[33];
+    cuspec__tuning_key(dev, s, bucket, 0, key, sizeof key);
+    cuspec__hash128_hex(key, strlen(key), hex);
+    snprintf(path, size, "%s/v1", store_dir);
+    mkdir(path, 0700);
+    snprintf(path, size, "%s/v1/%.2s", store_dir, hex);
+    mkdir(path, 0700);
+    snprintf(path, size, "%s/v1/%.2s/%s.entry", store_dir, hex, hex + 2);
+    CHECK_INT_EQ(mkdir(path, 0700), 0);
+}
+
+/* A record is what tuning is for: one the store cannot keep is an error,
+ * not a warning (`cuspec tune` said "tuned" and kept nothing). */
+TEST(a_record_the_store_cannot_keep_is_an_error)
+{
+    const char *dev = "unkept|sm_90|132|1|13000";
+    struct cuspec__spec s = reduce_spec(1 << 12);
+    struct cuspec__record r = sample_record(256), got;
+    char path[4096];
+    block_record(dev, &s, 12, path, sizeof path);
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 12, &r), CUSPEC_ERR_IO);
+    CHECK_STR_CONTAINS(cuspec_last_error(), "cannot publish to the store");
+    CHECK_INT_EQ(rmdir(path), 0);
+    CHECK_INT_EQ(cuspec__record_get(dev, &s, 12, &got), CUSPEC_ERR_NOT_FOUND);
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 12, &r), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_get(dev, &s, 12, &got), CUSPEC_OK);
+}
+
 TEST(export_import_and_refusals)
 {
     char path[512], file[4096];
@@ -555,6 +589,7 @@ int main(void)
                                             TAP_ENTRY(narrow_shapes_take_the_narrow_kernel),
                                             TAP_ENTRY(byte_records_of_the_widest_class_are_listed),
                                             TAP_ENTRY(unusable_records_are_skipped_with_a_warning),
+                                            TAP_ENTRY(a_record_the_store_cannot_keep_is_an_error),
                                             TAP_ENTRY(export_import_and_refusals),
                                             TAP_ENTRY(search_reads_six_parameter_logs),
                                             TAP_ENTRY(search_resumes_after_a_stop),
