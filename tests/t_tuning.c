@@ -361,6 +361,14 @@ TEST(a_record_the_store_cannot_keep_is_an_error)
     CHECK_INT_EQ(cuspec__record_get(dev, &s, 12, &got), CUSPEC_OK);
 }
 
+static int count_large_buckets(const cuspec_tuning_record *r, void *user)
+{
+    if (strcmp(r->device, "imported|sm_80|108|1|12080") == 0 &&
+        (strcmp(r->bucket, "n=2^40") == 0 || strcmp(r->bucket, "n=2^63") == 0))
+        ++*(int *)user;
+    return 0;
+}
+
 TEST(export_import_and_refusals)
 {
     char path[512], file[4096];
@@ -393,6 +401,11 @@ TEST(export_import_and_refusals)
         {"an unknown family", "family=reduce", "family=fft", "family 'fft'"},
         {"an unknown dtype", "dtype=f64", "dtype=u8", "dtype 'u8'"},
         {"a bad bucket", "n=2^16", "n=2^x", "bucket"},
+        {"a bucket past 2^63", "n=2^16", "n=2^64", "K from 0 to 63"},
+        /* numbers past an int once wrapped to legal ones (2^32 + 16 to 16) */
+        {"a bucket past an int", "n=2^16", "n=2^4294967312", "K from 0 to 63"},
+        {"a format past an int", "format=1", "format=4294967297", "format 4294967297"},
+        {"an op past an int", "op=2", "op=4294967298", "op '4294967298'"},
         {"a truncated file", "end\n", "", "no 'end'"},
         {"a bad number", "gbs=900", "gbs=lots", "gbs"},
     };
@@ -420,6 +433,21 @@ TEST(export_import_and_refusals)
     write_file(path, good);
     CHECK_INT_EQ(cuspec_tuning_import(path, &back), CUSPEC_OK);
     CHECK_UINT_EQ(back, 1);
+    /* The largest buckets are legal: a reduction's has no alignment class to
+     * shift out of it (1 << 63 was undefined), and a listing reads them back
+     * from the store's keys. */
+    static const char *const edges[] = {"bucket=n=2^40\n", "bucket=n=2^63\n"};
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) {
+        const char *at = strstr(good, "bucket=n=2^16\n");
+        snprintf(file, sizeof file, "%.*s%s%s", (int)(at - good), good, edges[i],
+                 at + strlen("bucket=n=2^16\n"));
+        write_file(path, file);
+        if (cuspec_tuning_import(path, &back) != CUSPEC_OK)
+            TAP_FAIL("import of %.13s failed: %s", edges[i], cuspec_last_error());
+    }
+    int listed = 0;
+    CHECK_INT_EQ(cuspec_tuning_list(NULL, count_large_buckets, &listed), CUSPEC_OK);
+    CHECK_INT_EQ(listed, 2);
     CHECK_INT_EQ(cuspec_tuning_import("/nonexistent/file", &back), CUSPEC_ERR_IO);
 }
 
