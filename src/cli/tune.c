@@ -116,8 +116,8 @@ static const char help[] =
     "Exit status: 0 every operation was tuned and its record kept (or the records\n"
     "were listed, exported, imported); 1 an operation could not be tuned, the store\n"
     "could not keep its record, or an export or import failed (the reason is\n"
-    "printed); 2 bad command line; 3 no usable CUDA driver or device; 130\n"
-    "interrupted by Ctrl-C.\n";
+    "printed); 2 bad command line; 3 no usable CUDA driver or device;\n"
+    "130 interrupted by Ctrl-C.\n";
 
 #define MAX_LIST 64
 
