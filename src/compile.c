@@ -12,12 +12,15 @@
 /* The pool's shared state. It lives on the heap and the last of the caller
  * and the workers frees it: a worker still inside a compile that ran past
  * the timeout outlives the call that abandoned it. Results reach the
- * caller's arrays only under the lock and only for items not abandoned. */
+ * caller's arrays only under the lock and only for items not abandoned.
+ * Otherwise the call joins its workers: a thread still exiting when the
+ * process does leaves its thread-specific data (NVRTC's, dlerror's) unfreed,
+ * which LeakSanitizer reports. */
 struct job {
     struct cuspec__variant *variants; /* a copy */
     double *started;                  /* when each item's compile began; 0 before */
     unsigned char *state;             /* 0 queued or running, 1 finished, 2 abandoned */
-    unsigned n, next, done, refs;
+    unsigned n, next, done, refs, abandoned;
     int arch, how;
     int *ok;
     pthread_mutex_t lock;
@@ -106,6 +109,7 @@ static void abandon_late(struct job *job, double timeout)
         if (job->state[i] == 0 && now - job->started[i] > timeout) {
             char name[256];
             job->state[i] = 2;
+            job->abandoned++;
             cuspec__variant_name(&job->variants[i], name, sizeof name);
             cuspec__fail(CUSPEC_ERR_COMPILE, "compiling %s took longer than %.0f s: abandoned",
                          name, timeout);
@@ -150,19 +154,16 @@ int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned n_threads = jobs > 0 ? (unsigned)jobs : cores > 0 ? (unsigned)cores : 1;
     n_threads = n_threads < n ? n_threads : n;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t *threads = malloc((n_threads ? n_threads : 1) * sizeof *threads);
+    unsigned started = 0;
     pthread_mutex_lock(&job->lock);
-    for (unsigned t = 0; t < n_threads; t++) {
-        pthread_t thread;
+    for (; threads != NULL && started < n_threads; started++) {
         job->refs++;
-        if (pthread_create(&thread, &attr, worker, job) != 0) {
+        if (pthread_create(&threads[started], NULL, worker, job) != 0) {
             job->refs--;
             break;
         }
     }
-    pthread_attr_destroy(&attr);
     if (job->refs == 1) { /* no threads to be had: do the work here */
         job->refs++;
         pthread_mutex_unlock(&job->lock);
@@ -182,8 +183,17 @@ int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int
             pthread_cond_wait(&job->progressed, &job->lock);
         }
     }
-    int first_status = job->first_status;
+    int first_status = job->first_status, abandoned = job->abandoned > 0;
     job_release(job);
+    /* A worker stuck in an abandoned compile may never return: then none is
+     * waited for. */
+    for (unsigned t = 0; t < started; t++) {
+        if (abandoned)
+            pthread_detach(threads[t]);
+        else
+            pthread_join(threads[t], NULL);
+    }
+    free(threads);
     report->seconds = now_s() - t0;
     if (report->failed > 0)
         return cuspec__fail(first_status, "%s", report->first_error);

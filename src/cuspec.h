@@ -502,7 +502,9 @@ typedef struct cuspec_tune_result {
 
 /* Tunes one operation; the record it writes serves every later call. The
  * log of timed candidates is kept in the store too, so an interrupted run
- * resumes and a re-run with a larger space times only what is new. */
+ * resumes and a re-run with a larger space times only what is new. A store
+ * that cannot keep the record is CUSPEC_ERR_IO (before the search when the
+ * store cannot be used at all). */
 CUSPEC_EXPORT int cuspec_tune(cuspec_ctx *ctx, const cuspec_tune_spec *spec,
                               const cuspec_tune_options *options, cuspec_tune_result *result);
 

@@ -142,6 +142,11 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
         res->candidates = res->reused = rec.candidates;
         return CUSPEC_OK;
     }
+    /* The record is the point: a store that cannot keep one fails now, not
+     * after the search. */
+    rc = cuspec__store_usable();
+    if (rc != CUSPEC_OK)
+        return cuspec__fail_context(rc, "cuspec_tune: nothing found could be kept");
     cuspec__clear_error();
 
     struct gpu_env env = {ctx, NULL, NULL, job.opt.jobs,
@@ -174,6 +179,9 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     rc = cuspec__tune_search(&job, &io, res, &rec);
     if (rc == CUSPEC_OK && !res->stopped) {
         rc = cuspec__record_put(ctx->device_id, &job.spec, cuspec__bucket(&job.spec), &rec);
+        if (rc != CUSPEC_OK)
+            rc = cuspec__fail_context(rc, "cuspec_tune: %s won, but its record was not kept",
+                                      res->kernel);
         cuspec__tuned_forget(ctx);
     }
     if (env.check != env.w)

@@ -170,7 +170,9 @@ int cuspec__record_put(const char *device, const struct cuspec__spec *s, int buc
     char key[2048], payload[2048];
     cuspec__tuning_key(device, s, bucket, 0, key, sizeof key);
     cuspec__record_encode(r, payload, sizeof payload);
-    return cuspec__store_put(key, CUSPEC_KIND_TUNING, "", payload, strlen(payload));
+    /* Strict: a record is the tuner's whole result, and one the store did not
+     * keep would be tuned again by every run that believed it was there. */
+    return cuspec__store_publish(key, CUSPEC_KIND_TUNING, "", payload, strlen(payload));
 }
 
 int cuspec__record_get(const char *device, const struct cuspec__spec *s, int bucket,

@@ -69,7 +69,8 @@ struct cuspec__variant;
 int cuspec__record_legal(const struct cuspec__spec *s, const struct cuspec__record *r,
                          struct cuspec__variant *v);
 
-/* Publishes / reads the record for (device, spec, bucket). */
+/* Publishes / reads the record for (device, spec, bucket). A record the
+ * store cannot keep is CUSPEC_ERR_IO, saying why. */
 int cuspec__record_put(const char *device, const struct cuspec__spec *s, int bucket,
                        const struct cuspec__record *r);
 int cuspec__record_get(const char *device, const struct cuspec__spec *s, int bucket,
@@ -80,6 +81,21 @@ int cuspec__record_get(const char *device, const struct cuspec__spec *s, int buc
  * when there is none. *bucket gets the bucket it came from. */
 int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct cuspec__record *r,
                         int *bucket);
+
+/* ## Export files (tuning_io.c) */
+
+/* One record of an export file, checked: its store key and payload. */
+struct cuspec__import {
+    char *key, *payload; /* malloc'd */
+};
+/* The records of an export file's text (`len` bytes; `name` names it in
+ * messages), each checked as cuspec_tuning_import checks them: CUSPEC_OK with
+ * *out and *n set (free with cuspec__tuning_parsed_free), or
+ * CUSPEC_ERR_CORRUPT, CUSPEC_ERR_UNSUPPORTED or CUSPEC_ERR_NOMEM saying what
+ * and at which line, with nothing in *out. */
+int cuspec__tuning_parse(const char *text, size_t len, const char *name,
+                         struct cuspec__import **out, unsigned *n);
+void cuspec__tuning_parsed_free(struct cuspec__import *records, unsigned n);
 
 /* Fills v for a call: the tuned parameters for this device and bucket when
  * a record exists and is legal (returns 1), else the family's defaults

@@ -5,6 +5,7 @@
 #include "tune.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,21 +13,48 @@
 
 #define EXPORT_MAGIC "cuspec-tuning 1"
 
-/* "n=2^28" or "rows=2^13 cols=2^13 align=4" back to a bucket number. */
+/* A decimal integer from lo to hi, the whole of text up to `stop` (or its
+ * end): the pointer past it, or NULL. No sscanf: its %d on a number too
+ * large for an int is undefined. */
+static const char *parse_int(const char *text, char stop, long lo, long hi, int *v)
+{
+    char *end;
+    if (*text < '0' || *text > '9')
+        return NULL;
+    errno = 0;
+    long x = strtol(text, &end, 10);
+    if (errno != 0 || x < lo || x > hi || *end != stop)
+        return NULL;
+    *v = (int)x;
+    return end;
+}
+
+/* "n=2^28" or "rows=2^13 cols=2^13 align=4" back to a bucket number; else
+ * CUSPEC_ERR_CORRUPT saying which part is out of range. */
 static int parse_bucket(int family, const char *text, int *bucket)
 {
     int k, r, c, a;
-    char tail;
-    if (family == CUSPEC__FAM_REDUCE)
-        return sscanf(text, "n=2^%d%c", &k, &tail) == 1 && k >= 0 && k < 64 && (*bucket = k, 1);
-    if (sscanf(text, "rows=2^%d cols=2^%d align=%d%c", &r, &c, &a, &tail) != 3 || r < 0 || r > 63 ||
-        c < 0 || c > 63 || a < 1 || a > CUSPEC__SECTOR || (a & (a - 1)))
-        return 0;
+    const char *p;
+    if (family == CUSPEC__FAM_REDUCE) {
+        CUSPEC__RETURN_IF(strncmp(text, "n=2^", 4) != 0 || !parse_int(text + 4, '\0', 0, 63, &k),
+                          CUSPEC_ERR_CORRUPT, "a record names bucket '%s' (n=2^K, K from 0 to 63)",
+                          text);
+        *bucket = k;
+        return CUSPEC_OK;
+    }
+    int ok = strncmp(text, "rows=2^", 7) == 0 && (p = parse_int(text + 7, ' ', 0, 63, &r)) &&
+             strncmp(p, " cols=2^", 8) == 0 && (p = parse_int(p + 8, ' ', 0, 63, &c)) &&
+             strncmp(p, " align=", 7) == 0 && parse_int(p + 7, '\0', 1, CUSPEC__SECTOR, &a) &&
+             (a & (a - 1)) == 0;
+    CUSPEC__RETURN_IF(!ok, CUSPEC_ERR_CORRUPT,
+                      "a record names bucket '%s' (rows=2^R cols=2^C align=A, R and C from 0 to "
+                      "63, A a power of two up to %d)",
+                      text, CUSPEC__SECTOR);
     int la = 0;
     while ((1 << la) < a)
         la++;
     *bucket = r << 16 | c << 8 | la;
-    return 1;
+    return CUSPEC_OK;
 }
 
 /* A record's identity from its key (or an export block) and its checks. */
@@ -40,7 +68,7 @@ static int parse_ident(const char *text, struct ident *id)
 {
     static const char *const names[] = {"device", "library", "format", "family",
                                         "dtype",  "op",      "bucket"};
-    char family[32], dtype[16], op[16], format[16], tail;
+    char family[32], dtype[16], op[16], format[16];
     memset(id, 0, sizeof *id);
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         const char *first = cuspec__text_find(text, names[i]);
@@ -59,8 +87,9 @@ static int parse_ident(const char *text, struct ident *id)
         return cuspec__fail(CUSPEC_ERR_CORRUPT,
                             "a record lacks one of device, library, format, family, dtype, op, "
                             "bucket");
-    CUSPEC__RETURN_IF(atoi(format) != CUSPEC__TUNING_FORMAT, CUSPEC_ERR_CORRUPT,
-                      "a record has format %s; this cuspec reads %d", format,
+    int n;
+    CUSPEC__RETURN_IF(!parse_int(format, '\0', 0, INT_MAX, &n) || n != CUSPEC__TUNING_FORMAT,
+                      CUSPEC_ERR_CORRUPT, "a record has format %s; this cuspec reads %d", format,
                       CUSPEC__TUNING_FORMAT);
     id->spec.family = cuspec__family_find(family);
     CUSPEC__RETURN_IF(id->spec.family != CUSPEC__FAM_REDUCE &&
@@ -72,13 +101,13 @@ static int parse_ident(const char *text, struct ident *id)
     for (int i = 0; i < f->n_dtypes; i++)
         dtype_ok |= f->dtypes[i] == id->spec.dtype;
     CUSPEC__RETURN_IF(!dtype_ok, CUSPEC_ERR_CORRUPT, "a %s record names dtype '%s'", family, dtype);
-    CUSPEC__RETURN_IF(sscanf(op, "%d%c", &id->spec.op, &tail) != 1 || id->spec.op < 0 ||
-                          id->spec.op >= f->n_ops,
-                      CUSPEC_ERR_CORRUPT, "a %s record names op '%s'", family, op);
-    CUSPEC__RETURN_IF(!parse_bucket(id->spec.family, id->bucket_text, &id->bucket),
-                      CUSPEC_ERR_CORRUPT, "a record names bucket '%s'", id->bucket_text);
-    id->spec.align = 1 << (id->bucket & 0xff);
-    return CUSPEC_OK;
+    CUSPEC__RETURN_IF(!parse_int(op, '\0', 0, f->n_ops - 1, &id->spec.op), CUSPEC_ERR_CORRUPT,
+                      "a %s record names op '%s'", family, op);
+    int rc = parse_bucket(id->spec.family, id->bucket_text, &id->bucket);
+    /* A transpose's bucket holds its alignment class; a reduction has none. */
+    if (rc == CUSPEC_OK && id->spec.family == CUSPEC__FAM_TRANSPOSE)
+        id->spec.align = 1 << (id->bucket & 0xff);
+    return rc;
 }
 
 /* Parameters the family accepts, for the record's shape. */
@@ -212,118 +241,174 @@ int cuspec_tuning_export(cuspec_ctx *ctx, const char *path, unsigned *count)
 {
     CUSPEC__RETURN_IF(path == NULL, CUSPEC_ERR_INVALID, "cuspec_tuning_export: path is NULL");
     char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid());
-    struct export_user x = {fopen(tmp, "w"), 0};
-    CUSPEC__RETURN_IF(x.f == NULL, CUSPEC_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+    int fd;
+    int rc = cuspec__file_create(path, tmp, sizeof tmp, &fd);
+    if (rc != CUSPEC_OK)
+        return rc;
+    struct export_user x = {fdopen(fd, "w"), 0};
+    if (x.f == NULL) {
+        rc = cuspec__fail(CUSPEC_ERR_NOMEM, "cannot write %s: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return rc;
+    }
     fprintf(x.f, EXPORT_MAGIC "\n# cuspec %s tuning records; load with `cuspec tune --import`\n",
             PACKAGE_VERSION);
     struct walk w = {ctx ? ctx->device_id : NULL, export_one, &x};
-    int rc = cuspec_store_list(visit, &w); /* a store that cannot be used fails, as for a list */
+    rc = cuspec_store_list(visit, &w); /* a store that cannot be used fails, as for a list */
     int bad = ferror(x.f) | (fflush(x.f) != 0) | (fsync(fileno(x.f)) != 0);
     bad |= fclose(x.f) != 0;
     if (rc == CUSPEC_OK && bad)
         rc = cuspec__fail(CUSPEC_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-    if (rc == CUSPEC_OK && rename(tmp, path) != 0)
-        rc = cuspec__fail(CUSPEC_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-    if (rc != CUSPEC_OK)
+    if (rc == CUSPEC_OK)
+        rc = cuspec__file_replace(tmp, path);
+    else
         unlink(tmp);
-    else if (count != NULL)
+    if (rc == CUSPEC_OK && count != NULL)
         *count = x.count;
     return rc;
 }
 
 /* ## Import */
 
-struct block {
+/* An import is read whole: no export comes near this (a device's default
+ * suite takes some 60 KB). */
+#define MAX_IMPORT_BYTES (16u << 20)
+/* Characters in a line, its newline left out, and in a record's lines. */
+#define MAX_LINE 1022
+#define MAX_RECORD 4094
+
+/* Checks one record's lines (between "record" and "end") and appends its
+ * key and payload to *out. */
+static int parse_record(const char *text, struct cuspec__import **out, unsigned *n, unsigned *cap)
+{
     struct ident id;
     struct cuspec__record r;
-    char payload[2048];
-};
+    int rc = parse_ident(text, &id);
+    /* The payload: the record's own lines, after the identity. */
+    const char *p = strstr(text, "\nbucket=");
+    p = p ? strchr(p + 1, '\n') : NULL;
+    if (rc == CUSPEC_OK && p == NULL)
+        rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "record without fields");
+    if (rc == CUSPEC_OK)
+        rc = cuspec__record_decode(p + 1, strlen(p + 1), &r);
+    if (rc == CUSPEC_OK && strcmp(id.library, PACKAGE_VERSION) != 0)
+        rc = cuspec__fail(CUSPEC_ERR_UNSUPPORTED,
+                          "made by cuspec %s, whose parameters this cuspec %s cannot trust; tune "
+                          "again",
+                          id.library, PACKAGE_VERSION);
+    if (rc == CUSPEC_OK && !params_ok(&id, &r))
+        rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "its parameters are not legal for %s",
+                          cuspec__family(id.spec.family)->name);
+    if (rc != CUSPEC_OK)
+        return rc;
+    if (*n == *cap) {
+        unsigned grown_cap = *cap ? 2 * *cap : 16;
+        struct cuspec__import *grown = realloc(*out, grown_cap * sizeof *grown);
+        CUSPEC__RETURN_IF(grown == NULL, CUSPEC_ERR_NOMEM, "out of memory");
+        *out = grown;
+        *cap = grown_cap;
+    }
+    char key[2048];
+    cuspec__tuning_key(id.device, &id.spec, id.bucket, 0, key, sizeof key);
+    struct cuspec__import rec = {strdup(key), strdup(p + 1)};
+    if (rec.key == NULL || rec.payload == NULL) {
+        free(rec.key);
+        free(rec.payload);
+        return cuspec__fail(CUSPEC_ERR_NOMEM, "out of memory");
+    }
+    (*out)[(*n)++] = rec;
+    return CUSPEC_OK;
+}
+
+int cuspec__tuning_parse(const char *text, size_t len, const char *name,
+                         struct cuspec__import **out, unsigned *count)
+{
+    static const char magic[] = EXPORT_MAGIC "\n";
+    char record[MAX_RECORD + 2];
+    size_t pos = sizeof magic - 1, used = 0;
+    unsigned lineno = 1, n = 0, cap = 0;
+    int rc = CUSPEC_OK, in_block = 0;
+    *out = NULL;
+    *count = 0;
+    if (len < pos || memcmp(text, magic, pos) != 0)
+        rc = cuspec__fail(
+            CUSPEC_ERR_CORRUPT,
+            "%s is not a cuspec tuning export (its first line is not '" EXPORT_MAGIC "')", name);
+    while (rc == CUSPEC_OK && pos < len) {
+        const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+        size_t size = nl != NULL ? (size_t)(nl - line) : len - pos;
+        pos += size + (nl != NULL);
+        lineno++;
+        if (memchr(line, '\0', size) != NULL) {
+            rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "%s:%u: a NUL byte: this is no text", name,
+                              lineno);
+        } else if (size > MAX_LINE) {
+            rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "%s:%u: line too long", name, lineno);
+        } else if (line[0] == '#' || (!in_block && size == 0)) {
+            continue;
+        } else if (!in_block) {
+            if (size != 6 || memcmp(line, "record", 6) != 0 || nl == NULL)
+                rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "%s:%u: expected 'record'", name, lineno);
+            in_block = 1;
+            used = 0;
+        } else if (size == 3 && memcmp(line, "end", 3) == 0) { /* the last line may lack \n */
+            in_block = 0;
+            record[used] = '\0';
+            rc = parse_record(record, out, &n, &cap);
+            if (rc != CUSPEC_OK)
+                rc = cuspec__fail_context(rc, "%s: the record ending at line %u", name, lineno);
+        } else if (used + size + 1 > MAX_RECORD) {
+            rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "%s:%u: record too long", name, lineno);
+        } else {
+            memcpy(record + used, line, size);
+            record[used + size] = '\n';
+            used += size + 1;
+        }
+    }
+    if (rc == CUSPEC_OK && in_block)
+        rc =
+            cuspec__fail(CUSPEC_ERR_CORRUPT, "%s: the last record has no 'end' (truncated?)", name);
+    if (rc != CUSPEC_OK) {
+        cuspec__tuning_parsed_free(*out, n);
+        *out = NULL;
+        n = 0;
+    }
+    *count = n;
+    return rc;
+}
+
+void cuspec__tuning_parsed_free(struct cuspec__import *records, unsigned n)
+{
+    for (unsigned i = 0; records != NULL && i < n; i++) {
+        free(records[i].key);
+        free(records[i].payload);
+    }
+    free(records);
+}
 
 int cuspec_tuning_import(const char *path, unsigned *count)
 {
     CUSPEC__RETURN_IF(path == NULL, CUSPEC_ERR_INVALID, "cuspec_tuning_import: path is NULL");
-    FILE *f = fopen(path, "r");
-    CUSPEC__RETURN_IF(f == NULL, CUSPEC_ERR_IO, "cannot read %s: %s", path, strerror(errno));
-    struct block *blocks = NULL;
-    unsigned n = 0, cap = 0, lineno = 1;
-    char line[1024], text[4096];
-    size_t len = 0;
-    int rc = CUSPEC_OK, in_block = 0;
-    if (fgets(line, sizeof line, f) == NULL || strcmp(line, EXPORT_MAGIC "\n") != 0)
-        rc = cuspec__fail(CUSPEC_ERR_CORRUPT,
-                          "%s is not a cuspec tuning export (its first line "
-                          "is not '" EXPORT_MAGIC "')",
-                          path);
-    while (rc == CUSPEC_OK && fgets(line, sizeof line, f) != NULL) {
-        lineno++;
-        if (strchr(line, '\n') == NULL && !feof(f)) {
-            rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "%s:%u: line too long", path, lineno);
-        } else if (line[0] == '#' || (!in_block && strcmp(line, "\n") == 0)) {
-            continue;
-        } else if (!in_block) {
-            if (strcmp(line, "record\n") != 0)
-                rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "%s:%u: expected 'record'", path, lineno);
-            in_block = 1;
-            len = 0;
-        } else if (strcmp(line, "end\n") == 0 || strcmp(line, "end") == 0) { /* the last line */
-            in_block = 0;
-            text[len] = '\0';
-            if (n == cap) {
-                cap = cap ? 2 * cap : 16;
-                struct block *grown = realloc(blocks, cap * sizeof *grown);
-                if (grown == NULL) {
-                    rc = cuspec__fail(CUSPEC_ERR_NOMEM, "out of memory reading %s", path);
-                    break;
-                }
-                blocks = grown;
-            }
-            struct block *b = &blocks[n];
-            rc = parse_ident(text, &b->id);
-            /* The payload: the record's own lines, after the identity. */
-            const char *p = strstr(text, "\nbucket=");
-            p = p ? strchr(p + 1, '\n') : NULL;
-            if (rc == CUSPEC_OK && p == NULL)
-                rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "record without fields");
-            if (rc == CUSPEC_OK) {
-                cuspec__strlcpy(b->payload, p + 1, sizeof b->payload);
-                rc = cuspec__record_decode(b->payload, strlen(b->payload), &b->r);
-            }
-            if (rc == CUSPEC_OK && strcmp(b->id.library, PACKAGE_VERSION) != 0)
-                rc = cuspec__fail(CUSPEC_ERR_UNSUPPORTED,
-                                  "made by cuspec %s, whose parameters this cuspec %s cannot "
-                                  "trust; tune again",
-                                  b->id.library, PACKAGE_VERSION);
-            if (rc == CUSPEC_OK && !params_ok(&b->id, &b->r))
-                rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "its parameters are not legal for %s",
-                                  cuspec__family(b->id.spec.family)->name);
-            if (rc != CUSPEC_OK)
-                rc = cuspec__fail_context(rc, "%s: the record ending at line %u", path, lineno);
-            n++;
-        } else if (len + strlen(line) >= sizeof text - 1) {
-            rc = cuspec__fail(CUSPEC_ERR_CORRUPT, "%s:%u: record too long", path, lineno);
-        } else {
-            memcpy(text + len, line, strlen(line));
-            len += strlen(line);
-        }
-    }
-    if (rc == CUSPEC_OK && ferror(f))
-        rc = cuspec__fail(CUSPEC_ERR_IO, "cannot read %s: %s", path, strerror(errno));
-    if (rc == CUSPEC_OK && in_block)
-        rc =
-            cuspec__fail(CUSPEC_ERR_CORRUPT, "%s: the last record has no 'end' (truncated?)", path);
-    fclose(f);
+    if (count != NULL)
+        *count = 0;
+    char *text;
+    size_t len;
+    struct cuspec__import *records = NULL;
+    unsigned n = 0, done = 0;
+    int rc = cuspec__file_read(path, MAX_IMPORT_BYTES, &text, &len);
+    if (rc != CUSPEC_OK)
+        return rc;
+    rc = cuspec__tuning_parse(text, len, path, &records, &n);
+    free(text);
     /* Everything checked: now publish, each record replaced atomically. */
-    unsigned done = 0;
     while (rc == CUSPEC_OK && done < n) {
-        const struct block *b = &blocks[done];
-        char key[2048];
-        cuspec__tuning_key(b->id.device, &b->id.spec, b->id.bucket, 0, key, sizeof key);
-        rc = cuspec__store_publish(key, CUSPEC_KIND_TUNING, "", b->payload, strlen(b->payload));
+        const struct cuspec__import *r = &records[done];
+        rc = cuspec__store_publish(r->key, CUSPEC_KIND_TUNING, "", r->payload, strlen(r->payload));
         done += rc == CUSPEC_OK;
     }
     if (count != NULL)
         *count = done;
-    free(blocks);
+    cuspec__tuning_parsed_free(records, n);
     return rc;
 }

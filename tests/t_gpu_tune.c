@@ -38,7 +38,7 @@ static void check_used(const cuspec_tune_spec *spec, const cuspec_tune_result *r
 
 TEST(tune_a_reduction_and_use_it)
 {
-    cuspec_tune_spec spec = {"reduce", CUSPEC_SUM, CUSPEC_F32, (1u << 20) + 5, 0, 0};
+    cuspec_tune_spec spec = {"reduce", CUSPEC_SUM, CUSPEC_F32, (1u << 20) + 5, 0, 0, 0, 0};
     cuspec_tune_options o = small_search();
     cuspec_tune_result r;
     char params[160];
@@ -63,7 +63,7 @@ TEST(tune_a_reduction_and_use_it)
 
 TEST(tune_a_transpose_and_use_it)
 {
-    cuspec_tune_spec spec = {"transpose", 0, CUSPEC_F32, 0, 1024, 1024};
+    cuspec_tune_spec spec = {"transpose", 0, CUSPEC_F32, 0, 1024, 1024, 0, 0};
     cuspec_tune_options o = small_search();
     cuspec_tune_result r;
     CUSPEC_OK_(cuspec_tune(ctx, &spec, &o, &r));
@@ -131,7 +131,7 @@ static void corrupt_512(void *user, const struct cuspec__variant *v, CUdeviceptr
 
 TEST(wrong_candidates_are_rejected)
 {
-    cuspec_tune_spec spec = {"reduce", CUSPEC_MAX, CUSPEC_I32, 1u << 16, 0, 0};
+    cuspec_tune_spec spec = {"reduce", CUSPEC_MAX, CUSPEC_I32, 1u << 16, 0, 0, 0, 0};
     cuspec_tune_options o = small_search();
     o.max_candidates = 400; /* exhaustive: every 512-thread variant is tried */
     o.reps = 3;
@@ -143,6 +143,40 @@ TEST(wrong_candidates_are_rejected)
     CHECK(r.failed >= (unsigned)hits);
     CHECK(strstr(r.kernel, ", 512, ") == NULL);
     CHECK(r.gbs > 0);
+}
+
+/* A tuned record the store cannot keep fails the tune, saying so: `cuspec
+ * tune` once reported such an operation tuned. Its entry's folder is made a
+ * file, which stops root too; a size is taken whose folder nothing uses yet
+ * (the tune's lookups find nothing there, its kernels are not cached). */
+TEST(a_record_that_cannot_be_kept_fails_the_tune)
+{
+    char path[4096] = "";
+    cuspec_tune_spec spec = {.family = "reduce", .op = CUSPEC_SUM, .dtype = CUSPEC_F32};
+    for (int log2n = 10; log2n <= 28 && path[0] == '\0'; log2n++) {
+        struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE,
+                                 .op = CUSPEC_SUM,
+                                 .dtype = CUSPEC_F32,
+                                 .n = 1ull << log2n};
+        char key[2048], hex[33];
+        cuspec__tuning_key(ctx->device_id, &s, log2n, 0, key, sizeof key);
+        cuspec__hash128_hex(key, strlen(key), hex);
+        snprintf(path, sizeof path, "%s/v1/%.2s", store_dir, hex);
+        if (access(path, F_OK) == 0)
+            path[0] = '\0';
+        spec.n = (size_t)s.n;
+    }
+    CHECK(path[0] != '\0');
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f != NULL)
+        fclose(f);
+    cuspec_tune_options o = small_search();
+    cuspec_tune_result r;
+    CHECK_INT_EQ(cuspec_tune(ctx, &spec, &o, &r), CUSPEC_ERR_IO);
+    CHECK(strstr(cuspec_last_error(), "its record was not kept") != NULL);
+    printf("# n=%zu: %s\n", spec.n, cuspec_last_error());
+    CHECK_INT_EQ(unlink(path), 0);
 }
 
 int main(void)
@@ -157,10 +191,10 @@ int main(void)
     }
     int pushed;
     cuspec__ctx_enter(ctx, &pushed);
-    static const struct tap_test tests[] = {TAP_ENTRY(tune_a_reduction_and_use_it),
-                                            TAP_ENTRY(tune_a_transpose_and_use_it),
-                                            TAP_ENTRY(tune_a_pitched_transpose_and_use_it),
-                                            TAP_ENTRY(wrong_candidates_are_rejected)};
+    static const struct tap_test tests[] = {
+        TAP_ENTRY(tune_a_reduction_and_use_it), TAP_ENTRY(tune_a_transpose_and_use_it),
+        TAP_ENTRY(tune_a_pitched_transpose_and_use_it), TAP_ENTRY(wrong_candidates_are_rejected),
+        TAP_ENTRY(a_record_that_cannot_be_kept_fails_the_tune)};
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
     cuspec__ctx_leave(ctx, pushed);
     cuspec_ctx_destroy(ctx);

@@ -5,6 +5,7 @@
 #include "tap.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char store_dir[] = "/tmp/cuspec-tuning-XXXXXX";
@@ -327,6 +328,47 @@ TEST(unusable_records_are_skipped_with_a_warning)
     CHECK_STR_CONTAINS(warning, store_dir);
 }
 
+/* The entry file of a record, made a folder: no publish can rename over it,
+ * whoever runs the test (root ignores permissions, not this). */
+static void block_record(const char *dev, const struct cuspec__spec *s, int bucket, char *path,
+                         size_t size)
+{
+    char key[2048], hex[33];
+    cuspec__tuning_key(dev, s, bucket, 0, key, sizeof key);
+    cuspec__hash128_hex(key, strlen(key), hex);
+    snprintf(path, size, "%s/v1", store_dir);
+    mkdir(path, 0700);
+    snprintf(path, size, "%s/v1/%.2s", store_dir, hex);
+    mkdir(path, 0700);
+    snprintf(path, size, "%s/v1/%.2s/%s.entry", store_dir, hex, hex + 2);
+    CHECK_INT_EQ(mkdir(path, 0700), 0);
+}
+
+/* A record is what tuning is for: one the store cannot keep is an error,
+ * not a warning (`cuspec tune` said "tuned" and kept nothing). */
+TEST(a_record_the_store_cannot_keep_is_an_error)
+{
+    const char *dev = "unkept|sm_90|132|1|13000";
+    struct cuspec__spec s = reduce_spec(1 << 12);
+    struct cuspec__record r = sample_record(256), got;
+    char path[4096];
+    block_record(dev, &s, 12, path, sizeof path);
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 12, &r), CUSPEC_ERR_IO);
+    CHECK_STR_CONTAINS(cuspec_last_error(), "cannot publish to the store");
+    CHECK_INT_EQ(rmdir(path), 0);
+    CHECK_INT_EQ(cuspec__record_get(dev, &s, 12, &got), CUSPEC_ERR_NOT_FOUND);
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 12, &r), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_get(dev, &s, 12, &got), CUSPEC_OK);
+}
+
+static int count_large_buckets(const cuspec_tuning_record *r, void *user)
+{
+    if (strcmp(r->device, "imported|sm_80|108|1|12080") == 0 &&
+        (strcmp(r->bucket, "n=2^40") == 0 || strcmp(r->bucket, "n=2^63") == 0))
+        ++*(int *)user;
+    return 0;
+}
+
 TEST(export_import_and_refusals)
 {
     char path[512], file[4096];
@@ -359,6 +401,11 @@ TEST(export_import_and_refusals)
         {"an unknown family", "family=reduce", "family=fft", "family 'fft'"},
         {"an unknown dtype", "dtype=f64", "dtype=u8", "dtype 'u8'"},
         {"a bad bucket", "n=2^16", "n=2^x", "bucket"},
+        {"a bucket past 2^63", "n=2^16", "n=2^64", "K from 0 to 63"},
+        /* numbers past an int once wrapped to legal ones (2^32 + 16 to 16) */
+        {"a bucket past an int", "n=2^16", "n=2^4294967312", "K from 0 to 63"},
+        {"a format past an int", "format=1", "format=4294967297", "format 4294967297"},
+        {"an op past an int", "op=2", "op=4294967298", "op '4294967298'"},
         {"a truncated file", "end\n", "", "no 'end'"},
         {"a bad number", "gbs=900", "gbs=lots", "gbs"},
     };
@@ -386,6 +433,21 @@ TEST(export_import_and_refusals)
     write_file(path, good);
     CHECK_INT_EQ(cuspec_tuning_import(path, &back), CUSPEC_OK);
     CHECK_UINT_EQ(back, 1);
+    /* The largest buckets are legal: a reduction's has no alignment class to
+     * shift out of it (1 << 63 was undefined), and a listing reads them back
+     * from the store's keys. */
+    static const char *const edges[] = {"bucket=n=2^40\n", "bucket=n=2^63\n"};
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) {
+        const char *at = strstr(good, "bucket=n=2^16\n");
+        snprintf(file, sizeof file, "%.*s%s%s", (int)(at - good), good, edges[i],
+                 at + strlen("bucket=n=2^16\n"));
+        write_file(path, file);
+        if (cuspec_tuning_import(path, &back) != CUSPEC_OK)
+            TAP_FAIL("import of %.13s failed: %s", edges[i], cuspec_last_error());
+    }
+    int listed = 0;
+    CHECK_INT_EQ(cuspec_tuning_list(NULL, count_large_buckets, &listed), CUSPEC_OK);
+    CHECK_INT_EQ(listed, 2);
     CHECK_INT_EQ(cuspec_tuning_import("/nonexistent/file", &back), CUSPEC_ERR_IO);
 }
 
@@ -555,6 +617,7 @@ int main(void)
                                             TAP_ENTRY(narrow_shapes_take_the_narrow_kernel),
                                             TAP_ENTRY(byte_records_of_the_widest_class_are_listed),
                                             TAP_ENTRY(unusable_records_are_skipped_with_a_warning),
+                                            TAP_ENTRY(a_record_the_store_cannot_keep_is_an_error),
                                             TAP_ENTRY(export_import_and_refusals),
                                             TAP_ENTRY(search_reads_six_parameter_logs),
                                             TAP_ENTRY(search_resumes_after_a_stop),

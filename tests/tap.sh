@@ -22,19 +22,26 @@ ok() {
 }
 
 # check_exit EXPECTED NAME CMD...: runs CMD (stdout to $tap_out, stderr to
-# $tap_err) and checks its exit status.
+# $tap_err) and checks its exit status, and that no sanitizer reported
+# anything (a report may come with the very status a failure test expects).
+# On failure the whole stderr goes to the log: a sanitizer's stacks are
+# long, and cut short they do not say where.
 tap_out=$(mktemp) tap_err=$(mktemp)
 trap 'rm -f "$tap_out" "$tap_err"' EXIT
+tap_sanitizer='ERROR: (Address|Leak)Sanitizer|runtime error: '
 check_exit() {
     expected=$1 name=$2
     shift 2
     "$@" >"$tap_out" 2>"$tap_err" </dev/null
     got=$?
-    if [ "$got" -ne "$expected" ]; then
+    reported=0
+    grep -Eq "$tap_sanitizer" "$tap_err" && reported=1
+    if [ "$got" -ne "$expected" ] || [ "$reported" -ne 0 ]; then
         echo "#   $*: exit $got, expected $expected"
-        sed 's/^/#   stderr: /' "$tap_err" | head -5
+        [ "$reported" -eq 0 ] || echo "#   a sanitizer reported an error:"
+        sed 's/^/#   stderr: /' "$tap_err"
     fi
-    [ "$got" -eq "$expected" ]
+    [ "$got" -eq "$expected" ] && [ "$reported" -eq 0 ]
     ok $? "$name"
 }
 

@@ -115,7 +115,8 @@ int records_list(int device, int all_devices, int json)
         status = cli_fail(rc, "cannot list the tuning records");
         goto out;
     }
-    qsort(rs.r, rs.n, sizeof *rs.r, by_key);
+    if (rs.n > 1) /* an empty store leaves rs.r NULL, which qsort may not take */
+        qsort(rs.r, rs.n, sizeof *rs.r, by_key);
     if (json) {
         for (size_t i = 0; i < rs.n; i++)
             print_record(&rs.r[i], 1);

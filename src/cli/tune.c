@@ -113,9 +113,10 @@ static const char help[] =
     "                       (default $XDG_CACHE_HOME/cuspec or ~/.cache/cuspec)\n"
     "  CUSPEC_LIBCUDA, CUSPEC_LIBNVRTC  the driver and NVRTC libraries to open\n"
     "\n"
-    "Exit status: 0 every operation was tuned (or the records were listed, exported,\n"
-    "imported); 1 an operation could not be tuned, or an export or import failed\n"
-    "(the reason is printed); 2 bad command line; 3 no usable CUDA driver or device;\n"
+    "Exit status: 0 every operation was tuned and its record kept (or the records\n"
+    "were listed, exported, imported); 1 an operation could not be tuned, the store\n"
+    "could not keep its record, or an export or import failed (the reason is\n"
+    "printed); 2 bad command line; 3 no usable CUDA driver or device;\n"
     "130 interrupted by Ctrl-C.\n";
 
 #define MAX_LIST 64
