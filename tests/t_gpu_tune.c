@@ -2,6 +2,7 @@
  * the record is used by the next call (its kernel is the winner, the
  * parameters say they come from a record); candidates made deliberately
  * wrong through the test hook are rejected and never chosen. */
+#include "store.h" /* the store's layout */
 #include "gpu.h"
 #include "tune.h"
 
@@ -161,7 +162,7 @@ TEST(a_record_that_cannot_be_kept_fails_the_tune)
         char key[2048], hex[33];
         cuspec__tuning_key(ctx->device_id, &s, log2n, 0, key, sizeof key);
         cuspec__hash128_hex(key, strlen(key), hex);
-        snprintf(path, sizeof path, "%s/v1/%.2s", store_dir, hex);
+        snprintf(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR "/%.2s", store_dir, hex);
         if (access(path, F_OK) == 0)
             path[0] = '\0';
         spec.n = (size_t)s.n;

@@ -1,6 +1,7 @@
 /* Tuning without a GPU: record encode/decode, key separation, the
  * nearest-bucket lookup, export/import (and refusing what cannot be
  * trusted), and the search's resume and rejection logic with a fake timer. */
+#include "store.h" /* first: config.h picks the system interfaces */
 #include "tune.h"
 #include "tap.h"
 
@@ -338,9 +339,9 @@ static void block_record(const char *dev, const struct cuspec__spec *s, int buck
     cuspec__hash128_hex(key, strlen(key), hex);
     snprintf(path, size, "%s/v1", store_dir);
     mkdir(path, 0700);
-    snprintf(path, size, "%s/v1/%.2s", store_dir, hex);
+    snprintf(path, size, "%s/" CUSPEC__ENTRIES_DIR "/%.2s", store_dir, hex);
     mkdir(path, 0700);
-    snprintf(path, size, "%s/v1/%.2s/%s.entry", store_dir, hex, hex + 2);
+    snprintf(path, size, "%s/" CUSPEC__ENTRIES_DIR "/%.2s/%s.entry", store_dir, hex, hex + 2);
     CHECK_INT_EQ(mkdir(path, 0700), 0);
 }
 
