@@ -49,8 +49,10 @@ ok $? "and it is gone"
 # A new folder's name is made durable (fsync of the folder holding it)
 # before an entry is put in it.
 if command -v strace >/dev/null 2>&1; then
+    # (LeakSanitizer cannot work under ptrace: off for this one run.)
     strace -f -o "$scratch/trace" -e trace=mkdirat,mkdir,fsync \
-        env CUSPEC_CACHE_DIR="$scratch/fresh" "$store_put" "kernel one" cubin "$scratch/small"
+        env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        CUSPEC_CACHE_DIR="$scratch/fresh" "$store_put" "kernel one" cubin "$scratch/small"
     # mkdirat(FD, "name", 0700) = 0 must be followed by fsync(FD).
     awk '{ sub(/^[0-9]+ +/, "") }
          made != "" { if ($0 !~ "^fsync\\(" made "\\) += 0") bad++; made = "" }
