@@ -2,6 +2,9 @@
  * workloads (fresh random inputs, one check, CUDA-event timing), and the
  * dispatch latency of a call. */
 #include "workload.h"
+#include "error.h"
+#include "driver.h"
+#include "text.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,6 +2,9 @@
  * is thread-safe): `cuspec compile` ahead of time, and the tuner's
  * candidates while the GPU is idle. */
 #include "family.h"
+#include "error.h"
+#include "store.h"
+#include "text.h"
 
 #include <pthread.h>
 #include <stdlib.h>

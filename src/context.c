@@ -2,6 +2,10 @@
  * (variant) -> loaded CUmodule/CUfunction, thread-safe and bounded. A hit
  * costs one hash of the small variant struct and no I/O. */
 #include "tuning.h"
+#include "error.h"
+#include "driver.h"
+#include "device.h"
+#include "hash.h"
 
 #include <stdlib.h>
 #include <string.h>

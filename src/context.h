@@ -3,6 +3,7 @@
 #define CUSPEC_CONTEXT_H
 
 #include "family.h"
+#include "driver.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -2,6 +2,8 @@
  * bandwidth as cuspec's own kernel reaches it, the ceiling benchmarks are
  * measured against. */
 #include "context.h"
+#include "error.h"
+#include "driver.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,8 @@
 /* Device enumeration and the facts about each GPU that `cuspec devices`
  * prints and that tuning records are keyed by. */
-#include "internal.h"
+#include "error.h"
+#include "driver.h"
+#include "device.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,8 @@
  * pinned API version into one table, once. Nothing links libcuda, so the
  * library and the CLI run (and say why they cannot do GPU work) on machines
  * without a driver. */
-#include "internal.h"
+#include "error.h"
+#include "driver.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -1,6 +1,7 @@
 /* Status names and texts (one X-macro list in cuspec.h) and the thread-local
  * detail of the last failure. */
-#include "internal.h"
+#include "error.h"
+#include "hash.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -74,40 +75,6 @@ int cuspec__fail_context(int status, const char *fmt, ...)
 void cuspec__clear_error(void)
 {
     detail[0] = '\0';
-}
-
-const char *cuspec__text_find(const char *text, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *line = text; line != NULL && *line; line = strchr(line, '\n')) {
-        if (*line == '\n')
-            line++;
-        if (strncmp(line, name, len) == 0 && line[len] == '=')
-            return line + len + 1;
-    }
-    return NULL;
-}
-
-int cuspec__text_field(const char *text, const char *name, char *buf, size_t size)
-{
-    const char *v = cuspec__text_find(text, name);
-    size_t n = v != NULL ? strcspn(v, "\n") : 0;
-    if (v == NULL || n >= size)
-        return 0;
-    memcpy(buf, v, n);
-    buf[n] = '\0';
-    return 1;
-}
-
-void cuspec__strlcpy(char *dst, const char *src, size_t size)
-{
-    if (size == 0)
-        return;
-    size_t len = strlen(src);
-    if (len >= size)
-        len = size - 1;
-    memcpy(dst, src, len);
-    dst[len] = '\0';
 }
 
 /* ## Warnings: once per distinct message, to the installed handler. */

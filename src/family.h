@@ -4,7 +4,7 @@
 #ifndef CUSPEC_FAMILY_H
 #define CUSPEC_FAMILY_H
 
-#include "internal.h"
+#include "store.h"
 
 #define CUSPEC__MAX_PARAMS 7
 #define CUSPEC__MAX_VALUES 8

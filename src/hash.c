@@ -1,6 +1,6 @@
 /* Hashes from the system's xxHash, used header-only (XXH_INLINE_ALL) so the
  * installed library has no run-time dependency on libxxhash. */
-#include "internal.h"
+#include "hash.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

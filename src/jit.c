@@ -3,6 +3,10 @@
  * knows, which the driver then compiles). The log is always read first and
  * kept for the error report. */
 #include "family.h"
+#include "error.h"
+#include "nvrtc_loader.h"
+#include "store.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,9 @@
  * error that says what is missing and how to get it. The in-process module
  * table sits in front of this (context.c). */
 #include "family.h"
+#include "error.h"
+#include "store.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

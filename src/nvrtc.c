@@ -1,7 +1,9 @@
 /* NVRTC, opened at run time and only when first needed: a process that never
  * compiles never opens it, and a machine without it still serves everything
  * the store or the shipped PTX holds. */
-#include "internal.h"
+#include "error.h"
+#include "nvrtc_loader.h"
+#include "text.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -1,6 +1,8 @@
 /* The reduce family (templates/reduce.cuh): sum, min, max and dot, and the
  * cuspec_reduce / cuspec_dot operations. */
 #include "tuning.h"
+#include "error.h"
+#include "driver.h"
 
 #include <stdio.h>
 

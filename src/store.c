@@ -8,7 +8,9 @@
  * atime is not used because relatime and noatime mounts make it unreliable.
  * A hit thus costs one metadata write, once per process and kernel: the
  * module table serves the later calls. */
-#include "store.h"
+#include "store_files.h"
+#include "error.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,10 @@
 /* Where the store is, whether it may be used, and how big it may grow: fixed
  * once per process from the environment, when the roots are opened (and
  * checked: store_trust.c) and kept open. Also the process counters. */
+#include "store_files.h"
+#include "error.h"
 #include "store.h"
+#include "text.h"
 
 #include <errno.h>
 #include <pthread.h>

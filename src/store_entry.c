@@ -18,6 +18,9 @@
  * The full key is kept so that a read can compare it with the key asked for
  * (a hash collision or a swapped file never loads the wrong kernel) and so
  * that `cuspec cache ls` can show it. */
+#include "store_files.h"
+#include "error.h"
+#include "hash.h"
 #include "store.h"
 
 #include <errno.h>

@@ -13,7 +13,8 @@
  *   the folders above its key files the same way). A symbolic link on the
  *   way is followed only from such a folder, and its target is walked and
  *   checked the same way; the root itself must not be a link. */
-#include "store.h"
+#include "store_files.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>

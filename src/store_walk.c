@@ -2,7 +2,11 @@
  * bound, and the public management calls (stats, list, verify, clear,
  * prune). Every folder and file is reached from the root's descriptor
  * (store_trust.c); a refused folder is reported and not entered. */
-#include "store.h"
+#include "store_files.h"
+#include "nvrtc_loader.h"
+#include "error.h"
+#include "hash.h"
+#include "text.h"
 
 #include <dirent.h>
 #include <errno.h>

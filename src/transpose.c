@@ -1,6 +1,8 @@
 /* The transpose family (templates/transpose.cuh) and cuspec_transpose:
  * out-of-place, batched, any shape, 1-, 2-, 4- and 8-byte elements. */
 #include "tuning.h"
+#include "error.h"
+#include "driver.h"
 
 #include <stdint.h>
 #include <stdio.h>

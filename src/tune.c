@@ -3,6 +3,10 @@
  * candidate count and a time budget. Every timed candidate is logged in the
  * store at once, so an interrupted run resumes where it stopped. */
 #include "tune.h"
+#include "error.h"
+#include "hash.h"
+#include "store.h"
+#include "text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,9 @@
  * reference, time it with events), and the record it leaves. */
 #include "tune.h"
 #include "workload.h"
+#include "error.h"
+#include "store.h"
+#include "text.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,6 +2,9 @@
  * bucket, nearest bucket on this device within NEAREST_MAX, built-in
  * defaults. */
 #include "tuning.h"
+#include "error.h"
+#include "hash.h"
+#include "store.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -3,6 +3,10 @@
  * and ships the file with its application). Import trusts nothing: one bad
  * record refuses the whole file. */
 #include "tune.h"
+#include "error.h"
+#include "store.h"
+#include "userfile.h"
+#include "text.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -4,7 +4,10 @@
  * cuspec would use is never followed, and a failed write leaves nothing
  * behind. A file is read only when it is a regular file, opened without
  * blocking first: a FIFO or a device named by mistake cannot hang the call. */
-#include "internal.h"
+#include "error.h"
+#include "hash.h"
+#include "userfile.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,6 +5,7 @@
 #define CUSPEC_WORKLOAD_H
 
 #include "tuning.h"
+#include "driver.h"
 
 struct cuspec__workload;
 

@@ -22,6 +22,8 @@
  *   cuStreamGetCaptureInfo v3 here), so a captured call allocates its scratch
  *   in the graph through the stream, and memsets its ticket, at that cost. */
 #include "context.h"
+#include "error.h"
+#include "driver.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
 
 #include "context.h"
 #include "tap.h"
+#include "driver.h"
 
 #include <stdint.h>
 #include <sys/wait.h>

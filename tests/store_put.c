@@ -2,7 +2,7 @@
  * entry of KIND (cubin, ptx or tuning) under KEY, the way the library does
  * after a compile. For the CLI tests, which have no compiler to fill a store
  * with; not itself a test. */
-#include "internal.h"
+#include "store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

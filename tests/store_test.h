@@ -5,6 +5,8 @@
 #ifndef CUSPEC_STORE_TEST_H
 #define CUSPEC_STORE_TEST_H
 
+#include "store_files.h"
+#include "hash.h"
 #include "store.h"
 
 #include <dirent.h>

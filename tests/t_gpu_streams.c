@@ -21,6 +21,8 @@
  * private store (a fresh $CUSPEC_CACHE_DIR). */
 #include "gpu.h"
 #include "gpu_cases.h"
+#include "error.h"
+#include "driver.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -18,6 +18,8 @@
 #include "tuning.h"
 #include "gpu.h"
 #include "gpu_cases.h"
+#include "driver.h"
+#include "text.h"
 
 #include <ftw.h>
 #include <stdlib.h>

@@ -2,9 +2,11 @@
  * the record is used by the next call (its kernel is the winner, the
  * parameters say they come from a record); candidates made deliberately
  * wrong through the test hook are rejected and never chosen. */
-#include "store.h" /* the store's layout */
+#include "store_files.h" /* the store's layout */
 #include "gpu.h"
 #include "tune.h"
+#include "driver.h"
+#include "hash.h"
 
 #include <stdlib.h>
 

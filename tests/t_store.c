@@ -2,9 +2,10 @@
  * entry, verify and repair, stores that cannot be written or must not be
  * trusted, where the store is, the size bound, clear and prune. Each scenario
  * runs in a child process with its own store (see store_test.h). */
-#include "store.h" /* first: config.h picks the system interfaces */
+#include "store_files.h" /* first: config.h picks the system interfaces */
 #include "tap.h"
 #include "store_test.h"
+#include "store.h"
 
 #define META "lowered=_Z4testv\nnvrtc=13.0\n"
 

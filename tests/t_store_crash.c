@@ -1,9 +1,10 @@
 /* The store under concurrency and crashes (unit, CPU): processes and threads
  * publishing the same keys at once, and writers killed mid-publish. Each
  * scenario runs in a child process with its own store (see store_test.h). */
-#include "store.h" /* first: config.h picks the system interfaces */
+#include "store_files.h" /* first: config.h picks the system interfaces */
 #include "tap.h"
 #include "store_test.h"
+#include "store.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -3,9 +3,12 @@
  * links, hard links, FIFOs), and each scenario then runs as nobody, the
  * store's user, in a child process. Also the compile lock, leftovers, the
  * quarantine's bound and the checksum over the header. */
-#include "store.h" /* first: config.h picks the system interfaces */
+#include "store_files.h" /* first: config.h picks the system interfaces */
 #include "tap.h"
 #include "store_test.h"
+#include "error.h"
+#include "hash.h"
+#include "store.h"
 
 #include <errno.h>
 #include <grp.h>

@@ -1,9 +1,11 @@
 /* Tuning without a GPU: record encode/decode, key separation, the
  * nearest-bucket lookup, export/import (and refusing what cannot be
  * trusted), and the search's resume and rejection logic with a fake timer. */
-#include "store.h" /* first: config.h picks the system interfaces */
+#include "store_files.h" /* first: config.h picks the system interfaces */
 #include "tune.h"
 #include "tap.h"
+#include "hash.h"
+#include "store.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 /* libFuzzer harness: the store's entry reader on any bytes, at each depth.
  * Whatever a file holds, the reader returns a status and allocates no more
  * than the file's size; here ASan and UBSan watch it do so. */
-#include "store.h"
+#include "store_files.h"
 
 #include <stdio.h>
 #include <stdlib.h>
