@@ -2,7 +2,7 @@
 # cuspec tune and cuspec run without a GPU: help, usage errors (exit 2), no
 # driver (exit 3), and export/import of tuning records, which need no GPU.
 . "$top_srcdir/tests/tap.sh"
-plan 73
+plan 74
 store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store/cache"
@@ -67,6 +67,8 @@ check_grep "$tap_err" 'cannot open the CUDA driver.*CUSPEC_LIBCUDA' \
     "and says what was tried and how to fix it"
 check_exit 3 "run reduce --n 1K without a driver exits 3" "$CUSPEC" run reduce --n 1K
 check_grep "$tap_err" 'cannot open the GPU.*no usable CUDA driver' "and says why"
+check_exit 3 "a lower-case suffix is a size too (--n 64k): exit 3, not 2" \
+    "$CUSPEC" run reduce --n 64k
 
 # Records travel without a GPU.
 check_exit 0 "export --all-devices of an empty store needs no GPU" \

@@ -2,7 +2,6 @@
  * records (stats, ls, verify, clear, prune) through the public store API. */
 #include "cli.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,26 +80,6 @@ static int kind_from_name(const char *name)
     for (int k = CUSPEC_KIND_CUBIN; k <= CUSPEC_KIND_TUNING; k++)
         if (strcmp(name, cuspec_kind_name(k)) == 0)
             return k;
-    return 0;
-}
-
-/* N with an optional K, M or G suffix (powers of 1024), at least 1; -1 when
- * `s` is not one. */
-static int parse_size(const char *s, uint64_t *out)
-{
-    char *end;
-    int shift = 0;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end != '\0' && strchr("KkMmGg", *end) != NULL)
-        shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : 30;
-    if (shift != 0)
-        end++;
-    if (errno != 0 || *end != '\0' || v == 0 || v > (UINT64_MAX >> shift))
-        return -1;
-    *out = (uint64_t)v << shift;
     return 0;
 }
 
@@ -417,7 +396,7 @@ static int run(int argc, char **argv)
         case 'y':
             break; /* clear never asks */
         case 'm':
-            if (parse_size(optarg, &o.max_bytes) != 0)
+            if (cuspec_parse_size(optarg, &o.max_bytes) != CUSPEC_OK || o.max_bytes == 0)
                 return cli_usage(&cmd_cache,
                                  "--max-bytes wants a positive size such as 500M, not '%s' "
                                  "('cuspec cache clear --kind cubin --kind ptx' removes every "

@@ -58,8 +58,8 @@ void json_string(FILE *f, const char *s);
 /* Splits a comma-separated list in place into items; returns the count, or
  * -1 when it has more than max. */
 int cli_split(char *list, char **items, int max);
-/* "1000", "64K", "16M", "2G" (powers of 1024) or "2^28": a count; 0 when
- * malformed or too large. */
+/* A size as cuspec_parse_size reads it ("1000", "64K", "16m") or "2^28": a
+ * count; 0 when malformed, 0 or 2^63 and more. */
 size_t cli_parse_count(const char *s);
 /* "8192x8192", each side a count as above: 0, or -1 when malformed. */
 int cli_parse_shape(const char *s, size_t *rows, size_t *cols);

@@ -129,15 +129,10 @@ size_t cli_parse_count(const char *s)
         long e = strtol(s + 2, &end, 10);
         return *end == '\0' && e >= 0 && e < 63 ? (size_t)1 << e : 0;
     }
-    if (!isdigit((unsigned char)s[0]))
+    uint64_t v;
+    if (cuspec_parse_size(s, &v) != CUSPEC_OK || v > SIZE_MAX >> 1)
         return 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-    if (shift != 0)
-        end++;
-    if (*end != '\0' || v > (SIZE_MAX >> 1) >> shift)
-        return 0;
-    return (size_t)v << shift;
+    return (size_t)v;
 }
 
 int cli_parse_shape(const char *s, size_t *rows, size_t *cols)
