@@ -42,8 +42,8 @@ TEST(the_largest_sizes)
 
 TEST(anything_else_is_refused_with_a_reason)
 {
-    static const char *const bad[] = {"", "K", "-1", "+1", " 1", "1 ", "0x10", "1KB",
-                                      "1T", "1.5M", "1,000"};
+    static const char *const bad[] = {"",     "K",   "-1", "+1",   " 1",   "1 ",
+                                      "0x10", "1KB", "1T", "1.5M", "1,000"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         refused(bad[i]);
     refused("12Q");

@@ -235,16 +235,18 @@ static int run(int argc, char **argv)
         {0, 0, 0, 0},
     };
     struct opts o = {.reps = 50};
+    const struct cli_int_option ints[] = {
+        CLI_OPT_DEVICE(&o.device),
+        CLI_OPT_PITCH(&o.layout.pitch),
+        CLI_OPT_PAD(&o.layout.pad),
+        {'r', "reps", 3, 1000, 0, NULL, &o.reps},
+        {0},
+    };
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'r':
-            if (cli_parse_int(optarg, 3, 1000, &o.reps) != 0)
-                return cli_usage(&cmd_bench, "--reps takes a number from 3 to 1000, not '%s'",
-                                 optarg);
-            break;
         case 't':
             o.dtypes = optarg;
             break;
@@ -258,7 +260,7 @@ static int run(int argc, char **argv)
             o.shapes = optarg;
             break;
         default: {
-            int status = cli_option(&cmd_bench, c, argv, &o.json, &o.device, &o.layout);
+            int status = cli_option(&cmd_bench, c, argv, &o.json, ints);
             if (status >= 0)
                 return status;
         }

@@ -38,13 +38,28 @@ int cli_usage(const struct command *cmd, const char *fmt, ...);
 /* Handles the options every subcommand takes (--help, --json); returns -1 to
  * go on, or an exit status. Leaves optind at the first operand. */
 int cli_parse_common(const struct command *cmd, int argc, char **argv, int *json);
-struct cli_layout;
+/* An option that takes an integer from lo to hi (a multiple of step, when
+ * step > 1): getopt's code for it, its long name, what it takes for the
+ * usage error "--NAME takes TAKES, not 'VALUE'" (NULL: "a number from LO to
+ * HI") and where its value goes. A zero code ends a table of them. */
+struct cli_int_option {
+    int code;
+    const char *name;
+    int lo, hi, step;
+    const char *takes;
+    int *value;
+};
+/* The integer options of several commands, each defined once. */
+/* clang-format off */
+#define CLI_OPT_DEVICE(v) {'d', "device", 0, 1023, 0, "a GPU ordinal", (v)}
+#define CLI_OPT_PITCH(v) {'p', "pitch", 8, 1 << 20, 8, "bytes, a multiple of 8 up to 1048576", (v)}
+#define CLI_OPT_PAD(v) {'P', "pad", 0, 1 << 20, 0, "elements from 0 to 1048576", (v)}
+/* clang-format on */
 /* The cases a subcommand's getopt switch shares: --json ('J'), --help ('h'),
- * --device ('d', when device is not NULL), --pitch ('p') and --pad ('P')
- * (when layout is not NULL) and what getopt did not know. Returns -1 to go
- * on, or an exit status. */
-int cli_option(const struct command *cmd, int c, char **argv, int *json, int *device,
-               struct cli_layout *layout);
+ * the integer options of `ints` (NULL: none) and what getopt did not know.
+ * Returns -1 to go on, or an exit status. */
+int cli_option(const struct command *cmd, int c, char **argv, int *json,
+               const struct cli_int_option *ints);
 
 /* cuspec tune --list / --export / --import (records.c); exit statuses.
  * all_devices: every device's records, with no GPU needed. */

@@ -77,6 +77,7 @@ static int run(int argc, char **argv)
     };
     int archs[MAX_ARCHS], n_archs = 0, all = 0, jobs = 0, json = 0, c;
     const char *family = "all";
+    const struct cli_int_option ints[] = {{'j', "jobs", 1, 1024, 0, NULL, &jobs}, {0}};
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -93,13 +94,8 @@ static int run(int argc, char **argv)
         case 'A':
             all = 1;
             break;
-        case 'j':
-            if (cli_parse_int(optarg, 1, 1024, &jobs) != 0)
-                return cli_usage(&cmd_compile, "--jobs takes a number from 1 to 1024, not '%s'",
-                                 optarg);
-            break;
         default: {
-            int status = cli_option(&cmd_compile, c, argv, &json, NULL, NULL);
+            int status = cli_option(&cmd_compile, c, argv, &json, ints);
             if (status >= 0)
                 return status;
         }

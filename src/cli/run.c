@@ -119,6 +119,12 @@ static int run(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},         {0, 0, 0, 0},
     };
     struct opts o = {.dtype_name = "f32"};
+    const struct cli_int_option ints[] = {
+        CLI_OPT_DEVICE(&o.device),
+        CLI_OPT_PITCH(&o.layout.pitch),
+        CLI_OPT_PAD(&o.layout.pad),
+        {0},
+    };
     int c;
     optind = 1;
     opterr = 0;
@@ -137,7 +143,7 @@ static int run(int argc, char **argv)
             o.shape_text = optarg;
             break;
         default: {
-            int status = cli_option(&cmd_run, c, argv, &o.json, &o.device, &o.layout);
+            int status = cli_option(&cmd_run, c, argv, &o.json, ints);
             if (status >= 0)
                 return status;
         }

@@ -157,7 +157,7 @@ struct opts {
     char *ops, *dtypes, *ns, *shapes;
     int device, device_set, json, list, all_devices;
     const char *export_path, *import_path;
-    const char *tuning_flag;  /* the first tuning-only option given */
+    char tuning_flag[32];     /* the first tuning-only option given, or "" */
     struct cli_layout layout; /* transpose: --pitch, --pad */
     cuspec_tune_options t;
 };
@@ -706,11 +706,12 @@ static int check_opts(const struct opts *o)
     if (action != NULL) {
         if (o->family != NULL)
             return cli_usage(&cmd_tune, "%s takes no family ('%s')", action, o->family);
-        const char *what = o->ops      ? "--op"
-                           : o->dtypes ? "--dtype"
-                           : o->ns     ? "--n"
-                           : o->shapes ? "--shape"
-                                       : o->tuning_flag;
+        const char *what = o->ops              ? "--op"
+                           : o->dtypes         ? "--dtype"
+                           : o->ns             ? "--n"
+                           : o->shapes         ? "--shape"
+                           : o->tuning_flag[0] ? o->tuning_flag
+                                               : NULL;
         if (what != NULL)
             return cli_usage(&cmd_tune, "%s is for tuning, not for %s", what, action);
         if (o->import_path && (o->all_devices || o->device_set))
@@ -763,11 +764,24 @@ static int run(int argc, char **argv)
     };
     struct opts o;
     memset(&o, 0, sizeof o);
-    int c, status;
+    const struct cli_int_option ints[] = {
+        CLI_OPT_DEVICE(&o.device),
+        CLI_OPT_PITCH(&o.layout.pitch),
+        CLI_OPT_PAD(&o.layout.pad),
+        {'m', "max-candidates", 1, 1000000, 0, NULL, &o.t.max_candidates},
+        {'T', "top", 1, 1000, 0, NULL, &o.t.top},
+        {'r', "reps", 3, 1000, 0, NULL, &o.t.reps},
+        {'j', "jobs", 1, 1024, 0, NULL, &o.t.jobs},
+        {0},
+    };
+    int c, li = 0, status;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", longopts, &li)) != -1) {
         char *end;
+        /* Options that only tuning takes are all long: li names them. */
+        if (o.tuning_flag[0] == '\0' && strchr("pPbmTrFj", c) != NULL)
+            snprintf(o.tuning_flag, sizeof o.tuning_flag, "--%s", longopts[li].name);
         switch (c) {
         case 'o':
             o.ops = optarg;
@@ -781,46 +795,13 @@ static int run(int argc, char **argv)
         case 's':
             o.shapes = optarg;
             break;
-        case 'p':
-        case 'P':
-            if ((status = cli_option(&cmd_tune, c, argv, &o.json, NULL, &o.layout)) >= 0)
-                return status;
-            o.tuning_flag = o.tuning_flag ? o.tuning_flag : c == 'p' ? "--pitch" : "--pad";
-            break;
-        case 'd':
-            o.device_set = 1;
-            if ((status = cli_option(&cmd_tune, c, argv, &o.json, &o.device, NULL)) >= 0)
-                return status;
-            break;
         case 'b':
             o.t.budget_s = strtod(optarg, &end);
             if (end == optarg || *end != '\0' || !(o.t.budget_s > 0 && o.t.budget_s < 1e7))
                 return cli_usage(&cmd_tune, "--budget takes seconds > 0, not '%s'", optarg);
-            o.tuning_flag = o.tuning_flag ? o.tuning_flag : "--budget";
-            break;
-        case 'm':
-            if (cli_parse_int(optarg, 1, 1000000, &o.t.max_candidates) != 0)
-                return cli_usage(&cmd_tune, "--max-candidates takes a number from 1 to 1000000");
-            o.tuning_flag = o.tuning_flag ? o.tuning_flag : "--max-candidates";
-            break;
-        case 'T':
-            if (cli_parse_int(optarg, 1, 1000, &o.t.top) != 0)
-                return cli_usage(&cmd_tune, "--top takes a number from 1 to 1000");
-            o.tuning_flag = o.tuning_flag ? o.tuning_flag : "--top";
-            break;
-        case 'r':
-            if (cli_parse_int(optarg, 3, 1000, &o.t.reps) != 0)
-                return cli_usage(&cmd_tune, "--reps takes a number from 3 to 1000");
-            o.tuning_flag = o.tuning_flag ? o.tuning_flag : "--reps";
             break;
         case 'F':
             o.t.force = 1;
-            o.tuning_flag = o.tuning_flag ? o.tuning_flag : "--force";
-            break;
-        case 'j':
-            if (cli_parse_int(optarg, 1, 1024, &o.t.jobs) != 0)
-                return cli_usage(&cmd_tune, "--jobs takes a number from 1 to 1024");
-            o.tuning_flag = o.tuning_flag ? o.tuning_flag : "--jobs";
             break;
         case 'l':
             o.list = 1;
@@ -839,7 +820,8 @@ static int run(int argc, char **argv)
             o.all_devices = 1;
             break;
         default:
-            if ((status = cli_option(&cmd_tune, c, argv, &o.json, NULL, NULL)) >= 0)
+            o.device_set |= c == 'd'; /* --device, which cli_option reads */
+            if ((status = cli_option(&cmd_tune, c, argv, &o.json, ints)) >= 0)
                 return status;
         }
     }

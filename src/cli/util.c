@@ -59,35 +59,30 @@ int cli_parse_common(const struct command *cmd, int argc, char **argv, int *json
     return -1;
 }
 
-int cli_option(const struct command *cmd, int c, char **argv, int *json, int *device,
-               struct cli_layout *layout)
+int cli_option(const struct command *cmd, int c, char **argv, int *json,
+               const struct cli_int_option *ints)
 {
-    switch (c) {
-    case 'J':
+    if (c == 'J') {
         *json = 1;
         return -1;
-    case 'h':
+    }
+    if (c == 'h') {
         fputs(cmd->help, stdout);
         return EXIT_OK;
-    case 'd':
-        if (device == NULL)
-            break;
-        if (cli_parse_int(optarg, 0, 1023, device) != 0)
-            return cli_usage(cmd, "--device takes a GPU ordinal, not '%s'", optarg);
-        return -1;
-    case 'P':
-        if (layout == NULL)
-            break;
-        if (cli_parse_int(optarg, 0, 1 << 20, &layout->pad) != 0)
-            return cli_usage(cmd, "--pad takes elements from 0 to 1048576, not '%s'", optarg);
-        return -1;
-    case 'p':
-        if (layout == NULL)
-            break;
-        if (cli_parse_int(optarg, 8, 1 << 20, &layout->pitch) != 0 || layout->pitch % 8 != 0)
-            return cli_usage(cmd, "--pitch takes bytes, a multiple of 8 up to 1048576, not '%s'",
-                             optarg);
-        return -1;
+    }
+    for (; ints != NULL && ints->code != 0; ints++) {
+        if (ints->code != c)
+            continue;
+        int v;
+        if (cli_parse_int(optarg, ints->lo, ints->hi, &v) == 0 &&
+            (ints->step < 2 || v % ints->step == 0)) {
+            *ints->value = v;
+            return -1;
+        }
+        if (ints->takes != NULL)
+            return cli_usage(cmd, "--%s takes %s, not '%s'", ints->name, ints->takes, optarg);
+        return cli_usage(cmd, "--%s takes a number from %d to %d, not '%s'", ints->name, ints->lo,
+                         ints->hi, optarg);
     }
     return cli_usage(cmd, "unknown option or missing value '%s'", argv[optind - 1]);
 }
