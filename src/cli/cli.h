@@ -67,9 +67,6 @@ int records_list(int device, int all_devices, int json);
 int records_export(const char *path, int device, int all_devices, int json);
 int records_import(const char *path, int json);
 
-/* A JSON string literal of s on f (quotes and escapes included). */
-void json_string(FILE *f, const char *s);
-
 /* Splits a comma-separated list in place into items; returns the count, or
  * -1 when it has more than max. */
 int cli_split(char *list, char **items, int max);

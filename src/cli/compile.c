@@ -1,5 +1,6 @@
 /* cuspec compile: fill the store ahead of time, with no GPU. */
 #include "cli.h"
+#include "json.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -118,13 +119,13 @@ static int run(int argc, char **argv)
         int rc =
             cuspec_compile(family, archs[i], all, jobs, isatty(2) ? progress : NULL, NULL, &rep);
         if (json) {
-            printf("{\"arch\":\"sm_%d\",\"family\":", archs[i]);
-            json_string(stdout, family);
-            printf(",\"total\":%u,\"compiled\":%u,\"found\":%u,\"failed\":%u,\"seconds\":%.3f,"
-                   "\"first_error\":",
-                   rep.total, rep.compiled, rep.found, rep.failed, rep.seconds);
-            json_string(stdout, rep.first_error);
-            printf("}\n");
+            char arch[16];
+            snprintf(arch, sizeof arch, "sm_%d", archs[i]);
+            cli_json_print(json_pack(
+                "{s:s,s:o,s:I,s:I,s:I,s:I,s:o,s:o}", "arch", arch, "family", cli_json_str(family),
+                "total", (json_int_t)rep.total, "compiled", (json_int_t)rep.compiled, "found",
+                (json_int_t)rep.found, "failed", (json_int_t)rep.failed, "seconds",
+                cli_json_real("%.3f", rep.seconds), "first_error", cli_json_str(rep.first_error)));
         } else {
             printf("sm_%d: %u specializations: %u compiled, %u found, %u failed in %.1f s\n",
                    archs[i], rep.total, rep.compiled, rep.found, rep.failed, rep.seconds);

@@ -2,6 +2,7 @@
  * this GPU and keep the fastest in the store; list, export and import the
  * records that searches leave. */
 #include "cli.h"
+#include "json.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -395,30 +396,32 @@ static void json_item(const struct item *it, double copy)
 {
     static const char *const states[] = {"pending", "tuned", "interrupted", "failed"};
     const cuspec_tune_result *r = &it->res;
-    printf("{\"family\":\"%s\",\"dtype\":\"%s\",", it->spec.family, it->dtype);
+    json_t *j = json_pack("{s:s,s:s}", "family", it->spec.family, "dtype", it->dtype);
     if (strcmp(it->spec.family, "reduce") == 0)
-        printf("\"op\":\"%s\",\"n\":%zu,", it->op, it->spec.n);
+        j = cli_json_extend(j, json_pack("{s:s,s:I}", "op", it->op, "n", (json_int_t)it->spec.n));
     else
-        printf("\"op\":null,\"rows\":%zu,\"cols\":%zu,", it->spec.rows, it->spec.cols);
-    printf("\"status\":\"%s\",\"seconds\":%.3f", states[it->state], it->seconds);
-    if (it->state == TUNED) {
-        printf(",\"default_gbs\":%.1f,\"gbs\":%.1f,\"speedup\":%.4f,\"copy_fraction\":%.4f,"
-               "\"median_us\":%.3f,\"default_us\":%.3f,\"spread\":%.4f,\"params\":",
-               r->default_gbs, r->gbs, speedup(r), copy > 0 ? r->gbs / copy : 0, r->median_us,
-               r->default_us, r->spread);
-        json_string(stdout, r->params);
-        printf(",\"kernel\":");
-        json_string(stdout, r->kernel);
-    }
+        j = cli_json_extend(j, json_pack("{s:n,s:I,s:I}", "op", "rows", (json_int_t)it->spec.rows,
+                                         "cols", (json_int_t)it->spec.cols));
+    j = cli_json_extend(j, json_pack("{s:s,s:o}", "status", states[it->state], "seconds",
+                                     cli_json_real("%.3f", it->seconds)));
+    if (it->state == TUNED)
+        j = cli_json_extend(
+            j, json_pack(
+                   "{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "default_gbs",
+                   cli_json_real("%.1f", r->default_gbs), "gbs", cli_json_real("%.1f", r->gbs),
+                   "speedup", cli_json_real("%.4f", speedup(r)), "copy_fraction",
+                   cli_json_real("%.4f", copy > 0 ? r->gbs / copy : 0), "median_us",
+                   cli_json_real("%.3f", r->median_us), "default_us",
+                   cli_json_real("%.3f", r->default_us), "spread", cli_json_real("%.4f", r->spread),
+                   "params", cli_json_str(r->params), "kernel", cli_json_str(r->kernel)));
     if (it->state != FAILED)
-        printf(",\"candidates\":%u,\"timed\":%u,\"reused\":%u,\"failed\":%u", r->candidates,
-               r->timed, r->reused, r->failed);
-    if (it->state == FAILED) {
-        printf(",\"error\":");
-        json_string(stdout, it->error);
-    }
-    printf("}\n");
-    fflush(stdout);
+        j = cli_json_extend(j,
+                            json_pack("{s:I,s:I,s:I,s:I}", "candidates", (json_int_t)r->candidates,
+                                      "timed", (json_int_t)r->timed, "reused",
+                                      (json_int_t)r->reused, "failed", (json_int_t)r->failed));
+    else
+        j = cli_json_extend(j, json_pack("{s:o}", "error", cli_json_str(it->error)));
+    cli_json_print(j);
 }
 
 /* One line on stderr per finished operation when stderr is no terminal. */
@@ -488,9 +491,10 @@ static void summary(const struct plan *p, double wall, int json)
     }
     double geo = n_sp ? exp(log_sum / (double)n_sp) : 0;
     if (json) {
-        printf("{\"operations\":%zu,\"tuned\":%zu,\"failed\":%zu,\"interrupted\":%s,"
-               "\"geomean_speedup\":%.4f,\"wall_s\":%.3f}\n",
-               p->n, tuned, failed, interrupted || stopped ? "true" : "false", geo, wall);
+        cli_json_print(json_pack(
+            "{s:I,s:I,s:I,s:b,s:o,s:o}", "operations", (json_int_t)p->n, "tuned", (json_int_t)tuned,
+            "failed", (json_int_t)failed, "interrupted", interrupted || stopped, "geomean_speedup",
+            cli_json_real("%.4f", geo), "wall_s", cli_json_real("%.3f", wall)));
         return;
     }
     char t[16];
@@ -598,11 +602,13 @@ static int tune_plan(struct plan *p, const struct opts *o)
     }
     double copy = memcpy_gbs > kernel_gbs ? memcpy_gbs : kernel_gbs;
     if (o->json) {
-        printf("{\"device\":");
-        json_string(stdout, d->name);
-        printf(",\"ordinal\":%d,\"sm\":\"sm_%d%d\",\"memcpy_gbs\":%.1f,\"copy_kernel_gbs\":%.1f,"
-               "\"copy_gbs\":%.1f,\"operations\":%zu}\n",
-               d->ordinal, d->sm_major, d->sm_minor, memcpy_gbs, kernel_gbs, copy, p->n);
+        char sm[16];
+        snprintf(sm, sizeof sm, "sm_%d%d", d->sm_major, d->sm_minor);
+        cli_json_print(json_pack("{s:o,s:i,s:s,s:o,s:o,s:o,s:I}", "device", cli_json_str(d->name),
+                                 "ordinal", d->ordinal, "sm", sm, "memcpy_gbs",
+                                 cli_json_real("%.1f", memcpy_gbs), "copy_kernel_gbs",
+                                 cli_json_real("%.1f", kernel_gbs), "copy_gbs",
+                                 cli_json_real("%.1f", copy), "operations", (json_int_t)p->n));
     } else {
         printf("GPU %d: %s (sm_%d%d, %d SMs, peak %.0f GB/s)\n", d->ordinal, d->name, d->sm_major,
                d->sm_minor, d->sm_count, d->peak_bandwidth / 1e9);

@@ -87,23 +87,6 @@ int cli_option(const struct command *cmd, int c, char **argv, int *json,
     return cli_usage(cmd, "unknown option or missing value '%s'", argv[optind - 1]);
 }
 
-void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 int cli_split(char *list, char **items, int max)
 {
     int n = 0;
