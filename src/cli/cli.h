@@ -29,9 +29,14 @@ extern const struct command cmd_bench;
 extern const struct command cmd_tune;
 extern const struct command cmd_run;
 
+/* ## Failures (main.c) */
+
 /* Prints `msg: status text: detail` on stderr and returns the exit status
  * that fits the status (EXIT_NO_GPU for a missing driver or device). */
 int cli_fail(int status, const char *msg);
+
+/* ## The command line (options.c) */
+
 /* Usage error: "cuspec NAME: msg" and a pointer to the help; returns
  * EXIT_USAGE. */
 int cli_usage(const struct command *cmd, const char *fmt, ...);
@@ -61,23 +66,19 @@ struct cli_int_option {
 int cli_option(const struct command *cmd, int c, char **argv, int *json,
                const struct cli_int_option *ints);
 
-/* cuspec tune --list / --export / --import (records.c); exit statuses.
- * all_devices: every device's records, with no GPU needed. */
-int records_list(int device, int all_devices, int json);
-int records_export(const char *path, int device, int all_devices, int json);
-int records_import(const char *path, int json);
-
 /* Splits a comma-separated list in place into items; returns the count, or
  * -1 when it has more than max. */
 int cli_split(char *list, char **items, int max);
+/* A decimal integer from lo to hi in *v: 0, or -1 when s is not one. */
+int cli_parse_int(const char *s, int lo, int hi, int *v);
+
+/* ## The operation a command line names (specs.c) */
+
 /* A size as cuspec_parse_size reads it ("1000", "64K", "16m") or "2^28": a
  * count; 0 when malformed, 0 or 2^63 and more. */
 size_t cli_parse_count(const char *s);
 /* "8192x8192", each side a count as above: 0, or -1 when malformed. */
 int cli_parse_shape(const char *s, size_t *rows, size_t *cols);
-/* A decimal integer from lo to hi in *v: 0, or -1 when s is not one. */
-int cli_parse_int(const char *s, int lo, int hi, int *v);
-
 /* Transposes on padded matrices (--pitch B, --pad N): each leading dimension
  * is its row rounded up to a multiple of pitch bytes (0: not rounded), as
  * cuMemAllocPitch would give, then pad elements longer. */
@@ -101,5 +102,13 @@ int cli_reduce_spec(const struct command *cmd, const char *op, const char *dtype
                     cuspec_tune_spec *s);
 int cli_transpose_spec(const struct command *cmd, const char *dtype, const char *shape,
                        const struct cli_layout *l, cuspec_tune_spec *s);
+
+/* ## Tuning records (records.c) */
+
+/* cuspec tune --list / --export / --import; exit statuses.
+ * all_devices: every device's records, with no GPU needed. */
+int records_list(int device, int all_devices, int json);
+int records_export(const char *path, int device, int all_devices, int json);
+int records_import(const char *path, int json);
 
 #endif

@@ -1,102 +1,11 @@
-/* Error reporting, option handling and JSON output shared by the commands. */
+/* The operation a command line names: element counts, shapes, padded
+ * layouts, and the checked spec of a reduction or a transpose. */
 #include "cli.h"
 
 #include <ctype.h>
-#include <getopt.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-int cli_fail(int status, const char *msg)
-{
-    fprintf(stderr, "cuspec: %s: %s", msg, cuspec_strerror(status));
-    const char *detail = cuspec_last_error();
-    if (detail[0] != '\0')
-        fprintf(stderr, ": %s", detail);
-    fputc('\n', stderr);
-    return status == CUSPEC_ERR_NO_DRIVER || status == CUSPEC_ERR_DRIVER_TOO_OLD ||
-                   status == CUSPEC_ERR_NO_DEVICE
-               ? EXIT_NO_GPU
-               : EXIT_FAILED;
-}
-
-int cli_usage(const struct command *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "cuspec %s: ", cmd->name);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry 'cuspec help %s'.\n", cmd->name);
-    va_end(ap);
-    return EXIT_USAGE;
-}
-
-int cli_parse_common(const struct command *cmd, int argc, char **argv, int *json)
-{
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"json", no_argument, NULL, 'j'},
-        {0, 0, 0, 0},
-    };
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
-            fputs(cmd->help, stdout);
-            return EXIT_OK;
-        case 'j':
-            if (json == NULL)
-                return cli_usage(cmd, "--json is not an option of this command");
-            *json = 1;
-            break;
-        default:
-            return cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    return -1;
-}
-
-int cli_option(const struct command *cmd, int c, char **argv, int *json,
-               const struct cli_int_option *ints)
-{
-    if (c == 'J') {
-        *json = 1;
-        return -1;
-    }
-    if (c == 'h') {
-        fputs(cmd->help, stdout);
-        return EXIT_OK;
-    }
-    for (; ints != NULL && ints->code != 0; ints++) {
-        if (ints->code != c)
-            continue;
-        int v;
-        if (cli_parse_int(optarg, ints->lo, ints->hi, &v) == 0 &&
-            (ints->step < 2 || v % ints->step == 0)) {
-            *ints->value = v;
-            return -1;
-        }
-        if (ints->takes != NULL)
-            return cli_usage(cmd, "--%s takes %s, not '%s'", ints->name, ints->takes, optarg);
-        return cli_usage(cmd, "--%s takes a number from %d to %d, not '%s'", ints->name, ints->lo,
-                         ints->hi, optarg);
-    }
-    return cli_usage(cmd, "unknown option or missing value '%s'", argv[optind - 1]);
-}
-
-int cli_split(char *list, char **items, int max)
-{
-    int n = 0;
-    for (char *tok = strtok(list, ","); tok != NULL; tok = strtok(NULL, ","))
-        if (n < max)
-            items[n++] = tok;
-        else
-            return -1;
-    return n;
-}
 
 size_t cli_parse_count(const char *s)
 {
@@ -124,18 +33,6 @@ int cli_parse_shape(const char *s, size_t *rows, size_t *cols)
     *rows = cli_parse_count(buf);
     *cols = cli_parse_count(x + 1);
     return *rows != 0 && *cols != 0 ? 0 : -1;
-}
-
-int cli_parse_int(const char *s, int lo, int hi, int *v)
-{
-    char *end;
-    if (!isdigit((unsigned char)s[0]) && !(s[0] == '-' && isdigit((unsigned char)s[1])))
-        return -1;
-    long x = strtol(s, &end, 10);
-    if (*end != '\0' || x < lo || x > hi)
-        return -1;
-    *v = (int)x;
-    return 0;
 }
 
 /* The leading dimension for rows of len elements of size bytes; 0 when it
