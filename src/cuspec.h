@@ -121,6 +121,18 @@ typedef void (*cuspec_warning_fn)(const char *message, void *user);
 /* Installs `fn` (NULL restores the default) and returns nothing. */
 CUSPEC_EXPORT void cuspec_set_warning_handler(cuspec_warning_fn fn, void *user);
 
+/* ## Sizes
+ *
+ * A size as people write it, read the same way by $CUSPEC_CACHE_MAX_BYTES
+ * and by the cuspec command's options: decimal digits, then optionally one
+ * suffix K, M or G (either case) for 2^10, 2^20 or 2^30; no sign, space or
+ * other suffix. */
+
+/* The size `text` in *value: CUSPEC_OK, or CUSPEC_ERR_INVALID (and *value
+ * unchanged) when it is not such a size or is more than UINT64_MAX. 0 is a
+ * size: a caller that needs more than 0 says so. */
+CUSPEC_EXPORT int cuspec_parse_size(const char *text, uint64_t *value);
+
 /* ## The store
  *
  * Compiled kernels (cubin, ptx) and tuning records live in an on-disk store:
@@ -129,7 +141,7 @@ CUSPEC_EXPORT void cuspec_set_warning_handler(cuspec_warning_fn fn, void *user);
  * ($CUSPEC_SYSTEM_STORE, else the one installed under the package's data
  * folder). Entries are content-addressed, checksummed and published
  * atomically; a bad entry is a miss, never loaded. The user store is bounded
- * by $CUSPEC_CACHE_MAX_BYTES (default 1 GiB; suffixes K, M, G) with
+ * by $CUSPEC_CACHE_MAX_BYTES (default 1 GiB; a size as above) with
  * least-recently-used eviction of compiled entries; tuning records are never
  * evicted by size. */
 

@@ -71,39 +71,6 @@ static int open_root(const char *path, int system, int *fd, char *why, size_t si
     return 0;
 }
 
-/* A byte count with an optional K, M or G suffix (powers of 1024); 0 when it
- * is one, -1 when it is not. Zero is refused: it would disable the cache
- * through the back door. */
-static int parse_size(const char *s, uint64_t *out)
-{
-    if (*s < '0' || *s > '9')
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    int shift = 0;
-    switch (*end) {
-    case 'K':
-    case 'k':
-        shift = 10;
-        break;
-    case 'M':
-    case 'm':
-        shift = 20;
-        break;
-    case 'G':
-    case 'g':
-        shift = 30;
-        break;
-    }
-    if (shift != 0)
-        end++;
-    if (errno != 0 || *end != '\0' || v == 0 || v > (UINT64_MAX >> shift))
-        return -1;
-    *out = (uint64_t)v << shift;
-    return 0;
-}
-
 /* The user store's folder from the environment into c->root; -1 (with
  * c->problem) when there is none. */
 static int locate(struct cuspec__store_config *c)
@@ -189,7 +156,8 @@ static void init(void)
     const char *max = getenv("CUSPEC_CACHE_MAX_BYTES");
     c->max_bytes = DEFAULT_MAX_BYTES;
     if (max != NULL && max[0] != '\0' &&
-        (parse_size(max, &c->max_bytes) != 0 || c->max_bytes < CUSPEC__MIN_MAX_BYTES)) {
+        (cuspec_parse_size(max, &c->max_bytes) != CUSPEC_OK ||
+         c->max_bytes < CUSPEC__MIN_MAX_BYTES)) {
         c->max_bytes = DEFAULT_MAX_BYTES;
         cuspec__warn("CUSPEC_CACHE_MAX_BYTES=%s is not a size of at least 64K (an integer with an "
                      "optional K, M or G suffix; a smaller bound would evict most kernels at "

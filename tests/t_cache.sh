@@ -12,7 +12,7 @@ CUSPEC_CACHE_DIR=$scratch/store
 CUSPEC_SYSTEM_STORE=$scratch/no-system-store
 export CUSPEC_CACHE_DIR CUSPEC_SYSTEM_STORE
 unset CUSPEC_CACHE_MAX_BYTES
-plan 69
+plan 71
 
 # Payloads of known bytes: a flipped byte is then sure to change.
 head -c 5000 /dev/zero | tr '\0' a >"$scratch/small"
@@ -148,4 +148,10 @@ mkdir -p "$q" && : >"$q/0123456789abcdef0123456789abcd.entry-0123456789abcdef" &
 check_exit 0 "clear exits 0" "$CUSPEC" cache clear
 [ "$(ls -A "$q")" = notes.txt ]
 ok $? "and empties the quarantine of what cuspec moved there"
+
+# JSON is UTF-8: a key with other bytes keeps its characters, and each byte
+# that is none shows as '?'.
+"$store_put" "$(printf 'caf\303\251 \377 key')" cubin "$scratch/small"
+check_exit 0 "ls --json of a key that is not UTF-8 exits 0" "$CUSPEC" cache ls --json
+check_grep "$tap_out" "$(printf '"key":"caf\303\251 [?] key"')" "and shows its other bytes as '?'"
 done_testing

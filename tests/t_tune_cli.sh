@@ -2,7 +2,7 @@
 # cuspec tune and cuspec run without a GPU: help, usage errors (exit 2), no
 # driver (exit 3), and export/import of tuning records, which need no GPU.
 . "$top_srcdir/tests/tap.sh"
-plan 73
+plan 76
 store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store/cache"
@@ -48,6 +48,8 @@ check_exit 2 "--list with a tuning option is a usage error" "$CUSPEC" tune --lis
 check_exit 2 "--export and --import together are a usage error" \
     "$CUSPEC" tune --export "$store/a" --import "$store/b"
 check_exit 2 "a bad --budget is a usage error" "$CUSPEC" tune reduce --budget -3
+check_exit 2 "a --reps out of range is a usage error" "$CUSPEC" tune reduce --reps 2
+check_grep "$tap_err" "--reps takes a number from 3 to 1000, not '2'" "and says what it takes"
 check_exit 2 "--op without a family is a usage error" "$CUSPEC" tune --op sum
 check_exit 2 "a second operand is a usage error" "$CUSPEC" tune reduce transpose
 check_exit 2 "run with no operation is a usage error" "$CUSPEC" run
@@ -67,6 +69,8 @@ check_grep "$tap_err" 'cannot open the CUDA driver.*CUSPEC_LIBCUDA' \
     "and says what was tried and how to fix it"
 check_exit 3 "run reduce --n 1K without a driver exits 3" "$CUSPEC" run reduce --n 1K
 check_grep "$tap_err" 'cannot open the GPU.*no usable CUDA driver' "and says why"
+check_exit 3 "a lower-case suffix is a size too (--n 64k): exit 3, not 2" \
+    "$CUSPEC" run reduce --n 64k
 
 # Records travel without a GPU.
 check_exit 0 "export --all-devices of an empty store needs no GPU" \

@@ -1,6 +1,7 @@
 /* cuspec bench: GB/s of the operations against the device's copy bandwidth
  * measured in the same run. */
 #include "cli.h"
+#include "json.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -86,10 +87,11 @@ static int split_lists(struct opts *o)
 static void header(const cuspec_device_info *d, double memcpy_gbs, double kernel_gbs, int json)
 {
     if (json) {
-        printf("{\"device\":");
-        json_string(stdout, d->name);
-        printf(",\"sm\":\"sm_%d%d\",\"memcpy_gbs\":%.1f,\"copy_kernel_gbs\":%.1f}\n", d->sm_major,
-               d->sm_minor, memcpy_gbs, kernel_gbs);
+        char sm[16];
+        snprintf(sm, sizeof sm, "sm_%d%d", d->sm_major, d->sm_minor);
+        cli_json_print(json_pack("{s:o,s:s,s:o,s:o}", "device", cli_json_str(d->name), "sm", sm,
+                                 "memcpy_gbs", cli_json_real("%.1f", memcpy_gbs), "copy_kernel_gbs",
+                                 cli_json_real("%.1f", kernel_gbs)));
         return;
     }
     printf("%s (sm_%d%d, %d SMs, peak %.0f GB/s)\n", d->name, d->sm_major, d->sm_minor, d->sm_count,
@@ -98,22 +100,30 @@ static void header(const cuspec_device_info *d, double memcpy_gbs, double kernel
            memcpy_gbs, kernel_gbs);
 }
 
-static void row(const char *label, const cuspec_bench_result *r, double copy, int json)
+/* One case's JSON line: what it was (`label`, which this takes), then its
+ * times and check. */
+static void row_json(json_t *label, const cuspec_bench_result *r, double copy)
 {
-    if (json) {
-        printf("{%s,\"median_us\":%.3f,\"p10_us\":%.3f,\"p90_us\":%.3f,\"batch_us\":%.3f,"
-               "\"graph_us\":%.3f,\"gbs\":%.1f,\"ratio\":%.4f,\"correct\":%s,\"error\":%.3g,"
-               "\"tier\":\"%s\",",
-               label, r->median_us, r->p10_us, r->p90_us, r->batch_us, r->graph_us, r->gbs,
-               r->gbs / copy, r->correct ? "true" : "false", r->error,
-               cuspec_tier_name(r->tier) ? cuspec_tier_name(r->tier) : "?");
-        if (r->copy_us > 0)
-            printf("\"copy_us\":%.3f,\"ratio_same\":%.4f,", r->copy_us, r->copy_us / r->median_us);
-        printf("\"kernel\":");
-        json_string(stdout, r->kernel);
-        printf("}\n");
-        return;
-    }
+    json_t *o = cli_json_extend(
+        label,
+        json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:s}", "median_us",
+                  cli_json_real("%.3f", r->median_us), "p10_us", cli_json_real("%.3f", r->p10_us),
+                  "p90_us", cli_json_real("%.3f", r->p90_us), "batch_us",
+                  cli_json_real("%.3f", r->batch_us), "graph_us",
+                  cli_json_real("%.3f", r->graph_us), "gbs", cli_json_real("%.1f", r->gbs), "ratio",
+                  cli_json_real("%.4f", r->gbs / copy), "correct", r->correct, "error",
+                  cli_json_real("%.3g", r->error), "tier",
+                  cuspec_tier_name(r->tier) ? cuspec_tier_name(r->tier) : "?"));
+    if (r->copy_us > 0)
+        o = cli_json_extend(o, json_pack("{s:o,s:o}", "copy_us", cli_json_real("%.3f", r->copy_us),
+                                         "ratio_same",
+                                         cli_json_real("%.4f", r->copy_us / r->median_us)));
+    cli_json_print(cli_json_extend(o, json_pack("{s:o}", "kernel", cli_json_str(r->kernel))));
+}
+
+/* One case's row of the table, after its label. */
+static void row(const char *label, const cuspec_bench_result *r, double copy)
+{
     printf("%s %10.2f %9.2f %9.2f %8.0f %7.3f", label, r->median_us, r->batch_us, r->graph_us,
            r->gbs, r->gbs / copy);
     if (r->copy_us > 0)
@@ -144,12 +154,14 @@ static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
                 int rc = cuspec_bench_reduce(ctx, s.op, s.dtype, s.n, o->reps, &r);
                 if (rc != CUSPEC_OK)
                     return cli_fail(rc, "reduce benchmark failed");
-                if (o->json)
-                    snprintf(label, sizeof label, "\"op\":\"%s\",\"dtype\":\"%s\",\"n\":%zu",
-                             o->op[i], o->dt[j], s.n);
-                else
+                if (o->json) {
+                    row_json(json_pack("{s:s,s:s,s:I}", "op", o->op[i], "dtype", o->dt[j], "n",
+                                       (json_int_t)s.n),
+                             &r, copy);
+                } else {
                     snprintf(label, sizeof label, "%-3s %-5s %11zu", o->op[i], o->dt[j], s.n);
-                row(label, &r, copy, o->json);
+                    row(label, &r, copy);
+                }
                 fflush(stdout);
                 wrong |= !r.correct;
             }
@@ -182,13 +194,15 @@ static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
             char lds[48] = "";
             if (padded)
                 snprintf(lds, sizeof lds, " %7zu/%-7zu", s.ld_in, s.ld_out);
-            if (o->json)
-                snprintf(label, sizeof label,
-                         "\"dtype\":\"%s\",\"rows\":%zu,\"cols\":%zu,\"ld_in\":%zu,\"ld_out\":%zu",
-                         o->dt[j], s.rows, s.cols, s.ld_in, s.ld_out);
-            else
+            if (o->json) {
+                row_json(json_pack("{s:s,s:I,s:I,s:I,s:I}", "dtype", o->dt[j], "rows",
+                                   (json_int_t)s.rows, "cols", (json_int_t)s.cols, "ld_in",
+                                   (json_int_t)s.ld_in, "ld_out", (json_int_t)s.ld_out),
+                         &r, copy);
+            } else {
                 snprintf(label, sizeof label, "%-5s %13s%s", o->dt[j], o->sz[k], lds);
-            row(label, &r, copy, o->json);
+                row(label, &r, copy);
+            }
             fflush(stdout);
             wrong |= !r.correct;
         }
@@ -203,11 +217,11 @@ static int bench_latency(cuspec_ctx *ctx, int json)
         return cli_fail(rc, "latency benchmark failed");
     const char *tier = cuspec_tier_name(l.first_tier) ? cuspec_tier_name(l.first_tier) : "?";
     if (json) {
-        printf("{\"first_call_ms\":%.3f,\"first_tier\":\"%s\",\"raw_launch_us\":%.3f,"
-               "\"reduce_call_us\":%.3f,\"copy_call_us\":%.3f,\"kernel\":",
-               l.first_call_ms, tier, l.raw_launch_us, l.reduce_call_us, l.copy_call_us);
-        json_string(stdout, l.kernel);
-        printf("}\n");
+        cli_json_print(json_pack(
+            "{s:o,s:s,s:o,s:o,s:o,s:o}", "first_call_ms", cli_json_real("%.3f", l.first_call_ms),
+            "first_tier", tier, "raw_launch_us", cli_json_real("%.3f", l.raw_launch_us),
+            "reduce_call_us", cli_json_real("%.3f", l.reduce_call_us), "copy_call_us",
+            cli_json_real("%.3f", l.copy_call_us), "kernel", cli_json_str(l.kernel)));
         return EXIT_OK;
     }
     printf("first call      %9.3f ms  from %s (%s)\n", l.first_call_ms, tier, l.kernel);
@@ -235,16 +249,18 @@ static int run(int argc, char **argv)
         {0, 0, 0, 0},
     };
     struct opts o = {.reps = 50};
+    const struct cli_int_option ints[] = {
+        CLI_OPT_DEVICE(&o.device),
+        CLI_OPT_PITCH(&o.layout.pitch),
+        CLI_OPT_PAD(&o.layout.pad),
+        {'r', "reps", 3, 1000, 0, NULL, &o.reps},
+        {0},
+    };
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'r':
-            if (cli_parse_int(optarg, 3, 1000, &o.reps) != 0)
-                return cli_usage(&cmd_bench, "--reps takes a number from 3 to 1000, not '%s'",
-                                 optarg);
-            break;
         case 't':
             o.dtypes = optarg;
             break;
@@ -258,7 +274,7 @@ static int run(int argc, char **argv)
             o.shapes = optarg;
             break;
         default: {
-            int status = cli_option(&cmd_bench, c, argv, &o.json, &o.device, &o.layout);
+            int status = cli_option(&cmd_bench, c, argv, &o.json, ints);
             if (status >= 0)
                 return status;
         }

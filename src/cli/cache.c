@@ -1,8 +1,8 @@
 /* cuspec cache: looks after the on-disk store of compiled kernels and tuning
  * records (stats, ls, verify, clear, prune) through the public store API. */
 #include "cli.h"
+#include "json.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,26 +84,6 @@ static int kind_from_name(const char *name)
     return 0;
 }
 
-/* N with an optional K, M or G suffix (powers of 1024), at least 1; -1 when
- * `s` is not one. */
-static int parse_size(const char *s, uint64_t *out)
-{
-    char *end;
-    int shift = 0;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end != '\0' && strchr("KkMmGg", *end) != NULL)
-        shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : 30;
-    if (shift != 0)
-        end++;
-    if (errno != 0 || *end != '\0' || v == 0 || v > (UINT64_MAX >> shift))
-        return -1;
-    *out = (uint64_t)v << shift;
-    return 0;
-}
-
 /* ## stats */
 
 static int run_stats(const struct options *o)
@@ -116,26 +96,23 @@ static int run_stats(const struct options *o)
     /* [0] counts entries whose header is bad. */
     static const char *const names[CUSPEC_N_KINDS] = {"bad", "cubin", "ptx", "tuning"};
     if (o->json) {
-        printf("{\"path\":");
-        json_string(stdout, s.path);
-        printf(",\"writable\":%s,\"max_bytes\":%llu,\"system_path\":",
-               s.writable ? "true" : "false", (unsigned long long)s.max_bytes);
-        json_string(stdout, s.system_path);
-        printf(",\"system_entries\":%llu,\"leftovers\":%llu,\"leftover_bytes\":%llu,"
-               "\"quarantined\":%llu,\"kinds\":{",
-               (unsigned long long)s.system_entries, (unsigned long long)s.leftovers,
-               (unsigned long long)s.leftover_bytes, (unsigned long long)s.quarantined);
+        json_t *kinds = json_object();
         for (int k = 1; k <= CUSPEC_N_KINDS; k++) {
             int i = k % CUSPEC_N_KINDS; /* the kinds, then the bad entries */
-            printf("%s\"%s\":{\"entries\":%llu,\"bytes\":%llu}", k > 1 ? "," : "", names[i],
-                   (unsigned long long)s.entries[i], (unsigned long long)s.bytes[i]);
+            json_object_set_new(kinds, names[i],
+                                json_pack("{s:I,s:I}", "entries", (json_int_t)s.entries[i], "bytes",
+                                          (json_int_t)s.bytes[i]));
         }
-        printf("},\"process\":{\"hits\":%llu,\"misses\":%llu,\"compiles\":%llu,\"publishes\":%llu,"
-               "\"bad_entries\":%llu,\"evictions\":%llu,\"write_failures\":%llu}}\n",
-               (unsigned long long)s.hits, (unsigned long long)s.misses,
-               (unsigned long long)s.compiles, (unsigned long long)s.publishes,
-               (unsigned long long)s.bad_entries, (unsigned long long)s.evictions,
-               (unsigned long long)s.write_failures);
+        cli_json_print(json_pack(
+            "{s:o,s:b,s:I,s:o,s:I,s:I,s:I,s:I,s:o,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I}}", "path",
+            cli_json_str(s.path), "writable", s.writable, "max_bytes", (json_int_t)s.max_bytes,
+            "system_path", cli_json_str(s.system_path), "system_entries",
+            (json_int_t)s.system_entries, "leftovers", (json_int_t)s.leftovers, "leftover_bytes",
+            (json_int_t)s.leftover_bytes, "quarantined", (json_int_t)s.quarantined, "kinds", kinds,
+            "process", "hits", (json_int_t)s.hits, "misses", (json_int_t)s.misses, "compiles",
+            (json_int_t)s.compiles, "publishes", (json_int_t)s.publishes, "bad_entries",
+            (json_int_t)s.bad_entries, "evictions", (json_int_t)s.evictions, "write_failures",
+            (json_int_t)s.write_failures));
         return EXIT_OK;
     }
     printf("store          %s\n", s.path[0] ? s.path : "none");
@@ -177,6 +154,7 @@ struct listing {
     const struct options *o;
     int kind; /* ls --kind; 0 for every entry */
     unsigned long long n;
+    json_t *entries; /* --json: the entries listed */
 };
 
 /* Prints `text` line by line, the first after `label`, the others under it. */
@@ -191,27 +169,17 @@ static void print_lines(const char *label, const char *text)
     }
 }
 
-static void print_entry(const cuspec_store_entry *e, int json, int full)
+/* Adds the entry to l->entries (--json), or prints it: with its key and meta
+ * when full. */
+static void print_entry(struct listing *l, const cuspec_store_entry *e, int full)
 {
-    if (json) {
-        printf("{\"path\":");
-        json_string(stdout, e->path);
-        printf(",\"kind\":");
-        if (e->kind != 0)
-            json_string(stdout, cuspec_kind_name(e->kind));
-        else
-            printf("null");
-        printf(",\"size\":%llu,\"last_use\":%lld,\"key\":", (unsigned long long)e->size,
-               (long long)e->last_use);
-        json_string(stdout, e->key);
-        printf(",\"meta\":");
-        json_string(stdout, e->meta);
-        printf(",\"problem\":");
-        if (e->problem[0] != '\0')
-            json_string(stdout, e->problem);
-        else
-            printf("null");
-        putchar('}');
+    if (l->o->json) {
+        json_array_append_new(
+            l->entries, json_pack("{s:o,s:s?,s:I,s:I,s:o,s:o,s:o}", "path", cli_json_str(e->path),
+                                  "kind", e->kind != 0 ? cuspec_kind_name(e->kind) : NULL, "size",
+                                  (json_int_t)e->size, "last_use", (json_int_t)e->last_use, "key",
+                                  cli_json_str(e->key), "meta", cli_json_str(e->meta), "problem",
+                                  e->problem[0] != '\0' ? cli_json_str(e->problem) : json_null()));
         return;
     }
     char when[32] = "?", buf[32];
@@ -234,24 +202,20 @@ static int list_one(const cuspec_store_entry *e, void *user)
     struct listing *l = user;
     if (l->kind != 0 && e->kind != l->kind)
         return 0;
-    if (l->o->json && l->n > 0)
-        putchar(',');
-    print_entry(e, l->o->json, 1);
+    print_entry(l, e, 1);
     l->n++;
     return 0;
 }
 
 static int run_ls(const struct options *o)
 {
-    struct listing l = {o, 0, 0};
+    struct listing l = {o, 0, 0, o->json ? json_array() : NULL};
     for (int k = CUSPEC_KIND_CUBIN; k <= CUSPEC_KIND_TUNING; k++)
         if (o->kinds & 1u << k)
             l.kind = k;
-    if (o->json)
-        printf("{\"entries\":[");
     int status = cuspec_store_list(list_one, &l);
     if (o->json)
-        printf("]}\n");
+        cli_json_print(json_pack("{s:o}", "entries", l.entries));
     if (status != CUSPEC_OK)
         return cli_fail(status, "cannot list the store");
     if (!o->json)
@@ -263,23 +227,19 @@ static int run_ls(const struct options *o)
 static int verify_one(const cuspec_store_entry *e, void *user)
 {
     struct listing *l = user;
-    if (l->o->json && l->n > 0)
-        putchar(',');
-    print_entry(e, l->o->json, 0);
+    print_entry(l, e, 0);
     l->n++;
     return 0;
 }
 
 static int run_verify(const struct options *o)
 {
-    struct listing l = {o, 0, 0};
+    struct listing l = {o, 0, 0, o->json ? json_array() : NULL};
     uint64_t n_bad = 0;
-    if (o->json)
-        printf("{\"bad\":[");
     int status = cuspec_store_verify(o->repair, verify_one, &l, &n_bad);
     if (o->json)
-        printf("],\"n_bad\":%llu,\"repaired\":%s}\n", (unsigned long long)n_bad,
-               o->repair ? "true" : "false");
+        cli_json_print(json_pack("{s:o,s:I,s:b}", "bad", l.entries, "n_bad", (json_int_t)n_bad,
+                                 "repaired", o->repair));
     if (status != CUSPEC_OK)
         return cli_fail(status, o->repair ? "cannot repair the store" : "cannot verify the store");
     if (!o->json && n_bad == 0)
@@ -307,10 +267,11 @@ static int run_clear(const struct options *o)
     if (status != CUSPEC_OK)
         return cli_fail(status, "cannot clear the store");
     if (o->json) {
-        printf("{\"removed\":{");
+        json_t *by_kind = json_object();
         for (int k = CUSPEC_KIND_CUBIN; k <= CUSPEC_KIND_TUNING; k++)
-            printf("\"%s\":%llu,", cuspec_kind_name(k), (unsigned long long)removed[k]);
-        printf("\"bad\":%llu}}\n", (unsigned long long)removed[0]);
+            json_object_set_new(by_kind, cuspec_kind_name(k), json_integer((json_int_t)removed[k]));
+        json_object_set_new(by_kind, "bad", json_integer((json_int_t)removed[0]));
+        cli_json_print(json_pack("{s:o}", "removed", by_kind));
         return EXIT_OK;
     }
     uint64_t total = removed[0] + removed[1] + removed[2] + removed[3];
@@ -340,9 +301,8 @@ static int run_prune(const struct options *o)
     uint64_t bound = o->max_bytes != 0 ? o->max_bytes : s.max_bytes;
     uint64_t compiled = s.bytes[CUSPEC_KIND_CUBIN] + s.bytes[CUSPEC_KIND_PTX];
     if (o->json) {
-        printf("{\"removed\":%llu,\"compiled_bytes\":%llu,\"max_bytes\":%llu}\n",
-               (unsigned long long)removed, (unsigned long long)compiled,
-               (unsigned long long)bound);
+        cli_json_print(json_pack("{s:I,s:I,s:I}", "removed", (json_int_t)removed, "compiled_bytes",
+                                 (json_int_t)compiled, "max_bytes", (json_int_t)bound));
         return EXIT_OK;
     }
     char used[32], limit[32];
@@ -417,7 +377,7 @@ static int run(int argc, char **argv)
         case 'y':
             break; /* clear never asks */
         case 'm':
-            if (parse_size(optarg, &o.max_bytes) != 0)
+            if (cuspec_parse_size(optarg, &o.max_bytes) != CUSPEC_OK || o.max_bytes == 0)
                 return cli_usage(&cmd_cache,
                                  "--max-bytes wants a positive size such as 500M, not '%s' "
                                  "('cuspec cache clear --kind cubin --kind ptx' removes every "

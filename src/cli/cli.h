@@ -29,43 +29,56 @@ extern const struct command cmd_bench;
 extern const struct command cmd_tune;
 extern const struct command cmd_run;
 
+/* ## Failures (main.c) */
+
 /* Prints `msg: status text: detail` on stderr and returns the exit status
  * that fits the status (EXIT_NO_GPU for a missing driver or device). */
 int cli_fail(int status, const char *msg);
+
+/* ## The command line (options.c) */
+
 /* Usage error: "cuspec NAME: msg" and a pointer to the help; returns
  * EXIT_USAGE. */
 int cli_usage(const struct command *cmd, const char *fmt, ...);
 /* Handles the options every subcommand takes (--help, --json); returns -1 to
  * go on, or an exit status. Leaves optind at the first operand. */
 int cli_parse_common(const struct command *cmd, int argc, char **argv, int *json);
-struct cli_layout;
+/* An option that takes an integer from lo to hi (a multiple of step, when
+ * step > 1): getopt's code for it, its long name, what it takes for the
+ * usage error "--NAME takes TAKES, not 'VALUE'" (NULL: "a number from LO to
+ * HI") and where its value goes. A zero code ends a table of them. */
+struct cli_int_option {
+    int code;
+    const char *name;
+    int lo, hi, step;
+    const char *takes;
+    int *value;
+};
+/* The integer options of several commands, each defined once. */
+/* clang-format off */
+#define CLI_OPT_DEVICE(v) {'d', "device", 0, 1023, 0, "a GPU ordinal", (v)}
+#define CLI_OPT_PITCH(v) {'p', "pitch", 8, 1 << 20, 8, "bytes, a multiple of 8 up to 1048576", (v)}
+#define CLI_OPT_PAD(v) {'P', "pad", 0, 1 << 20, 0, "elements from 0 to 1048576", (v)}
+/* clang-format on */
 /* The cases a subcommand's getopt switch shares: --json ('J'), --help ('h'),
- * --device ('d', when device is not NULL), --pitch ('p') and --pad ('P')
- * (when layout is not NULL) and what getopt did not know. Returns -1 to go
- * on, or an exit status. */
-int cli_option(const struct command *cmd, int c, char **argv, int *json, int *device,
-               struct cli_layout *layout);
-
-/* cuspec tune --list / --export / --import (records.c); exit statuses.
- * all_devices: every device's records, with no GPU needed. */
-int records_list(int device, int all_devices, int json);
-int records_export(const char *path, int device, int all_devices, int json);
-int records_import(const char *path, int json);
-
-/* A JSON string literal of s on f (quotes and escapes included). */
-void json_string(FILE *f, const char *s);
+ * the integer options of `ints` (NULL: none) and what getopt did not know.
+ * Returns -1 to go on, or an exit status. */
+int cli_option(const struct command *cmd, int c, char **argv, int *json,
+               const struct cli_int_option *ints);
 
 /* Splits a comma-separated list in place into items; returns the count, or
  * -1 when it has more than max. */
 int cli_split(char *list, char **items, int max);
-/* "1000", "64K", "16M", "2G" (powers of 1024) or "2^28": a count; 0 when
- * malformed or too large. */
-size_t cli_parse_count(const char *s);
-/* "8192x8192", each side a count as above: 0, or -1 when malformed. */
-int cli_parse_shape(const char *s, size_t *rows, size_t *cols);
 /* A decimal integer from lo to hi in *v: 0, or -1 when s is not one. */
 int cli_parse_int(const char *s, int lo, int hi, int *v);
 
+/* ## The operation a command line names (specs.c) */
+
+/* A size as cuspec_parse_size reads it ("1000", "64K", "16m") or "2^28": a
+ * count; 0 when malformed, 0 or 2^63 and more. */
+size_t cli_parse_count(const char *s);
+/* "8192x8192", each side a count as above: 0, or -1 when malformed. */
+int cli_parse_shape(const char *s, size_t *rows, size_t *cols);
 /* Transposes on padded matrices (--pitch B, --pad N): each leading dimension
  * is its row rounded up to a multiple of pitch bytes (0: not rounded), as
  * cuMemAllocPitch would give, then pad elements longer. */
@@ -89,5 +102,13 @@ int cli_reduce_spec(const struct command *cmd, const char *op, const char *dtype
                     cuspec_tune_spec *s);
 int cli_transpose_spec(const struct command *cmd, const char *dtype, const char *shape,
                        const struct cli_layout *l, cuspec_tune_spec *s);
+
+/* ## Tuning records (records.c) */
+
+/* cuspec tune --list / --export / --import; exit statuses.
+ * all_devices: every device's records, with no GPU needed. */
+int records_list(int device, int all_devices, int json);
+int records_export(const char *path, int device, int all_devices, int json);
+int records_import(const char *path, int json);
 
 #endif

@@ -1,5 +1,6 @@
 /* cuspec compile: fill the store ahead of time, with no GPU. */
 #include "cli.h"
+#include "json.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -77,6 +78,7 @@ static int run(int argc, char **argv)
     };
     int archs[MAX_ARCHS], n_archs = 0, all = 0, jobs = 0, json = 0, c;
     const char *family = "all";
+    const struct cli_int_option ints[] = {{'j', "jobs", 1, 1024, 0, NULL, &jobs}, {0}};
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -93,13 +95,8 @@ static int run(int argc, char **argv)
         case 'A':
             all = 1;
             break;
-        case 'j':
-            if (cli_parse_int(optarg, 1, 1024, &jobs) != 0)
-                return cli_usage(&cmd_compile, "--jobs takes a number from 1 to 1024, not '%s'",
-                                 optarg);
-            break;
         default: {
-            int status = cli_option(&cmd_compile, c, argv, &json, NULL, NULL);
+            int status = cli_option(&cmd_compile, c, argv, &json, ints);
             if (status >= 0)
                 return status;
         }
@@ -122,13 +119,13 @@ static int run(int argc, char **argv)
         int rc =
             cuspec_compile(family, archs[i], all, jobs, isatty(2) ? progress : NULL, NULL, &rep);
         if (json) {
-            printf("{\"arch\":\"sm_%d\",\"family\":", archs[i]);
-            json_string(stdout, family);
-            printf(",\"total\":%u,\"compiled\":%u,\"found\":%u,\"failed\":%u,\"seconds\":%.3f,"
-                   "\"first_error\":",
-                   rep.total, rep.compiled, rep.found, rep.failed, rep.seconds);
-            json_string(stdout, rep.first_error);
-            printf("}\n");
+            char arch[16];
+            snprintf(arch, sizeof arch, "sm_%d", archs[i]);
+            cli_json_print(json_pack(
+                "{s:s,s:o,s:I,s:I,s:I,s:I,s:o,s:o}", "arch", arch, "family", cli_json_str(family),
+                "total", (json_int_t)rep.total, "compiled", (json_int_t)rep.compiled, "found",
+                (json_int_t)rep.found, "failed", (json_int_t)rep.failed, "seconds",
+                cli_json_real("%.3f", rep.seconds), "first_error", cli_json_str(rep.first_error)));
         } else {
             printf("sm_%d: %u specializations: %u compiled, %u found, %u failed in %.1f s\n",
                    archs[i], rep.total, rep.compiled, rep.found, rep.failed, rep.seconds);

@@ -1,6 +1,7 @@
 /* cuspec devices: the GPUs the driver sees, and the NVRTC this process would
  * compile with. */
 #include "cli.h"
+#include "json.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -18,26 +19,32 @@ static const char help[] =
     "Exit status: 0 when at least one device was listed; 3 when there is no usable\n"
     "driver or no device (the reason is printed); 1 on any other failure.\n";
 
-static void print_archs(FILE *f, const cuspec_nvrtc_info *nv, int json)
+static json_t *device_json(const cuspec_device_info *d)
 {
-    for (int i = 0; i < nv->n_archs; i++)
-        fprintf(f, json ? "%s%d" : "%ssm_%d", i ? (json ? "," : " ") : "", nv->archs[i]);
+    char sm[16];
+    snprintf(sm, sizeof sm, "sm_%d%d", d->sm_major, d->sm_minor);
+    return json_pack("{s:i,s:o,s:s,s:i,s:I,s:i,s:i,s:o,s:i,s:i,s:o}", "ordinal", d->ordinal, "name",
+                     cli_json_str(d->name), "sm", sm, "sm_count", d->sm_count, "memory_bytes",
+                     (json_int_t)d->total_mem, "memory_bus_bits", d->mem_bus_width,
+                     "memory_clock_khz", d->mem_clock_khz, "peak_bandwidth_gbs",
+                     cli_json_real("%.1f", d->peak_bandwidth / 1e9), "l2_bytes", d->l2_bytes,
+                     "driver_version", d->driver_version, "uuid", cli_json_str(d->uuid));
 }
 
-static void print_device(const cuspec_device_info *d, int json)
+static json_t *nvrtc_json(const cuspec_nvrtc_info *nv)
+{
+    char version[32];
+    json_t *archs = json_array();
+    for (int i = 0; i < nv->n_archs; i++)
+        json_array_append_new(archs, json_integer(nv->archs[i]));
+    snprintf(version, sizeof version, "%d.%d", nv->major, nv->minor);
+    return json_pack("{s:o,s:s,s:o}", "path", cli_json_str(nv->path), "version", version, "archs",
+                     archs);
+}
+
+static void print_device(const cuspec_device_info *d)
 {
     const double gib = 1024.0 * 1024.0 * 1024.0;
-    if (json) {
-        printf("{\"ordinal\":%d,\"name\":", d->ordinal);
-        json_string(stdout, d->name);
-        printf(",\"sm\":\"sm_%d%d\",\"sm_count\":%d,\"memory_bytes\":%llu,"
-               "\"memory_bus_bits\":%d,\"memory_clock_khz\":%d,\"peak_bandwidth_gbs\":%.1f,"
-               "\"l2_bytes\":%d,\"driver_version\":%d,\"uuid\":\"%s\"}",
-               d->sm_major, d->sm_minor, d->sm_count, (unsigned long long)d->total_mem,
-               d->mem_bus_width, d->mem_clock_khz, d->peak_bandwidth / 1e9, d->l2_bytes,
-               d->driver_version, d->uuid);
-        return;
-    }
     printf("GPU %d: %s\n", d->ordinal, d->name);
     printf("  arch          sm_%d%d, %d multiprocessors\n", d->sm_major, d->sm_minor, d->sm_count);
     printf("  memory        %.1f GiB, %d-bit bus at %d MHz: %.0f GB/s peak\n", d->total_mem / gib,
@@ -60,16 +67,18 @@ static int run(int argc, char **argv)
     if (status != CUSPEC_OK)
         return cli_fail(status, "cannot list devices");
 
-    if (json)
-        printf("{\"devices\":[");
+    json_t *devices = json ? json_array() : NULL;
     for (int i = 0; i < count; i++) {
         cuspec_device_info d;
         status = cuspec_device_get_info(i, &d);
-        if (status != CUSPEC_OK)
+        if (status != CUSPEC_OK) {
+            json_decref(devices);
             return cli_fail(status, "cannot query device");
-        if (json && i)
-            putchar(',');
-        print_device(&d, json);
+        }
+        if (json)
+            json_array_append_new(devices, device_json(&d));
+        else
+            print_device(&d);
     }
     if (!json && count == 0)
         printf("No CUDA device: the driver is installed but reports none.\n");
@@ -77,20 +86,12 @@ static int run(int argc, char **argv)
     cuspec_nvrtc_info nv;
     int have_nvrtc = cuspec_nvrtc_get_info(&nv) == CUSPEC_OK;
     if (json) {
-        printf("],\"nvrtc\":");
-        if (have_nvrtc) {
-            printf("{\"path\":");
-            json_string(stdout, nv.path);
-            printf(",\"version\":\"%d.%d\",\"archs\":[", nv.major, nv.minor);
-            print_archs(stdout, &nv, 1);
-            printf("]}");
-        } else {
-            printf("null");
-        }
-        printf("}\n");
+        cli_json_print(json_pack("{s:o,s:o}", "devices", devices, "nvrtc",
+                                 have_nvrtc ? nvrtc_json(&nv) : json_null()));
     } else if (have_nvrtc) {
         printf("NVRTC %d.%d: %s\n  archs         ", nv.major, nv.minor, nv.path);
-        print_archs(stdout, &nv, 0);
+        for (int i = 0; i < nv.n_archs; i++)
+            printf("%ssm_%d", i ? " " : "", nv.archs[i]);
         putchar('\n');
     } else {
         printf("NVRTC: none (%s)\n", cuspec_last_error());

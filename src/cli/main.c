@@ -1,4 +1,5 @@
-/* cuspec: the command-line tool. Dispatches to one subcommand per file. */
+/* cuspec: the command-line tool. Dispatches to one subcommand per file, and
+ * tells the library's failures and warnings on stderr. */
 #include "cli.h"
 
 #include <string.h>
@@ -34,6 +35,19 @@ static void usage(FILE *f)
 static void print_warning(const char *message, void *user)
 {
     fprintf(stderr, "cuspec: warning: %s\n", message);
+}
+
+int cli_fail(int status, const char *msg)
+{
+    fprintf(stderr, "cuspec: %s: %s", msg, cuspec_strerror(status));
+    const char *detail = cuspec_last_error();
+    if (detail[0] != '\0')
+        fprintf(stderr, ": %s", detail);
+    fputc('\n', stderr);
+    return status == CUSPEC_ERR_NO_DRIVER || status == CUSPEC_ERR_DRIVER_TOO_OLD ||
+                   status == CUSPEC_ERR_NO_DEVICE
+               ? EXIT_NO_GPU
+               : EXIT_FAILED;
 }
 
 static const struct command *find(const char *name)

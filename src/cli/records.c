@@ -1,6 +1,7 @@
 /* cuspec tune --list, --export, --import: the tuning records of the store,
  * for people and for deployment. */
 #include "cli.h"
+#include "json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,23 +69,14 @@ static void print_record(const cuspec_tuning_record *r, int json)
     if (json) {
         if (gmtime_r(&when, &tm) != NULL)
             strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        printf("{\"device\":");
-        json_string(stdout, r->device);
-        printf(",\"family\":");
-        json_string(stdout, r->family);
-        printf(",\"dtype\":");
-        json_string(stdout, r->dtype);
-        printf(",\"op\":");
-        json_string(stdout, r->op);
-        printf(",\"bucket\":");
-        json_string(stdout, r->bucket);
-        printf(",\"params\":");
-        json_string(stdout, r->params);
-        printf(",\"kernel\":");
-        json_string(stdout, r->kernel);
-        printf(",\"median_us\":%.3f,\"gbs\":%.1f,\"default_gbs\":%.1f,\"when\":%lld,\"date\":\"%"
-               "s\"}\n",
-               r->median_us, r->gbs, r->default_gbs, r->when, date);
+        cli_json_print(json_pack(
+            "{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:s}", "device", cli_json_str(r->device),
+            "family", cli_json_str(r->family), "dtype", cli_json_str(r->dtype), "op",
+            cli_json_str(r->op), "bucket", cli_json_str(r->bucket), "params",
+            cli_json_str(r->params), "kernel", cli_json_str(r->kernel), "median_us",
+            cli_json_real("%.3f", r->median_us), "gbs", cli_json_real("%.1f", r->gbs),
+            "default_gbs", cli_json_real("%.1f", r->default_gbs), "when", (json_int_t)r->when,
+            "date", date));
         return;
     }
     if (localtime_r(&when, &tm) != NULL)
@@ -154,9 +146,7 @@ static void print_moved(const char *verb, const char *prep, unsigned count, cons
                         int json)
 {
     if (json) {
-        printf("{\"%s\":%u,\"path\":", verb, count);
-        json_string(stdout, path);
-        printf("}\n");
+        cli_json_print(json_pack("{s:I,s:o}", verb, (json_int_t)count, "path", cli_json_str(path)));
     } else {
         printf("%s %u tuning record%s %s %s\n", verb, count, count == 1 ? "" : "s", prep, path);
     }

@@ -1,6 +1,7 @@
 /* cuspec run: one operation as a program's call would run it now, and what
  * served it: tuned or default parameters, which kernel, from which tier. */
 #include "cli.h"
+#include "json.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -71,23 +72,23 @@ static void print(const struct opts *o, const cuspec_device_info *d, const cuspe
     const char *tier = cuspec_tier_name(r->tier) ? cuspec_tier_name(r->tier) : "?";
     int reduce = strcmp(s->family, "reduce") == 0;
     if (o->json) {
-        printf("{\"device\":");
-        json_string(stdout, d->name);
-        printf(",\"ordinal\":%d,\"family\":\"%s\",\"dtype\":\"%s\",", d->ordinal, s->family,
-               o->dtype_name);
+        json_t *j = json_pack("{s:o,s:i,s:s,s:s}", "device", cli_json_str(d->name), "ordinal",
+                              d->ordinal, "family", s->family, "dtype", o->dtype_name);
         if (reduce)
-            printf("\"op\":\"%s\",\"n\":%zu,", o->op_name, s->n);
+            j = cli_json_extend(j, json_pack("{s:s,s:I}", "op", o->op_name, "n", (json_int_t)s->n));
         else
-            printf("\"rows\":%zu,\"cols\":%zu,\"ld_in\":%zu,\"ld_out\":%zu,", s->rows, s->cols,
-                   s->ld_in, s->ld_out);
-        printf("\"params\":");
-        json_string(stdout, params);
-        printf(",\"tuned\":%s,\"kernel\":", tuned ? "true" : "false");
-        json_string(stdout, r->kernel);
-        printf(",\"tier\":\"%s\",\"correct\":%s,\"error\":%.3g,\"median_us\":%.3f,"
-               "\"p10_us\":%.3f,\"p90_us\":%.3f,\"gbs\":%.1f}\n",
-               tier, r->correct ? "true" : "false", r->error, r->median_us, r->p10_us, r->p90_us,
-               r->gbs);
+            j = cli_json_extend(j,
+                                json_pack("{s:I,s:I,s:I,s:I}", "rows", (json_int_t)s->rows, "cols",
+                                          (json_int_t)s->cols, "ld_in", (json_int_t)s->ld_in,
+                                          "ld_out", (json_int_t)s->ld_out));
+        cli_json_print(cli_json_extend(
+            j,
+            json_pack("{s:o,s:b,s:o,s:s,s:b,s:o,s:o,s:o,s:o,s:o}", "params", cli_json_str(params),
+                      "tuned", tuned, "kernel", cli_json_str(r->kernel), "tier", tier, "correct",
+                      r->correct, "error", cli_json_real("%.3g", r->error), "median_us",
+                      cli_json_real("%.3f", r->median_us), "p10_us",
+                      cli_json_real("%.3f", r->p10_us), "p90_us", cli_json_real("%.3f", r->p90_us),
+                      "gbs", cli_json_real("%.1f", r->gbs))));
         return;
     }
     printf("GPU %d: %s (sm_%d%d)\n", d->ordinal, d->name, d->sm_major, d->sm_minor);
@@ -119,6 +120,12 @@ static int run(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},         {0, 0, 0, 0},
     };
     struct opts o = {.dtype_name = "f32"};
+    const struct cli_int_option ints[] = {
+        CLI_OPT_DEVICE(&o.device),
+        CLI_OPT_PITCH(&o.layout.pitch),
+        CLI_OPT_PAD(&o.layout.pad),
+        {0},
+    };
     int c;
     optind = 1;
     opterr = 0;
@@ -137,7 +144,7 @@ static int run(int argc, char **argv)
             o.shape_text = optarg;
             break;
         default: {
-            int status = cli_option(&cmd_run, c, argv, &o.json, &o.device, &o.layout);
+            int status = cli_option(&cmd_run, c, argv, &o.json, ints);
             if (status >= 0)
                 return status;
         }

@@ -1,0 +1,98 @@
+/* The operation a command line names: element counts, shapes, padded
+ * layouts, and the checked spec of a reduction or a transpose. */
+#include "cli.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t cli_parse_count(const char *s)
+{
+    char *end;
+    if (strncmp(s, "2^", 2) == 0) {
+        if (!isdigit((unsigned char)s[2]))
+            return 0;
+        long e = strtol(s + 2, &end, 10);
+        return *end == '\0' && e >= 0 && e < 63 ? (size_t)1 << e : 0;
+    }
+    uint64_t v;
+    if (cuspec_parse_size(s, &v) != CUSPEC_OK || v > SIZE_MAX >> 1)
+        return 0;
+    return (size_t)v;
+}
+
+int cli_parse_shape(const char *s, size_t *rows, size_t *cols)
+{
+    char buf[64];
+    const char *x = strchr(s, 'x');
+    if (x == NULL || (size_t)(x - s) >= sizeof buf)
+        return -1;
+    memcpy(buf, s, (size_t)(x - s));
+    buf[x - s] = '\0';
+    *rows = cli_parse_count(buf);
+    *cols = cli_parse_count(x + 1);
+    return *rows != 0 && *cols != 0 ? 0 : -1;
+}
+
+/* The leading dimension for rows of len elements of size bytes; 0 when it
+ * would overflow. */
+static size_t layout_ld(size_t len, size_t size, const struct cli_layout *l)
+{
+    size_t bytes, unit = l->pitch ? (size_t)l->pitch : size;
+    if (__builtin_mul_overflow(len, size, &bytes) || bytes > SIZE_MAX - unit)
+        return 0;
+    size_t ld = (bytes + unit - 1) / unit * unit / size;
+    return ld > SIZE_MAX - (size_t)l->pad ? 0 : ld + (size_t)l->pad;
+}
+
+int cli_layout_lds(const struct cli_layout *l, size_t rows, size_t cols, size_t size, size_t *ld_in,
+                   size_t *ld_out)
+{
+    *ld_in = layout_ld(cols, size, l);
+    *ld_out = layout_ld(rows, size, l);
+    return *ld_in != 0 && *ld_out != 0 ? 0 : -1;
+}
+
+const char *cli_transpose_flag(const char *shape, const struct cli_layout *l)
+{
+    return shape != NULL ? "--shape" : l->pitch ? "--pitch" : l->pad ? "--pad" : NULL;
+}
+
+int cli_reduce_spec(const struct command *cmd, const char *op, const char *dtype, const char *n,
+                    cuspec_tune_spec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->family = "reduce";
+    s->op = strcmp(op, "dot") == 0 ? -1 : -2;
+    for (int i = 0; cuspec_op_name(i) != NULL; i++)
+        if (strcmp(op, cuspec_op_name(i)) == 0)
+            s->op = i;
+    if (s->op == -2)
+        return cli_usage(cmd, "unknown op '%s' (sum, min, max, dot)", op);
+    s->dtype = cuspec_dtype_from_name(dtype);
+    if (s->dtype == 0)
+        return cli_usage(cmd, "unknown dtype '%s'", dtype);
+    if (cuspec_reduce_out_dtype(s->op, s->dtype) == 0)
+        return cli_usage(cmd, "reduce %s does not take dtype '%s' (f32, f64, i32, i64, u32)", op,
+                         dtype);
+    s->n = cli_parse_count(n);
+    if (s->n == 0)
+        return cli_usage(cmd, "'%s' is not an element count such as 1000, 64K, 16M or 2^20", n);
+    return 0;
+}
+
+int cli_transpose_spec(const struct command *cmd, const char *dtype, const char *shape,
+                       const struct cli_layout *l, cuspec_tune_spec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->family = "transpose";
+    s->dtype = cuspec_dtype_from_name(dtype);
+    if (s->dtype == 0)
+        return cli_usage(cmd, "unknown dtype '%s'", dtype);
+    if (cli_parse_shape(shape, &s->rows, &s->cols) != 0)
+        return cli_usage(cmd, "'%s' is not a shape such as 8192x8192", shape);
+    if (cli_layout_lds(l, s->rows, s->cols, cuspec_dtype_size(s->dtype), &s->ld_in, &s->ld_out))
+        return cli_usage(cmd, "'%s' is too large to pad", shape);
+    return 0;
+}
