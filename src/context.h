@@ -127,6 +127,8 @@ int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k, const struct
                    const unsigned grid[3], unsigned block, int programmatic, CUstream stream,
                    void **args);
 
+/* The variant cuspec_copy runs on sm_`arch`. */
+void cuspec__copy_default(int arch, struct cuspec__variant *v);
 /* Runs copy variant v (the benchmark's ceiling and the tuner use this
  * directly); the context must be current. */
 int cuspec__copy_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr dst,
@@ -135,6 +137,9 @@ int cuspec__copy_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspe
 /* Checks that p is device memory of this context's device (or host memory
  * the driver maps), not NULL, and aligned to `align`; `what` names it. */
 int cuspec__check_pointer(cuspec_ctx *ctx, cuspec_devptr p, size_t align, const char *what);
+
+/* The transpose family's operation hooks (transpose_ops.c). */
+extern const struct cuspec__family_ops cuspec__transpose_ops;
 
 /* A transpose's arguments, in elements. */
 struct cuspec__shape {

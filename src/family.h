@@ -9,7 +9,17 @@
 #define CUSPEC__MAX_PARAMS 7
 #define CUSPEC__MAX_VALUES 8
 
-enum { CUSPEC__FAM_COPY, CUSPEC__FAM_REDUCE, CUSPEC__FAM_TRANSPOSE, CUSPEC__N_FAMILIES };
+/* The registry: one line per family, its id and the suffix of its struct
+ * (cuspec__family_NAME, defined in the family's own file). A new family is
+ * that file and one line here. */
+#define CUSPEC__FAMILIES(X) X(COPY, copy) X(REDUCE, reduce) X(TRANSPOSE, transpose)
+
+enum {
+#define CUSPEC__FAMILY_ID(id, name) CUSPEC__FAM_##id,
+    CUSPEC__FAMILIES(CUSPEC__FAMILY_ID)
+#undef CUSPEC__FAMILY_ID
+        CUSPEC__N_FAMILIES
+};
 
 /* One specialization: everything that selects a kernel instance. Compared
  * and hashed as bytes, so always zero-initialise before filling. */
@@ -29,6 +39,7 @@ struct cuspec__param {
 };
 
 struct cuspec__spec;
+struct cuspec__family_ops;
 
 struct cuspec__family {
     const char *name;
@@ -53,16 +64,28 @@ struct cuspec__family {
      * 1 done; 0 when that is not legal or repeats the default or an earlier
      * alternate; -1 when there is no k-th. NULL: none. */
     int (*alternate)(struct cuspec__variant *v, int k);
+    /* The operation-level hooks (ops.h); NULL: the family is not tunable. */
+    const struct cuspec__family_ops *ops;
 };
 
-extern const struct cuspec__family cuspec__family_copy;
-extern const struct cuspec__family cuspec__family_reduce;
-extern const struct cuspec__family cuspec__family_transpose;
+#define CUSPEC__FAMILY_EXTERN(id, name) extern const struct cuspec__family cuspec__family_##name;
+CUSPEC__FAMILIES(CUSPEC__FAMILY_EXTERN)
+#undef CUSPEC__FAMILY_EXTERN
 
 /* The family with index `id`, or NULL. */
 const struct cuspec__family *cuspec__family(int id);
 /* The family id named `name`, or -1. */
 int cuspec__family_find(const char *name);
+/* The operation hooks of family `id`: NULL when it has none (it is not
+ * tunable) or there is no such family. */
+const struct cuspec__family_ops *cuspec__ops(int id);
+/* The families' names, ", "-separated, for messages: all, or with
+ * `tunable` those with operation hooks. */
+void cuspec__family_list(int tunable, char *buf, size_t size);
+
+/* Zeroes v and fills it with the defaults of (family, dtype, op) for
+ * sm_`arch`. */
+void cuspec__variant_default(int family, int dtype, int op, int arch, struct cuspec__variant *v);
 
 /* 1 when every parameter of v takes one of its family's declared values
  * (those past n_params 0) and the family's rules accept v: the check for

@@ -268,6 +268,7 @@ const struct cuspec__family cuspec__family_transpose = {
     .defaults = defaults,
     .fits = fits,
     .alternate = alternate,
+    .ops = &cuspec__transpose_ops,
 };
 
 /* Whether v's vector width fits the pointers and leading dimensions. */

@@ -51,53 +51,6 @@ static int measure(void *env, const struct cuspec__variant *v, int reps, double 
     return rc;
 }
 
-/* The internal spec for a public one, with a clear error for bad input. */
-static int to_spec(const cuspec_tune_spec *in, struct cuspec__spec *s)
-{
-    memset(s, 0, sizeof *s);
-    CUSPEC__RETURN_IF(in == NULL || in->family == NULL, CUSPEC_ERR_INVALID, "no spec or family");
-    s->family = cuspec__family_find(in->family);
-    if (s->family == CUSPEC__FAM_REDUCE) {
-        s->op = in->op == -1 ? 3 : in->op;
-        s->dtype = in->dtype;
-        s->n = in->n;
-        CUSPEC__RETURN_IF(cuspec_reduce_out_dtype(in->op, in->dtype) == 0, CUSPEC_ERR_INVALID,
-                          "reduce does not take op %d on dtype %s", in->op,
-                          cuspec_dtype_name(in->dtype) ? cuspec_dtype_name(in->dtype) : "?");
-        CUSPEC__RETURN_IF(in->n == 0, CUSPEC_ERR_INVALID, "n is 0: nothing to tune");
-        return CUSPEC_OK;
-    }
-    CUSPEC__RETURN_IF(s->family != CUSPEC__FAM_TRANSPOSE, CUSPEC_ERR_INVALID,
-                      "family '%s' is not tunable (reduce, transpose)", in->family);
-    s->dtype = cuspec__transpose_dtype(in->dtype);
-    CUSPEC__RETURN_IF(s->dtype == 0, CUSPEC_ERR_INVALID, "unknown dtype %d", in->dtype);
-    CUSPEC__RETURN_IF(in->rows == 0 || in->cols == 0, CUSPEC_ERR_INVALID, "a dimension is 0");
-    s->rows = in->rows;
-    s->cols = in->cols;
-    s->ld_in = in->ld_in;
-    s->ld_out = in->ld_out;
-    int rc = cuspec__transpose_layout(s->rows, s->cols, &s->ld_in, &s->ld_out,
-                                      cuspec_dtype_size(s->dtype));
-    if (rc != CUSPEC_OK)
-        return rc;
-    /* Matrices on aligned allocations: the class follows the leading
-     * dimensions. */
-    struct cuspec__shape sh = {256, 256, s->rows, s->cols, s->ld_in, s->ld_out, 0, 0, 1};
-    s->align = cuspec__transpose_align(&sh, s->dtype);
-    return CUSPEC_OK;
-}
-
-static void defaults(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
-{
-    memset(v, 0, sizeof *v);
-    v->family = s->family;
-    v->dtype = s->dtype;
-    v->op = s->op;
-    cuspec__family(s->family)->defaults(ctx->arch, v);
-    if (s->family == CUSPEC__FAM_TRANSPOSE)
-        cuspec__transpose_fit(v, s, 0);
-}
-
 int cuspec_tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune_options *options,
                 cuspec_tune_result *res)
 {
@@ -110,22 +63,19 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     CUSPEC__RETURN_IF(ctx == NULL || res == NULL, CUSPEC_ERR_INVALID, "cuspec_tune: NULL argument");
     struct cuspec__tune_job job;
     memset(&job, 0, sizeof job);
-    int rc = to_spec(pub, &job.spec);
+    int rc = cuspec__spec_from_public(pub, &job.spec);
+    const struct cuspec__family_ops *ops = cuspec__ops(job.spec.family);
+    if (rc == CUSPEC_OK && ops->tunable != NULL)
+        rc = ops->tunable(&job.spec);
     if (rc != CUSPEC_OK)
         return cuspec__fail_context(rc, "cuspec_tune");
-    CUSPEC__RETURN_IF(job.spec.family == CUSPEC__FAM_TRANSPOSE &&
-                          cuspec__transpose_narrow(job.spec.rows, job.spec.cols),
-                      CUSPEC_ERR_UNSUPPORTED,
-                      "cuspec_tune: a %llux%llu transpose takes the narrow kernel (at most 31 "
-                      "rows or columns), which is not tuned",
-                      (unsigned long long)job.spec.rows, (unsigned long long)job.spec.cols);
     if (options != NULL)
         job.opt = *options;
     job.opt.max_candidates = job.opt.max_candidates > 0 ? job.opt.max_candidates : 48;
     job.opt.top = job.opt.top > 0 ? job.opt.top : 3;
     job.opt.reps = job.opt.reps > 0 ? job.opt.reps : 15;
     job.device = ctx->device_id;
-    defaults(ctx, &job.spec, &job.def);
+    ops->choose(ctx, &job.spec, 0, &job.def);
 
     /* Already searched with at least this candidate limit: nothing to do. */
     struct cuspec__record rec;
@@ -157,20 +107,11 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     rc = cuspec__workload_create(ctx, &job.spec, &env.w);
     if (rc != CUSPEC_OK)
         return rc;
-    /* Reading back and comparing a large transpose for every candidate
-     * would cost more than timing it. A kernel's correctness depends on the
-     * shape only through its edges and alignment, so candidates are checked
-     * on a matrix with the same remainders modulo the largest tile (128) and
-     * the same alignment class, at most 383 x 383. */
-    struct cuspec__spec small = job.spec;
-    if (small.family == CUSPEC__FAM_TRANSPOSE) {
-        small.rows = small.rows > 383 ? small.rows % 128 + 256 : small.rows;
-        small.cols = small.cols > 383 ? small.cols % 128 + 256 : small.cols;
-        small.ld_in = small.cols + (job.spec.ld_in - job.spec.cols); /* the same padding */
-        small.ld_out = small.rows + (job.spec.ld_out - job.spec.rows);
-    }
+    /* Candidates are checked on a spec of the family's choosing: reading
+     * back a large result for each could cost more than timing it. */
+    struct cuspec__spec small;
     env.check = env.w;
-    if (small.rows != job.spec.rows || small.cols != job.spec.cols)
+    if (ops->check_spec != NULL && ops->check_spec(&job.spec, &small))
         rc = cuspec__workload_create(ctx, &small, &env.check);
     if (rc != CUSPEC_OK) {
         cuspec__workload_destroy(env.w);
@@ -199,13 +140,11 @@ int cuspec_tuned_params(cuspec_ctx *ctx, const cuspec_tune_spec *pub, char *para
     CUSPEC__RETURN_IF(ctx == NULL || params == NULL, CUSPEC_ERR_INVALID,
                       "cuspec_tuned_params: NULL argument");
     struct cuspec__spec s;
-    int rc = to_spec(pub, &s);
+    int rc = cuspec__spec_from_public(pub, &s);
     if (rc != CUSPEC_OK)
         return cuspec__fail_context(rc, "cuspec_tuned_params");
     struct cuspec__variant v;
-    memset(&v, 0, sizeof v);
-    int rec = s.family == CUSPEC__FAM_TRANSPOSE ? cuspec__transpose_params(ctx, &s, &v)
-                                                : cuspec__tuned_params(ctx, &s, &v);
+    int rec = cuspec__ops(s.family)->choose(ctx, &s, 1, &v);
     cuspec__params_text(&v, params, size);
     if (from_record != NULL)
         *from_record = rec;

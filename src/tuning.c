@@ -15,30 +15,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int log2_floor(unsigned long long x)
+int cuspec__spec_from_public(const cuspec_tune_spec *in, struct cuspec__spec *s)
 {
-    int k = 0;
-    while (x > 1) {
-        x >>= 1;
-        k++;
+    memset(s, 0, sizeof *s);
+    CUSPEC__RETURN_IF(in == NULL || in->family == NULL, CUSPEC_ERR_INVALID, "no spec or family");
+    s->family = cuspec__family_find(in->family);
+    const struct cuspec__family_ops *ops = cuspec__ops(s->family);
+    if (ops == NULL) {
+        char names[256];
+        cuspec__family_list(1, names, sizeof names);
+        return cuspec__fail(CUSPEC_ERR_INVALID, "family '%s' is not tunable (%s)", in->family,
+                            names);
     }
-    return k;
+    return ops->from_public(in, s);
 }
 
 int cuspec__bucket(const struct cuspec__spec *s)
 {
-    if (s->family == CUSPEC__FAM_REDUCE)
-        return log2_floor(s->n);
-    return log2_floor(s->rows) << 16 | log2_floor(s->cols) << 8 | log2_floor((unsigned)s->align);
+    return cuspec__ops(s->family)->bucket(s);
 }
 
 void cuspec__bucket_text(const struct cuspec__spec *s, int bucket, char *buf, size_t size)
 {
-    if (s->family == CUSPEC__FAM_REDUCE)
-        snprintf(buf, size, "n=2^%d", bucket);
-    else
-        snprintf(buf, size, "rows=2^%d cols=2^%d align=%d", bucket >> 16, bucket >> 8 & 0xff,
-                 1 << (bucket & 0xff));
+    cuspec__ops(s->family)->bucket_text(bucket, buf, size);
 }
 
 void cuspec__device_identity(const cuspec_device_info *d, char *buf, size_t size)
@@ -212,8 +211,8 @@ static int usable(const struct cuspec__spec *s, const struct cuspec__record *r)
     return cuspec__record_legal(s, r, &v);
 }
 
-/* How far, in powers of two (rows and cols together for transposes), a
- * record stands in for a bucket without one.  Farther, the defaults do
+/* How far, in powers of two (a matrix's rows and cols together), a record
+ * stands in for a bucket without one.  Farther, the defaults do
  * better: on an H200, records tuned at 1024^2 (u8 64/16/1/4, f32 32/8/1/4)
  * against the defaults took, per call, at 2048^2 u8 7.01 against 6.91 us
  * and f32 12.99 against 12.86; at 4096^2 13.57 against 12.38 and 37.95
@@ -221,42 +220,34 @@ static int usable(const struct cuspec__spec *s, const struct cuspec__record *r)
  * The default suite's buckets lie at most 2 apart. */
 enum { NEAREST_MAX = 2 };
 
+struct near {
+    const char *device;
+    const struct cuspec__spec *s;
+    struct cuspec__record *r;
+    int *bucket;
+};
+
+static int found_near(int bucket, void *user)
+{
+    struct near *n = user;
+    if (cuspec__record_get(n->device, n->s, bucket, n->r) != CUSPEC_OK || !usable(n->s, n->r))
+        return 0;
+    *n->bucket = bucket;
+    return 1;
+}
+
 int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct cuspec__record *r,
                         int *bucket)
 {
+    struct near n = {device, s, r, bucket};
     int b = cuspec__bucket(s);
-    if (cuspec__record_get(device, s, b, r) == CUSPEC_OK && usable(s, r)) {
-        *bucket = b;
+    if (found_near(b, &n))
         return CUSPEC_OK;
-    }
-    /* Nearest first: by distance in log2 size (for transposes, in rows and
-     * cols together, at the same alignment class). */
-    for (int d = 1; d <= NEAREST_MAX; d++) {
-        if (s->family == CUSPEC__FAM_REDUCE) {
-            for (int sign = -1; sign <= 1; sign += 2) {
-                int nb = b + sign * d;
-                if (nb >= 0 && nb < 64 && cuspec__record_get(device, s, nb, r) == CUSPEC_OK &&
-                    usable(s, r)) {
-                    *bucket = nb;
-                    return CUSPEC_OK;
-                }
-            }
-            continue;
-        }
-        int rb = b >> 16, cb = b >> 8 & 0xff, ab = b & 0xff;
-        for (int dr = -d; dr <= d; dr++) {
-            int rest = d - abs(dr);
-            for (int sign = -1; sign <= 1; sign += 2) {
-                int nr = rb + dr, nc = cb + sign * rest, nb = nr << 16 | nc << 8 | ab;
-                if (nr < 0 || nc < 0 || nr > 63 || nc > 63 || (rest == 0 && sign > 0))
-                    continue;
-                if (cuspec__record_get(device, s, nb, r) == CUSPEC_OK && usable(s, r)) {
-                    *bucket = nb;
-                    return CUSPEC_OK;
-                }
-            }
-        }
-    }
+    /* Nearest first, by distance in log2 size (in all of the bucket's sizes
+     * together, at the same alignment class). */
+    for (int d = 1; d <= NEAREST_MAX; d++)
+        if (cuspec__ops(s->family)->nearby(b, d, found_near, &n))
+            return CUSPEC_OK;
     return cuspec__fail(CUSPEC_ERR_NOT_FOUND, "no tuning record for this device near %s",
                         cuspec__family(s->family)->name);
 }

@@ -5,6 +5,7 @@
 #define CUSPEC_TUNING_H
 
 #include "context.h"
+#include "ops.h"
 
 #define CUSPEC__TUNING_FORMAT 1
 
@@ -12,22 +13,12 @@
  * onto sectors, and alignment classes go up to one (32 one-byte elements). */
 #define CUSPEC__SECTOR 32
 
-/* One operation to tune or to look parameters up for. */
-struct cuspec__spec {
-    int family;                       /* CUSPEC__FAM_REDUCE or CUSPEC__FAM_TRANSPOSE */
-    int op;                           /* reduce: family op (0 sum, 1 min, 2 max, 3 dot) */
-    int dtype;                        /* the kernel's dtype (transpose: by element size) */
-    unsigned long long n;             /* reduce */
-    unsigned long long rows, cols;    /* transpose */
-    int align;                        /* transpose: alignment class (elements, up to a sector) */
-    unsigned long long ld_in, ld_out; /* transpose: leading dimensions (checked and set by
-                                         cuspec__transpose_layout) */
-};
+/* The spec of a public one: its family's from_public, for a family that
+ * can be tuned; else CUSPEC_ERR_INVALID saying which can. */
+int cuspec__spec_from_public(const cuspec_tune_spec *in, struct cuspec__spec *s);
 
-/* The size bucket: reduce log2(n); transpose log2(rows), log2(cols) and the
- * alignment class packed in one int. */
+/* The size bucket of s and its text (its family's hooks). */
 int cuspec__bucket(const struct cuspec__spec *s);
-/* "n=2^28" or "rows=2^13 cols=2^13 align=4". */
 void cuspec__bucket_text(const struct cuspec__spec *s, int bucket, char *buf, size_t size);
 
 /* "NAME|sm_XY|SMs|memory bytes|driver version": a record made on another
