@@ -2,7 +2,7 @@
  * workloads (fresh random inputs, one check, CUDA-event timing), and the
  * dispatch latency of a call. */
 #include "workload.h"
-#include "tuning.h"
+#include "records.h"
 #include "error.h"
 #include "driver.h"
 #include "text.h"

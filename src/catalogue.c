@@ -1,6 +1,6 @@
 /* The catalogue of kernel families (the registry), and the enumeration of
  * specializations that ahead-of-time compilation and tuning walk. */
-#include "family.h"
+#include "catalogue.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Contexts: one device's retained primary context and its module table,
  * (variant) -> loaded CUmodule/CUfunction, thread-safe and bounded. A hit
  * costs one hash of the small variant struct and no I/O. */
-#include "tuning.h"
+#include "records.h"
 #include "error.h"
 #include "driver.h"
 #include "device.h"

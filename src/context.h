@@ -2,7 +2,7 @@
 #ifndef CUSPEC_CONTEXT_H
 #define CUSPEC_CONTEXT_H
 
-#include "family.h"
+#include "catalogue.h"
 #include "driver.h"
 
 #include <pthread.h>

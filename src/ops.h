@@ -7,7 +7,7 @@
 #ifndef CUSPEC_OPS_H
 #define CUSPEC_OPS_H
 
-#include "family.h"
+#include "catalogue.h"
 #include "driver.h"
 
 /* One operation to tune, run or look parameters up for. The fields past

@@ -1,7 +1,7 @@
 /* The reduce family (templates/reduce.cuh): sum, min, max and dot, and the
  * cuspec_reduce / cuspec_dot operations. */
 #include "reduce.h"
-#include "tuning.h"
+#include "records.h"
 #include "error.h"
 #include "driver.h"
 

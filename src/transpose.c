@@ -1,6 +1,6 @@
 /* The transpose family (templates/transpose.cuh) and cuspec_transpose:
  * out-of-place, batched, any shape, 1-, 2-, 4- and 8-byte elements. */
-#include "tuning.h"
+#include "records.h"
 #include "error.h"
 #include "driver.h"
 

@@ -2,7 +2,7 @@
  * buckets (log2 of rows and of cols, and the alignment class), the
  * parameters a call picks, and how a workload runs a transpose and checks
  * it against the CPU's. Built on what transpose.c exports. */
-#include "tuning.h"
+#include "records.h"
 #include "error.h"
 #include "text.h"
 

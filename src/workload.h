@@ -4,7 +4,7 @@
 #ifndef CUSPEC_WORKLOAD_H
 #define CUSPEC_WORKLOAD_H
 
-#include "tuning.h"
+#include "records.h"
 #include "driver.h"
 
 struct cuspec__workload;

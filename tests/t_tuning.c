@@ -2,7 +2,7 @@
  * nearest-bucket lookup, export/import (and refusing what cannot be
  * trusted), and the search's resume and rejection logic with a fake timer. */
 #include "store_files.h" /* first: config.h picks the system interfaces */
-#include "tune.h"
+#include "tune_search.h"
 #include "tap.h"
 #include "hash.h"
 #include "store.h"

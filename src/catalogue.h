@@ -1,8 +1,8 @@
 /* The kernel catalogue: each family declares its template, its parameters
  * and their legal values, the rules that prune illegal combinations, its
  * name expressions and its default parameters. Internal. */
-#ifndef CUSPEC_FAMILY_H
-#define CUSPEC_FAMILY_H
+#ifndef CUSPEC_CATALOGUE_H
+#define CUSPEC_CATALOGUE_H
 
 #include "store.h"
 
@@ -131,7 +131,7 @@ const struct cuspec__file *cuspec__template(const char *file, const char **hash)
 int cuspec__shipped_ptx_find(const char *name, const char *hash, const char **ptx,
                              const char **entry);
 
-/* ## Kernel images (kernel.c): the resolution order of DESIGN.md */
+/* ## Kernel images (image.c): the resolution order of DESIGN.md */
 struct cuspec__image {
     int kind;   /* CUSPEC_KIND_CUBIN or CUSPEC_KIND_PTX */
     int tier;   /* enum cuspec__tier */

@@ -1,8 +1,8 @@
 /* Tuning records: what `cuspec tune` found, kept in the store as entries of
  * kind tuning (never evicted by size), keyed by the device's identity, the
  * library version, the family, dtype, op and size bucket. Internal. */
-#ifndef CUSPEC_TUNING_H
-#define CUSPEC_TUNING_H
+#ifndef CUSPEC_RECORDS_H
+#define CUSPEC_RECORDS_H
 
 #include "context.h"
 #include "ops.h"
@@ -73,7 +73,7 @@ int cuspec__record_get(const char *device, const struct cuspec__spec *s, int buc
 int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct cuspec__record *r,
                         int *bucket);
 
-/* ## Export files (tuning_io.c) */
+/* ## Export files (records_io.c) */
 
 /* One record of an export file, checked: its store key and payload. */
 struct cuspec__import {

@@ -1,7 +1,7 @@
 /* Tuning records in the store, and the lookup every call makes: exact
  * bucket, nearest bucket on this device within NEAREST_MAX, built-in
  * defaults. */
-#include "tuning.h"
+#include "records.h"
 #include "error.h"
 #include "hash.h"
 #include "store.h"

@@ -1,8 +1,8 @@
 /* The tuner's search, separated from the GPU by an interface so that its
  * logic (sampling, refinement, resume, rejection of wrong candidates) is
  * tested on the CPU with a fake timer. Internal. */
-#ifndef CUSPEC_TUNE_H
-#define CUSPEC_TUNE_H
+#ifndef CUSPEC_TUNE_SEARCH_H
+#define CUSPEC_TUNE_SEARCH_H
 
 #include "workload.h"
 

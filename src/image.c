@@ -2,7 +2,7 @@
  * NVRTC (published to the store), shipped PTX for the defaults, else an
  * error that says what is missing and how to get it. The in-process module
  * table sits in front of this (context.c). */
-#include "family.h"
+#include "catalogue.h"
 #include "error.h"
 #include "store.h"
 #include "text.h"

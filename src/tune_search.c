@@ -2,7 +2,7 @@
  * default, a random sample, then local refinement around the best, within a
  * candidate count and a time budget. Every timed candidate is logged in the
  * store at once, so an interrupted run resumes where it stopped. */
-#include "tune.h"
+#include "tune_search.h"
 #include "error.h"
 #include "hash.h"
 #include "store.h"

@@ -2,7 +2,7 @@
  * records, and export/import in a versioned text format (a team tunes once
  * and ships the file with its application). Import trusts nothing: one bad
  * record refuses the whole file. */
-#include "tune.h"
+#include "tune_search.h"
 #include "error.h"
 #include "store.h"
 #include "userfile.h"
