@@ -32,11 +32,6 @@ struct cuspec__tune_job {
 int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec__tune_io *io,
                         cuspec_tune_result *res, struct cuspec__record *rec);
 
-/* cuspec_tune with a hook on every checked run: tests use it to make some
- * candidates deliberately wrong and see them rejected. */
-int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *spec, const cuspec_tune_options *options,
-                 cuspec__after_run_fn hook, void *hook_user, cuspec_tune_result *res);
-
 /* "block=256 items=4 ..." for v. */
 void cuspec__params_text(const struct cuspec__variant *v, char *buf, size_t size);
 

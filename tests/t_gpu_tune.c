@@ -4,6 +4,7 @@
  * wrong through the test hook are rejected and never chosen. */
 #include "store_files.h" /* the store's layout */
 #include "gpu.h"
+#include "tune.h"
 #include "tune_search.h"
 #include "driver.h"
 #include "hash.h"

@@ -1,6 +1,7 @@
 /* cuspec_tune: the tuner's search run on the GPU through a workload
  * (compile the candidates on all cores, check each against the CPU
  * reference, time it with events), and the record it leaves. */
+#include "tune.h"
 #include "tune_search.h"
 #include "workload.h"
 #include "error.h"
