@@ -2,7 +2,9 @@
  * workloads (fresh random inputs, one check, CUDA-event timing), and the
  * dispatch latency of a call. */
 #include "workload.h"
-#include "records.h"
+#include "params.h"
+#include "copy.h"
+#include "context.h"
 #include "error.h"
 #include "driver.h"
 #include "text.h"

@@ -55,14 +55,20 @@ const char *cuspec_family_name(int index)
     return f ? f->name : NULL;
 }
 
-const char *cuspec_tier_name(int tier)
+void cuspec__variant_name(const struct cuspec__variant *v, char *buf, size_t size)
 {
-    static const char *const names[] = {
-        [CUSPEC_TIER_TABLE] = "table",   [CUSPEC_TIER_STORE] = "store",
-        [CUSPEC_TIER_SYSTEM] = "system", [CUSPEC_TIER_NVRTC] = "nvrtc",
-        [CUSPEC_TIER_PTX] = "ptx",
-    };
-    return tier > 0 && tier <= CUSPEC_TIER_PTX ? names[tier] : NULL;
+    cuspec__family(v->family)->expr(v, buf, size);
+}
+
+void cuspec__params_text(const struct cuspec__variant *v, char *buf, size_t size)
+{
+    const struct cuspec__family *f = cuspec__family(v->family);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < f->n_params && len < size; i++)
+        if (!f->params[i].not_tuned)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s=%d", len ? " " : "",
+                                    f->params[i].name, v->p[i]);
 }
 
 int cuspec__variant_legal(const struct cuspec__variant *v)

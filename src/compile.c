@@ -1,6 +1,7 @@
 /* Compiling many specializations into the store on a pool of threads (NVRTC
  * is thread-safe): `cuspec compile` ahead of time, and the tuner's
  * candidates while the GPU is idle. */
+#include "compile.h"
 #include "catalogue.h"
 #include "error.h"
 #include "store.h"

@@ -1,7 +1,9 @@
 /* The copy family (templates/copy.cuh) and cuspec_copy: the device's copy
  * bandwidth as cuspec's own kernel reaches it, the ceiling benchmarks are
  * measured against. */
+#include "copy.h"
 #include "context.h"
+#include "catalogue.h"
 #include "error.h"
 #include "driver.h"
 

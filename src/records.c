@@ -2,33 +2,18 @@
  * bucket, nearest bucket on this device within NEAREST_MAX, built-in
  * defaults. */
 #include "records.h"
+#include "catalogue.h"
 #include "error.h"
-#include "hash.h"
 #include "store.h"
+#include "text.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int cuspec__spec_from_public(const cuspec_tune_spec *in, struct cuspec__spec *s)
-{
-    memset(s, 0, sizeof *s);
-    CUSPEC__RETURN_IF(in == NULL || in->family == NULL, CUSPEC_ERR_INVALID, "no spec or family");
-    s->family = cuspec__family_find(in->family);
-    const struct cuspec__family_ops *ops = cuspec__ops(s->family);
-    if (ops == NULL) {
-        char names[256];
-        cuspec__family_list(1, names, sizeof names);
-        return cuspec__fail(CUSPEC_ERR_INVALID, "family '%s' is not tunable (%s)", in->family,
-                            names);
-    }
-    return ops->from_public(in, s);
-}
 
 int cuspec__bucket(const struct cuspec__spec *s)
 {
@@ -38,12 +23,6 @@ int cuspec__bucket(const struct cuspec__spec *s)
 void cuspec__bucket_text(const struct cuspec__spec *s, int bucket, char *buf, size_t size)
 {
     cuspec__ops(s->family)->bucket_text(bucket, buf, size);
-}
-
-void cuspec__device_identity(const cuspec_device_info *d, char *buf, size_t size)
-{
-    snprintf(buf, size, "%s|sm_%d%d|%d|%" PRIu64 "|%d", d->name, d->sm_major, d->sm_minor,
-             d->sm_count, d->total_mem, d->driver_version);
 }
 
 void cuspec__tuning_key(const char *device, const struct cuspec__spec *s, int bucket, int session,
@@ -88,14 +67,6 @@ void cuspec__params_write(const int p[CUSPEC__MAX_PARAMS], char *buf, size_t siz
     buf[0] = '\0';
     for (int i = 0; i < CUSPEC__MAX_PARAMS && len < size; i++)
         len += (size_t)snprintf(buf + len, size - len, "%s%d", i ? " " : "", p[i]);
-}
-
-int cuspec__words(const char *text)
-{
-    int n = 0;
-    for (const char *s = text; *s != '\0'; s++)
-        n += !isspace((unsigned char)*s) && (s == text || isspace((unsigned char)s[-1]));
-    return n;
 }
 
 void cuspec__record_encode(const struct cuspec__record *r, char *buf, size_t size)
@@ -250,55 +221,4 @@ int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct
             return CUSPEC_OK;
     return cuspec__fail(CUSPEC_ERR_NOT_FOUND, "no tuning record for this device near %s",
                         cuspec__family(s->family)->name);
-}
-
-int cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
-{
-    int b = cuspec__bucket(s);
-    uint64_t id[4] = {(uint64_t)s->family, (uint64_t)s->dtype, (uint64_t)s->op, (uint64_t)b};
-    size_t i = cuspec__hash64(id, sizeof id) & (CUSPEC__TUNED_SLOTS - 1);
-    v->family = s->family;
-    v->dtype = s->dtype;
-    v->op = s->op;
-
-    pthread_mutex_lock(&ctx->lock);
-    for (size_t probe = 0; probe < CUSPEC__TUNED_SLOTS && ctx->tuned[i].used;
-         probe++, i = (i + 1) & (CUSPEC__TUNED_SLOTS - 1)) {
-        struct cuspec__tuned *t = &ctx->tuned[i];
-        if (t->family == s->family && t->dtype == s->dtype && t->op == s->op && t->bucket == b) {
-            memcpy(v->p, t->p, sizeof v->p);
-            int from_record = t->from_record;
-            pthread_mutex_unlock(&ctx->lock);
-            return from_record;
-        }
-    }
-    pthread_mutex_unlock(&ctx->lock);
-
-    /* First call for this bucket: the store, outside the lock. */
-    struct cuspec__record r;
-    int rb, from_record = cuspec__record_find(ctx->device_id, s, &r, &rb) == CUSPEC_OK;
-    if (from_record)
-        memcpy(v->p, r.p, sizeof v->p);
-    else
-        cuspec__family(s->family)->defaults(ctx->arch, v);
-    cuspec__clear_error();
-
-    pthread_mutex_lock(&ctx->lock);
-    for (size_t probe = 0; probe < CUSPEC__TUNED_SLOTS;
-         probe++, i = (i + 1) & (CUSPEC__TUNED_SLOTS - 1))
-        if (!ctx->tuned[i].used) {
-            ctx->tuned[i] =
-                (struct cuspec__tuned){1, s->family, s->dtype, s->op, b, {0}, from_record};
-            memcpy(ctx->tuned[i].p, v->p, sizeof v->p);
-            break;
-        }
-    pthread_mutex_unlock(&ctx->lock);
-    return from_record;
-}
-
-void cuspec__tuned_forget(cuspec_ctx *ctx)
-{
-    pthread_mutex_lock(&ctx->lock);
-    memset(ctx->tuned, 0, sizeof ctx->tuned);
-    pthread_mutex_unlock(&ctx->lock);
 }

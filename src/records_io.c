@@ -2,7 +2,10 @@
  * records, and export/import in a versioned text format (a team tunes once
  * and ships the file with its application). Import trusts nothing: one bad
  * record refuses the whole file. */
-#include "tune_search.h"
+#include "records_io.h"
+#include "records.h"
+#include "context.h"
+#include "catalogue.h"
 #include "error.h"
 #include "store.h"
 #include "userfile.h"

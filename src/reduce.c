@@ -1,7 +1,10 @@
 /* The reduce family (templates/reduce.cuh): sum, min, max and dot, and the
  * cuspec_reduce / cuspec_dot operations. */
 #include "reduce.h"
-#include "records.h"
+#include "params.h"
+#include "context.h"
+#include "workspace.h"
+#include "catalogue.h"
 #include "error.h"
 #include "driver.h"
 

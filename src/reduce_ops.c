@@ -2,7 +2,9 @@
  * buckets (log2 of n), the parameters a call picks, and how a workload runs
  * a reduction and checks it against the CPU's answer. */
 #include "reduce.h"
-#include "records.h"
+#include "params.h"
+#include "context.h"
+#include "catalogue.h"
 #include "error.h"
 #include "text.h"
 

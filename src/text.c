@@ -2,6 +2,7 @@
  * copies and integers checked as they are read. */
 #include "text.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,4 +52,12 @@ const char *cuspec__parse_int(const char *text, char stop, long lo, long hi, int
         return NULL;
     *v = (int)x;
     return end;
+}
+
+int cuspec__words(const char *text)
+{
+    int n = 0;
+    for (const char *s = text; *s != '\0'; s++)
+        n += !isspace((unsigned char)*s) && (s == text || isspace((unsigned char)s[-1]));
+    return n;
 }

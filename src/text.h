@@ -17,6 +17,9 @@ int cuspec__text_field(const char *text, const char *name, char *buf, size_t siz
  * at the start of text: the pointer past it, or NULL. No sscanf: its %d on a
  * number too large for an int is undefined. */
 const char *cuspec__parse_int(const char *text, char stop, long lo, long hi, int *v);
+/* The whitespace-separated words in text. */
+int cuspec__words(const char *text);
+
 /* Copies into a fixed buffer, truncating; always terminates. */
 void cuspec__strlcpy(char *dst, const char *src, size_t size);
 

@@ -1,6 +1,9 @@
 /* The transpose family (templates/transpose.cuh) and cuspec_transpose:
  * out-of-place, batched, any shape, 1-, 2-, 4- and 8-byte elements. */
-#include "records.h"
+#include "transpose.h"
+#include "params.h"
+#include "context.h"
+#include "catalogue.h"
 #include "error.h"
 #include "driver.h"
 

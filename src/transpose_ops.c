@@ -2,7 +2,9 @@
  * buckets (log2 of rows and of cols, and the alignment class), the
  * parameters a call picks, and how a workload runs a transpose and checks
  * it against the CPU's. Built on what transpose.c exports. */
-#include "records.h"
+#include "transpose.h"
+#include "context.h"
+#include "catalogue.h"
 #include "error.h"
 #include "text.h"
 

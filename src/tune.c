@@ -4,11 +4,14 @@
 #include "tune.h"
 #include "tune_search.h"
 #include "workload.h"
+#include "params.h"
+#include "records.h"
+#include "compile.h"
+#include "context.h"
 #include "error.h"
 #include "store.h"
 #include "text.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* Below this, candidates are timed in a CUDA graph (measure), of enough
@@ -133,21 +136,4 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
         cuspec__workload_destroy(env.check);
     cuspec__workload_destroy(env.w);
     return rc;
-}
-
-int cuspec_tuned_params(cuspec_ctx *ctx, const cuspec_tune_spec *pub, char *params, size_t size,
-                        int *from_record)
-{
-    CUSPEC__RETURN_IF(ctx == NULL || params == NULL, CUSPEC_ERR_INVALID,
-                      "cuspec_tuned_params: NULL argument");
-    struct cuspec__spec s;
-    int rc = cuspec__spec_from_public(pub, &s);
-    if (rc != CUSPEC_OK)
-        return cuspec__fail_context(rc, "cuspec_tuned_params");
-    struct cuspec__variant v;
-    int rec = cuspec__ops(s.family)->choose(ctx, &s, 1, &v);
-    cuspec__params_text(&v, params, size);
-    if (from_record != NULL)
-        *from_record = rec;
-    return CUSPEC_OK;
 }

@@ -3,6 +3,8 @@
  * candidate count and a time budget. Every timed candidate is logged in the
  * store at once, so an interrupted run resumes where it stopped. */
 #include "tune_search.h"
+#include "records.h"
+#include "catalogue.h"
 #include "error.h"
 #include "hash.h"
 #include "store.h"
@@ -38,17 +40,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-void cuspec__params_text(const struct cuspec__variant *v, char *buf, size_t size)
-{
-    const struct cuspec__family *f = cuspec__family(v->family);
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < f->n_params && len < size; i++)
-        if (!f->params[i].not_tuned)
-            len += (size_t)snprintf(buf + len, size - len, "%s%s=%d", len ? " " : "",
-                                    f->params[i].name, v->p[i]);
 }
 
 static int add(const struct cuspec__variant *v, void *user)

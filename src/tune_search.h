@@ -4,7 +4,7 @@
 #ifndef CUSPEC_TUNE_SEARCH_H
 #define CUSPEC_TUNE_SEARCH_H
 
-#include "workload.h"
+#include "records.h"
 
 #define CUSPEC__WRONG 1 /* measure: the candidate ran but gave a wrong result */
 

@@ -2,6 +2,8 @@
  * correctness check against a CPU reference, CUDA-event timing with inputs
  * rotated through a pool several times the L2 size. */
 #include "workload.h"
+#include "context.h"
+#include "workspace.h"
 #include "error.h"
 #include "driver.h"
 

@@ -4,8 +4,7 @@
 #ifndef CUSPEC_WORKLOAD_H
 #define CUSPEC_WORKLOAD_H
 
-#include "records.h"
-#include "driver.h"
+#include "ops.h"
 
 struct cuspec__workload;
 

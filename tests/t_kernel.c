@@ -3,6 +3,8 @@
  * is missing, compile errors with their log, and PTX for an arch NVRTC does
  * not know. Each scenario runs in a child with its own store. */
 #include "catalogue.h"
+#include "image.h"
+#include "compile.h"
 #include "tap.h"
 
 #include <pthread.h>

@@ -3,6 +3,8 @@
  * trusted), and the search's resume and rejection logic with a fake timer. */
 #include "store_files.h" /* first: config.h picks the system interfaces */
 #include "tune_search.h"
+#include "transpose.h"
+#include "device.h"
 #include "tap.h"
 #include "hash.h"
 #include "store.h"

@@ -2,6 +2,7 @@
  * specialization on the archs cuspec ships PTX for; tools/regen-ptx.sh makes
  * one PTX file of each. */
 #include "catalogue.h"
+#include "template.h"
 
 #include <stdio.h>
 
