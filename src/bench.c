@@ -2,6 +2,9 @@
  * workloads (fresh random inputs, one check, CUDA-event timing), and the
  * dispatch latency of a call. */
 #include "workload.h"
+#include "params.h"
+#include "copy.h"
+#include "context.h"
 #include "error.h"
 #include "driver.h"
 #include "text.h"
@@ -133,12 +136,18 @@ out_free:
 
 /* ## Reductions and transposes: through the public call */
 
-static int bench(cuspec_ctx *ctx, const struct cuspec__spec *spec, int reps,
-                 cuspec_bench_result *res)
+/* Benchmarks the public call of `pub`, checked by the caller (`what` names
+ * it in errors). */
+static int bench(cuspec_ctx *ctx, const cuspec_tune_spec *pub, int reps, cuspec_bench_result *res,
+                 const char *what)
 {
+    struct cuspec__spec spec;
     struct cuspec__workload *w;
     memset(res, 0, sizeof *res);
-    int rc = cuspec__workload_create(ctx, spec, &w);
+    int rc = cuspec__spec_from_public(pub, &spec);
+    if (rc != CUSPEC_OK)
+        return cuspec__fail_context(rc, "%s", what);
+    rc = cuspec__workload_create(ctx, &spec, &w);
     if (rc != CUSPEC_OK)
         return rc;
     rc = cuspec__workload_check(w, NULL, &res->correct, &res->error);
@@ -146,7 +155,7 @@ static int bench(cuspec_ctx *ctx, const struct cuspec__spec *spec, int reps,
         note_kernel(res);
         rc = cuspec__workload_time(w, NULL, reps, 1, res);
     }
-    if (rc == CUSPEC_OK && spec->family == CUSPEC__FAM_TRANSPOSE)
+    if (rc == CUSPEC_OK)
         rc = cuspec__workload_copy_time(w, reps, &res->copy_us);
     cuspec__workload_destroy(w);
     return rc;
@@ -159,9 +168,8 @@ int cuspec_bench_reduce(cuspec_ctx *ctx, int op, int dtype, size_t n, int reps,
                       "cuspec_bench_reduce: %s", n == 0 ? "n is 0" : "NULL argument");
     CUSPEC__RETURN_IF(cuspec_reduce_out_dtype(op, dtype) == 0, CUSPEC_ERR_INVALID,
                       "cuspec_bench_reduce: op %d on dtype %d is not supported", op, dtype);
-    struct cuspec__spec spec = {
-        .family = CUSPEC__FAM_REDUCE, .op = op < 0 ? 3 : op, .dtype = dtype, .n = n};
-    return bench(ctx, &spec, reps, res);
+    cuspec_tune_spec pub = {.family = "reduce", .op = op, .dtype = dtype, .n = n};
+    return bench(ctx, &pub, reps, res, "cuspec_bench_reduce");
 }
 
 int cuspec_bench_transpose(cuspec_ctx *ctx, int dtype, size_t rows, size_t cols, int reps,
@@ -177,17 +185,13 @@ int cuspec_bench_transpose_ld(cuspec_ctx *ctx, int dtype, size_t rows, size_t co
         ctx == NULL || res == NULL || rows == 0 || cols == 0 || cuspec_dtype_size(dtype) == 0,
         CUSPEC_ERR_INVALID, "cuspec_bench_transpose: %s",
         cuspec_dtype_size(dtype) == 0 ? "unknown dtype" : "NULL argument or zero dimension");
-    struct cuspec__spec spec = {.family = CUSPEC__FAM_TRANSPOSE,
-                                .dtype = dtype,
-                                .rows = rows,
-                                .cols = cols,
-                                .ld_in = ld_in,
-                                .ld_out = ld_out};
-    int rc = cuspec__transpose_layout(rows, cols, &spec.ld_in, &spec.ld_out,
-                                      cuspec_dtype_size(dtype));
-    if (rc != CUSPEC_OK)
-        return cuspec__fail_context(rc, "cuspec_bench_transpose");
-    return bench(ctx, &spec, reps, res);
+    cuspec_tune_spec pub = {.family = "transpose",
+                            .dtype = dtype,
+                            .rows = rows,
+                            .cols = cols,
+                            .ld_in = ld_in,
+                            .ld_out = ld_out};
+    return bench(ctx, &pub, reps, res, "cuspec_bench_transpose");
 }
 
 /* ## Dispatch latency */
@@ -278,9 +282,8 @@ int cuspec_bench_latency(cuspec_ctx *ctx, cuspec_latency *lat)
         }
     }
     /* The raw launch runs the copy kernel cuspec_copy itself would use. */
-    struct cuspec__variant v = {0};
-    v.family = CUSPEC__FAM_COPY;
-    cuspec__family_copy.defaults(ctx->arch, &v);
+    struct cuspec__variant v;
+    cuspec__copy_default(ctx->arch, &v);
     unsigned long long n = 16;
     void *args[] = {&l.in, &l.out, &n};
     l.args = args;

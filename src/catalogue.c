@@ -1,43 +1,15 @@
-/* The catalogue of kernel families and element types, and the enumeration
- * of specializations that ahead-of-time compilation and tuning walk. */
-#include "family.h"
+/* The catalogue of kernel families (the registry), and the enumeration of
+ * specializations that ahead-of-time compilation and tuning walk. */
+#include "catalogue.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const struct cuspec__family *const families[CUSPEC__N_FAMILIES] = {
-    [CUSPEC__FAM_COPY] = &cuspec__family_copy,
-    [CUSPEC__FAM_REDUCE] = &cuspec__family_reduce,
-    [CUSPEC__FAM_TRANSPOSE] = &cuspec__family_transpose,
+#define CUSPEC__FAMILY_ENTRY(id, name) [CUSPEC__FAM_##id] = &cuspec__family_##name,
+    CUSPEC__FAMILIES(CUSPEC__FAMILY_ENTRY)
+#undef CUSPEC__FAMILY_ENTRY
 };
-
-static const struct {
-    const char *name;
-    size_t size;
-} dtypes[] = {
-    [CUSPEC_F32] = {"f32", 4}, [CUSPEC_F64] = {"f64", 8}, [CUSPEC_I32] = {"i32", 4},
-    [CUSPEC_I64] = {"i64", 8}, [CUSPEC_U32] = {"u32", 4}, [CUSPEC_U64] = {"u64", 8},
-    [CUSPEC_I8] = {"i8", 1},   [CUSPEC_U8] = {"u8", 1},   [CUSPEC_I16] = {"i16", 2},
-    [CUSPEC_U16] = {"u16", 2}, [CUSPEC_F16] = {"f16", 2}, [CUSPEC_BF16] = {"bf16", 2},
-};
-#define N_DTYPES (int)(sizeof dtypes / sizeof *dtypes)
-
-size_t cuspec_dtype_size(int dtype)
-{
-    return dtype > 0 && dtype < N_DTYPES ? dtypes[dtype].size : 0;
-}
-
-const char *cuspec_dtype_name(int dtype)
-{
-    return dtype > 0 && dtype < N_DTYPES ? dtypes[dtype].name : NULL;
-}
-
-int cuspec_dtype_from_name(const char *name)
-{
-    for (int i = 1; name != NULL && i < N_DTYPES; i++)
-        if (strcmp(dtypes[i].name, name) == 0)
-            return i;
-    return 0;
-}
 
 const struct cuspec__family *cuspec__family(int id)
 {
@@ -52,20 +24,51 @@ int cuspec__family_find(const char *name)
     return -1;
 }
 
+const struct cuspec__family_ops *cuspec__ops(int id)
+{
+    const struct cuspec__family *f = cuspec__family(id);
+    return f ? f->ops : NULL;
+}
+
+void cuspec__family_list(int tunable, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < CUSPEC__N_FAMILIES && len < size; i++)
+        if (!tunable || families[i]->ops != NULL)
+            len +=
+                (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", families[i]->name);
+}
+
+void cuspec__variant_default(int family, int dtype, int op, int arch, struct cuspec__variant *v)
+{
+    memset(v, 0, sizeof *v);
+    v->family = family;
+    v->dtype = dtype;
+    v->op = op;
+    cuspec__family(family)->defaults(arch, v);
+}
+
 const char *cuspec_family_name(int index)
 {
     const struct cuspec__family *f = cuspec__family(index);
     return f ? f->name : NULL;
 }
 
-const char *cuspec_tier_name(int tier)
+void cuspec__variant_name(const struct cuspec__variant *v, char *buf, size_t size)
 {
-    static const char *const names[] = {
-        [CUSPEC_TIER_TABLE] = "table",   [CUSPEC_TIER_STORE] = "store",
-        [CUSPEC_TIER_SYSTEM] = "system", [CUSPEC_TIER_NVRTC] = "nvrtc",
-        [CUSPEC_TIER_PTX] = "ptx",
-    };
-    return tier > 0 && tier <= CUSPEC_TIER_PTX ? names[tier] : NULL;
+    cuspec__family(v->family)->expr(v, buf, size);
+}
+
+void cuspec__params_text(const struct cuspec__variant *v, char *buf, size_t size)
+{
+    const struct cuspec__family *f = cuspec__family(v->family);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < f->n_params && len < size; i++)
+        if (!f->params[i].not_tuned)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s=%d", len ? " " : "",
+                                    f->params[i].name, v->p[i]);
 }
 
 int cuspec__variant_legal(const struct cuspec__variant *v)

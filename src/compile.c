@@ -1,7 +1,8 @@
 /* Compiling many specializations into the store on a pool of threads (NVRTC
  * is thread-safe): `cuspec compile` ahead of time, and the tuner's
  * candidates while the GPU is idle. */
-#include "family.h"
+#include "compile.h"
+#include "catalogue.h"
 #include "error.h"
 #include "store.h"
 #include "text.h"
@@ -231,9 +232,12 @@ int cuspec_compile(const char *family, int arch, int all_variants, int jobs,
     int only = -1;
     if (family != NULL && strcmp(family, "all") != 0) {
         only = cuspec__family_find(family);
-        CUSPEC__RETURN_IF(only < 0, CUSPEC_ERR_INVALID,
-                          "cuspec_compile: unknown family '%s' (copy, reduce, transpose or all)",
-                          family);
+        if (only < 0) {
+            char names[256];
+            cuspec__family_list(0, names, sizeof names);
+            return cuspec__fail(CUSPEC_ERR_INVALID,
+                                "cuspec_compile: unknown family '%s' (%s or all)", family, names);
+        }
     }
     CUSPEC__RETURN_IF(arch < 10 || arch > 1000, CUSPEC_ERR_INVALID,
                       "cuspec_compile: arch %d is not an sm_XY number such as 90", arch);

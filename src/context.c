@@ -1,7 +1,10 @@
 /* Contexts: one device's retained primary context and its module table,
  * (variant) -> loaded CUmodule/CUfunction, thread-safe and bounded. A hit
  * costs one hash of the small variant struct and no I/O. */
-#include "tuning.h"
+#include "context.h"
+#include "image.h"
+#include "workspace.h"
+#include "catalogue.h"
 #include "error.h"
 #include "driver.h"
 #include "device.h"

@@ -1,7 +1,9 @@
 /* The copy family (templates/copy.cuh) and cuspec_copy: the device's copy
  * bandwidth as cuspec's own kernel reaches it, the ceiling benchmarks are
  * measured against. */
+#include "copy.h"
 #include "context.h"
+#include "catalogue.h"
 #include "error.h"
 #include "driver.h"
 
@@ -52,6 +54,11 @@ const struct cuspec__family cuspec__family_copy = {
     .defaults = defaults,
 };
 
+void cuspec__copy_default(int arch, struct cuspec__variant *v)
+{
+    cuspec__variant_default(CUSPEC__FAM_COPY, 0, 0, arch, v);
+}
+
 int cuspec__copy_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr dst,
                          cuspec_devptr src, size_t bytes, CUstream stream)
 {
@@ -77,9 +84,8 @@ int cuspec_copy(cuspec_ctx *ctx, cuspec_devptr dst, cuspec_devptr src, size_t by
                       "cuspec_copy: %s is NULL", dst == 0 ? "dst" : "src");
     CUSPEC__RETURN_IF(bytes > 0 && dst < src + bytes && src < dst + bytes, CUSPEC_ERR_INVALID,
                       "cuspec_copy: dst and src overlap");
-    struct cuspec__variant v = {0};
-    v.family = CUSPEC__FAM_COPY;
-    cuspec__family_copy.defaults(ctx->arch, &v);
+    struct cuspec__variant v;
+    cuspec__copy_default(ctx->arch, &v);
     int pushed, rc = cuspec__ctx_enter(ctx, &pushed);
     if (rc != CUSPEC_OK)
         return rc;

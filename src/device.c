@@ -4,6 +4,7 @@
 #include "driver.h"
 #include "device.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -94,4 +95,10 @@ int cuspec_device_get_info(int ordinal, cuspec_device_info *info)
                  b[14], b[15]);
     }
     return CUSPEC_OK;
+}
+
+void cuspec__device_identity(const cuspec_device_info *d, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s|sm_%d%d|%d|%" PRIu64 "|%d", d->name, d->sm_major, d->sm_minor,
+             d->sm_count, d->total_mem, d->driver_version);
 }

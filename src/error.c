@@ -39,11 +39,6 @@ const char *cuspec_last_error(void)
     return detail;
 }
 
-const char *cuspec_version(void)
-{
-    return PACKAGE_VERSION;
-}
-
 int cuspec__vfail(int status, const char *fmt, va_list ap)
 {
     vsnprintf(detail, sizeof detail, fmt, ap);

@@ -2,7 +2,7 @@
  * cubin for the device's own sm_XY (or to PTX for the newest arch NVRTC
  * knows, which the driver then compiles). The log is always read first and
  * kept for the error report. */
-#include "family.h"
+#include "jit.h"
 #include "error.h"
 #include "nvrtc_loader.h"
 #include "store.h"

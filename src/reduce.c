@@ -1,18 +1,21 @@
 /* The reduce family (templates/reduce.cuh): sum, min, max and dot, and the
  * cuspec_reduce / cuspec_dot operations. */
-#include "tuning.h"
+#include "reduce.h"
+#include "params.h"
+#include "context.h"
+#include "workspace.h"
+#include "catalogue.h"
 #include "error.h"
 #include "driver.h"
 
 #include <stdio.h>
 
 enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE };
-enum { OP_SUM, OP_MIN, OP_MAX, OP_DOT, N_OPS };
 
 /* Input and accumulator C types of the kernel for (dtype, op). */
 static int types(int dtype, int op, const char **t, const char **acc)
 {
-    int wide = op == OP_SUM || op == OP_DOT;
+    int wide = op == CUSPEC__REDUCE_SUM || op == CUSPEC__REDUCE_DOT;
     switch (dtype) {
     case CUSPEC_F32:
         *t = *acc = "float";
@@ -35,15 +38,25 @@ static int types(int dtype, int op, const char **t, const char **acc)
     return 0;
 }
 
-int cuspec_reduce_out_dtype(int op, int dtype)
+int cuspec__reduce_op(int op)
+{
+    return op == -1 ? CUSPEC__REDUCE_DOT : op >= 0 && op < CUSPEC__REDUCE_DOT ? op : -1;
+}
+
+/* The result's dtype for kernel op `op` on dtype, or 0. */
+static int out_dtype(int op, int dtype)
 {
     const char *t, *acc;
-    int kop = op == -1 ? OP_DOT : op;
-    if (kop < 0 || kop >= N_OPS || (op != -1 && op == OP_DOT) || types(dtype, kop, &t, &acc) == 0)
+    if (op < 0 || types(dtype, op, &t, &acc) == 0)
         return 0;
-    if (kop == OP_SUM || kop == OP_DOT)
+    if (op == CUSPEC__REDUCE_SUM || op == CUSPEC__REDUCE_DOT)
         return dtype == CUSPEC_I32 ? CUSPEC_I64 : dtype == CUSPEC_U32 ? CUSPEC_U64 : dtype;
     return dtype;
+}
+
+int cuspec_reduce_out_dtype(int op, int dtype)
+{
+    return out_dtype(cuspec__reduce_op(op), dtype);
 }
 
 const char *cuspec_op_name(int op)
@@ -59,7 +72,7 @@ static int legal(const struct cuspec__variant *v)
 {
     const char *t, *acc;
     int size = types(v->dtype, v->op, &t, &acc);
-    if (size == 0 || v->op < 0 || v->op >= N_OPS)
+    if (size == 0 || v->op < 0 || v->op >= CUSPEC__REDUCE_N_OPS)
         return 0;
     if (v->p[P_STAGE] == 1)
         return v->p[P_ITEMS] == 1 && v->p[P_VEC] == 1 && v->p[P_SINGLE] == 0 && v->p[P_GRID] == 0;
@@ -110,11 +123,12 @@ const struct cuspec__family cuspec__family_reduce = {
         },
     .n_dtypes = 5,
     .dtypes = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32},
-    .n_ops = N_OPS,
+    .n_ops = CUSPEC__REDUCE_N_OPS,
     .legal = legal,
     .expr = expr,
     .threads = threads,
     .defaults = defaults,
+    .ops = &cuspec__reduce_ops,
 };
 
 int cuspec__reduce_variant_on(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
@@ -159,7 +173,8 @@ int cuspec__reduce_variant_on(cuspec_ctx *ctx, const struct cuspec__variant *v, 
     CUdeviceptr partials = s.partials, ticket = s.ticket;
     void *args[] = {&a, &b, &count, &out, &partials, &ticket};
     const unsigned dims[3] = {(unsigned)grid, 1, 1}, one[3] = {1, 1, 1};
-    unsigned long long bytes = n * cuspec_dtype_size(v->dtype) * (v->op == OP_DOT ? 2 : 1);
+    unsigned long long bytes =
+        n * cuspec_dtype_size(v->dtype) * (v->op == CUSPEC__REDUCE_DOT ? 2 : 1);
     rc = cuspec__launch(ctx, &k, v, dims, (unsigned)v->p[P_BLOCK],
                         bytes <= CUSPEC__PDL_STRIDED_BYTES, stream, args);
     if (rc == CUSPEC_OK && !v->p[P_SINGLE]) {
@@ -183,28 +198,29 @@ int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cus
 static int run(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr a, cuspec_devptr b, size_t n,
                cuspec_devptr out, void *stream)
 {
-    const char *what = op == OP_DOT ? "cuspec_dot" : "cuspec_reduce";
+    const char *what = op == CUSPEC__REDUCE_DOT ? "cuspec_dot" : "cuspec_reduce";
     CUSPEC__RETURN_IF(ctx == NULL, CUSPEC_ERR_INVALID, "%s: ctx is NULL", what);
-    int out_dtype = cuspec_reduce_out_dtype(op == OP_DOT ? -1 : op, dtype);
-    CUSPEC__RETURN_IF(op != OP_DOT && cuspec_op_name(op) == NULL, CUSPEC_ERR_INVALID,
+    int result = out_dtype(op, dtype);
+    CUSPEC__RETURN_IF(op != CUSPEC__REDUCE_DOT && cuspec_op_name(op) == NULL, CUSPEC_ERR_INVALID,
                       "%s: unknown op %d (CUSPEC_SUM, CUSPEC_MIN or CUSPEC_MAX)", what, op);
-    CUSPEC__RETURN_IF(out_dtype == 0, CUSPEC_ERR_INVALID,
+    CUSPEC__RETURN_IF(result == 0, CUSPEC_ERR_INVALID,
                       "%s: dtype %d (%s) is not supported (f32, f64, i32, i64, u32)", what, dtype,
                       cuspec_dtype_name(dtype) ? cuspec_dtype_name(dtype) : "unknown");
     int pushed, rc = cuspec__ctx_enter(ctx, &pushed);
     if (rc != CUSPEC_OK)
         return rc;
     size_t size = cuspec_dtype_size(dtype);
-    rc = cuspec__check_pointer(ctx, out, cuspec_dtype_size(out_dtype), "out");
+    rc = cuspec__check_pointer(ctx, out, cuspec_dtype_size(result), "out");
     if (rc == CUSPEC_OK && n > 0)
-        rc = cuspec__check_pointer(ctx, a, size, op == OP_DOT ? "a" : "in");
-    if (rc == CUSPEC_OK && n > 0 && op == OP_DOT)
+        rc = cuspec__check_pointer(ctx, a, size, op == CUSPEC__REDUCE_DOT ? "a" : "in");
+    if (rc == CUSPEC_OK && n > 0 && op == CUSPEC__REDUCE_DOT)
         rc = cuspec__check_pointer(ctx, b, size, "b");
     if (rc == CUSPEC_OK) {
         struct cuspec__variant v = {0};
         struct cuspec__spec spec = {.family = CUSPEC__FAM_REDUCE, .op = op, .dtype = dtype, .n = n};
         cuspec__tuned_params(ctx, &spec, &v);
-        rc = cuspec__reduce_variant(ctx, &v, a, op == OP_DOT ? b : 0, n, out, (CUstream)stream);
+        rc = cuspec__reduce_variant(ctx, &v, a, op == CUSPEC__REDUCE_DOT ? b : 0, n, out,
+                                    (CUstream)stream);
     } else {
         rc = cuspec__fail_context(rc, "%s", what);
     }
@@ -224,5 +240,5 @@ int cuspec_reduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in, size_t n
 int cuspec_dot(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec_devptr b, size_t n,
                cuspec_devptr out, void *stream)
 {
-    return run(ctx, OP_DOT, dtype, a, b, n, out, stream);
+    return run(ctx, CUSPEC__REDUCE_DOT, dtype, a, b, n, out, stream);
 }

@@ -26,19 +26,6 @@ void cuspec__store_format(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-const char *cuspec_kind_name(int kind)
-{
-    switch (kind) {
-    case CUSPEC_KIND_CUBIN:
-        return "cubin";
-    case CUSPEC_KIND_PTX:
-        return "ptx";
-    case CUSPEC_KIND_TUNING:
-        return "tuning";
-    }
-    return "unknown";
-}
-
 void cuspec__store_count_compile(void)
 {
     cuspec__store_count(CUSPEC__COMPILES, 1);

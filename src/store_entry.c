@@ -35,6 +35,19 @@
 
 static const unsigned char magic[8] = {'C', 'U', 'S', 'P', 'E', 'C', '\0', '\n'};
 
+const char *cuspec_kind_name(int kind)
+{
+    switch (kind) {
+    case CUSPEC_KIND_CUBIN:
+        return "cubin";
+    case CUSPEC_KIND_PTX:
+        return "ptx";
+    case CUSPEC_KIND_TUNING:
+        return "tuning";
+    }
+    return "unknown";
+}
+
 static void put32(unsigned char *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)

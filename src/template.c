@@ -1,6 +1,6 @@
 /* The embedded templates (hashed once per process: the hash is part of every
  * store key) and the shipped PTX, indexed by name expression. */
-#include "family.h"
+#include "template.h"
 #include "hash.h"
 
 #include <pthread.h>

@@ -1,7 +1,10 @@
-/* Small text helpers: "name=value" lines (store meta, records) and bounded
- * copies. */
+/* Small text helpers: "name=value" lines (store meta, records), bounded
+ * copies and integers checked as they are read. */
 #include "text.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *cuspec__text_find(const char *text, const char *name)
@@ -36,4 +39,25 @@ void cuspec__strlcpy(char *dst, const char *src, size_t size)
         len = size - 1;
     memcpy(dst, src, len);
     dst[len] = '\0';
+}
+
+const char *cuspec__parse_int(const char *text, char stop, long lo, long hi, int *v)
+{
+    char *end;
+    if (*text < '0' || *text > '9')
+        return NULL;
+    errno = 0;
+    long x = strtol(text, &end, 10);
+    if (errno != 0 || x < lo || x > hi || *end != stop)
+        return NULL;
+    *v = (int)x;
+    return end;
+}
+
+int cuspec__words(const char *text)
+{
+    int n = 0;
+    for (const char *s = text; *s != '\0'; s++)
+        n += !isspace((unsigned char)*s) && (s == text || isspace((unsigned char)s[-1]));
+    return n;
 }

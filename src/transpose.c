@@ -1,6 +1,9 @@
 /* The transpose family (templates/transpose.cuh) and cuspec_transpose:
  * out-of-place, batched, any shape, 1-, 2-, 4- and 8-byte elements. */
-#include "tuning.h"
+#include "transpose.h"
+#include "params.h"
+#include "context.h"
+#include "catalogue.h"
 #include "error.h"
 #include "driver.h"
 
@@ -268,6 +271,7 @@ const struct cuspec__family cuspec__family_transpose = {
     .defaults = defaults,
     .fits = fits,
     .alternate = alternate,
+    .ops = &cuspec__transpose_ops,
 };
 
 /* Whether v's vector width fits the pointers and leading dimensions. */

@@ -1,43 +1,12 @@
-/* The tuner's search, separated from the GPU by an interface so that its
- * logic (sampling, refinement, resume, rejection of wrong candidates) is
- * tested on the CPU with a fake timer. Internal. */
+/* cuspec_tune on the GPU (tune.c): the search run through a workload. */
 #ifndef CUSPEC_TUNE_H
 #define CUSPEC_TUNE_H
 
 #include "workload.h"
-
-#define CUSPEC__WRONG 1 /* measure: the candidate ran but gave a wrong result */
-
-struct cuspec__tune_io {
-    void *env;
-    /* Makes candidates ready to run (compiled into the store); sets ok[i] to
-     * 0 for those that are not. */
-    void (*prepare)(void *env, const struct cuspec__variant *v, unsigned n, int *ok);
-    /* Runs v, checks its result, times it: CUSPEC_OK with the median time
-     * and spread, CUSPEC__WRONG, or an error status (the candidate failed). */
-    int (*measure)(void *env, const struct cuspec__variant *v, int reps, double *us,
-                   double *spread);
-};
-
-struct cuspec__tune_job {
-    const char *device; /* identity the session log and record are keyed by */
-    struct cuspec__spec spec;
-    double bytes;               /* moved per call, for GB/s */
-    struct cuspec__variant def; /* what a call uses without a record: the baseline */
-    cuspec_tune_options opt;
-};
-
-/* Searches spec's space through io, logging every candidate in the store as
- * it goes; on completion (not stopped) fills *rec with the winner. */
-int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec__tune_io *io,
-                        cuspec_tune_result *res, struct cuspec__record *rec);
 
 /* cuspec_tune with a hook on every checked run: tests use it to make some
  * candidates deliberately wrong and see them rejected. */
 int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *spec, const cuspec_tune_options *options,
                  cuspec__after_run_fn hook, void *hook_user, cuspec_tune_result *res);
 
-/* "block=256 items=4 ..." for v. */
-void cuspec__params_text(const struct cuspec__variant *v, char *buf, size_t size);
-
-#endif
+#endif /* CUSPEC_TUNE_H */

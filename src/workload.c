@@ -2,10 +2,11 @@
  * correctness check against a CPU reference, CUDA-event timing with inputs
  * rotated through a pool several times the L2 size. */
 #include "workload.h"
+#include "context.h"
+#include "workspace.h"
 #include "error.h"
 #include "driver.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -15,7 +16,6 @@
 
 #define MAX_REPS 1000
 #define SLICE_ALIGN 256
-#define POISON 0xA5 /* the output's bytes before a checked call */
 
 struct pool {
     CUdeviceptr base;
@@ -23,25 +23,18 @@ struct pool {
     unsigned count; /* slices rotated through */
 };
 
-/* What run() does: the operation, or for a transpose the same bytes copied. */
+/* What run() does: the operation, or the bytes of its ceiling copied. */
 enum copy_mode { RUN_OP, RUN_MEMCPY, RUN_COPY_KERNEL };
 
 struct cuspec__workload {
     cuspec_ctx *ctx;
     struct cuspec__spec spec;
-    size_t size, bytes; /* element size, bytes of one input's elements */
-    size_t in_bytes;    /* bytes of one input with its padding */
-    size_t out_bytes;   /* transpose: bytes of one output with its padding */
-    struct pool a, b;   /* reduce: inputs (b for dot); transpose: in, out */
-    CUdeviceptr out;    /* reduce: the result */
-    void *ha, *hb;      /* host copies of the inputs, for the reference */
-    void *back;         /* transpose: room for the result read back */
-    void *expect;       /* transpose: the CPU's transpose, made once */
-    /* reduce: the CPU's answer, made once */
-    int have_ref;
-    size_t ref_index; /* min/max: the element that wins */
-    double ref_sum, ref_mag;
-    uint64_t ref_bits; /* integer sums and dots, modulo 2^64 */
+    const struct cuspec__family_ops *ops;
+    struct cuspec__io io;
+    struct pool in[2], out;
+    void *host[2]; /* host copies of the inputs, for the reference */
+    void *back;    /* room for the output read back */
+    void *ref;     /* the CPU's answer, made on the first check */
     cuspec__after_run_fn hook;
     void *hook_user;
     enum copy_mode copy;
@@ -118,16 +111,17 @@ void cuspec__random_bytes(void *buf, size_t bytes)
 }
 
 /* A pool of slices of `bytes` each, enough that rotating through them keeps
- * every call's input out of the L2 (4x its size), uploaded from host. */
-static int pool_make(cuspec_ctx *ctx, size_t bytes, const void *host, struct pool *p)
+ * every call's input out of the L2 (4x its size), uploaded from host; or
+ * without `rotate`, one buffer every call uses. */
+static int pool_make(cuspec_ctx *ctx, size_t bytes, const void *host, int rotate, struct pool *p)
 {
     size_t want = 4 * (size_t)ctx->info.l2_bytes;
-    p->slice = (bytes + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN;
-    p->count = p->slice >= want ? 1 : (unsigned)((want + p->slice - 1) / p->slice);
+    p->slice = rotate ? (bytes + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN : bytes;
+    p->count = !rotate || p->slice >= want ? 1 : (unsigned)((want + p->slice - 1) / p->slice);
     if (p->count > 4096)
         p->count = 4096;
     int rc = cuspec__cu_check(ctx->drv->cuMemAlloc(&p->base, p->slice * p->count),
-                              "cuMemAlloc (benchmark buffer)");
+                              rotate ? "cuMemAlloc (benchmark buffer)" : "cuMemAlloc (result)");
     for (unsigned i = 0; rc == CUSPEC_OK && host != NULL && i < p->count; i++)
         rc = cuspec__cu_check(ctx->drv->cuMemcpyHtoD(p->base + i * p->slice, host, bytes),
                               "cuMemcpyHtoD (benchmark input)");
@@ -142,37 +136,32 @@ int cuspec__workload_create(cuspec_ctx *ctx, const struct cuspec__spec *spec,
     *out = NULL;
     w->ctx = ctx;
     w->spec = *spec;
-    w->size = cuspec_dtype_size(spec->dtype);
-    int reduce = spec->family == CUSPEC__FAM_REDUCE, dot = reduce && spec->op == 3;
-    w->bytes = w->size * (reduce ? spec->n : spec->rows * spec->cols);
-    w->in_bytes = w->bytes;
-    if (!reduce) {
-        w->in_bytes = w->size * spec->rows * spec->ld_in;
-        w->out_bytes = w->size * spec->cols * spec->ld_out;
-    }
+    w->ops = cuspec__ops(spec->family);
+    w->ops->io(spec, &w->io);
+    const struct cuspec__io *io = &w->io;
     int pushed, rc = cuspec__ctx_enter(ctx, &pushed);
     if (rc != CUSPEC_OK) {
         free(w);
         return rc;
     }
-    w->ha = malloc(w->in_bytes ? w->in_bytes : 1);
-    w->hb = dot ? malloc(w->bytes ? w->bytes : 1) : NULL;
-    w->back = reduce ? NULL : malloc(w->out_bytes);
-    if (w->ha == NULL || (dot && w->hb == NULL) || (!reduce && w->back == NULL)) {
-        rc = cuspec__fail(CUSPEC_ERR_NOMEM, "no host memory for %zu bytes of input", w->in_bytes);
+    int nomem = (w->back = malloc(io->out_bytes)) == NULL;
+    for (unsigned k = 0; k < io->inputs; k++)
+        nomem |= (w->host[k] = malloc(io->in_bytes ? io->in_bytes : 1)) == NULL;
+    if (nomem) {
+        rc = cuspec__fail(CUSPEC_ERR_NOMEM, "no host memory for %zu bytes of input", io->in_bytes);
         goto out;
     }
-    if (reduce) /* a transpose moves bytes: any bits will do, padding too */
-        cuspec__random_fill(w->ha, spec->n, spec->dtype);
-    else
-        cuspec__random_bytes(w->ha, w->in_bytes);
-    if (dot)
-        cuspec__random_fill(w->hb, spec->n, spec->dtype);
-    rc = pool_make(ctx, w->in_bytes, w->ha, &w->a);
-    if (rc == CUSPEC_OK && (dot || !reduce))
-        rc = pool_make(ctx, reduce ? w->bytes : w->out_bytes, dot ? w->hb : NULL, &w->b);
-    if (rc == CUSPEC_OK && reduce)
-        rc = cuspec__cu_check(ctx->drv->cuMemAlloc(&w->out, 8), "cuMemAlloc (result)");
+    for (unsigned k = 0; k < io->inputs; k++) {
+        if (io->values)
+            cuspec__random_fill(w->host[k], io->in_bytes / cuspec_dtype_size(spec->dtype),
+                                spec->dtype);
+        else
+            cuspec__random_bytes(w->host[k], io->in_bytes);
+    }
+    for (unsigned k = 0; rc == CUSPEC_OK && k < io->inputs; k++)
+        rc = pool_make(ctx, io->in_bytes, w->host[k], 1, &w->in[k]);
+    if (rc == CUSPEC_OK)
+        rc = pool_make(ctx, io->out_bytes, NULL, io->out_rotates, &w->out);
 out:
     cuspec__ctx_leave(ctx, pushed);
     if (rc != CUSPEC_OK) {
@@ -190,18 +179,16 @@ void cuspec__workload_destroy(struct cuspec__workload *w)
     int pushed;
     if (cuspec__ctx_enter(w->ctx, &pushed) == CUSPEC_OK) {
         const struct cuspec__driver *drv = w->ctx->drv;
-        if (w->a.base)
-            drv->cuMemFree(w->a.base);
-        if (w->b.base)
-            drv->cuMemFree(w->b.base);
-        if (w->out)
-            drv->cuMemFree(w->out);
+        struct pool *pools[] = {&w->in[0], &w->in[1], &w->out};
+        for (size_t i = 0; i < sizeof pools / sizeof *pools; i++)
+            if (pools[i]->base)
+                drv->cuMemFree(pools[i]->base);
         cuspec__ctx_leave(w->ctx, pushed);
     }
-    free(w->ha);
-    free(w->hb);
+    free(w->host[0]);
+    free(w->host[1]);
     free(w->back);
-    free(w->expect);
+    free(w->ref);
     free(w);
 }
 
@@ -213,12 +200,11 @@ void cuspec__workload_set_hook(struct cuspec__workload *w, cuspec__after_run_fn 
 
 double cuspec__workload_bytes(const struct cuspec__workload *w)
 {
-    int reduce = w->spec.family == CUSPEC__FAM_REDUCE;
-    return (double)w->bytes * (reduce ? (w->spec.op == 3 ? 2 : 1) : 2);
+    return w->io.moved;
 }
 
-/* Slice i of p, round the pool (0 where p was not made).  A transpose's
- * padded input and output differ in size, and so do their pools' counts. */
+/* Slice i of p, round the pool (0 where p was not made).  Pools of
+ * different sizes (a padded input and output) differ in their counts. */
 static CUdeviceptr slice_at(const struct pool *p, unsigned i)
 {
     return p->count ? p->base + i % p->count * p->slice : 0;
@@ -228,152 +214,41 @@ static CUdeviceptr slice_at(const struct pool *p, unsigned i)
 static int run(struct cuspec__workload *w, const struct cuspec__variant *v, unsigned i,
                CUstream stream)
 {
-    const struct cuspec__spec *s = &w->spec;
-    CUdeviceptr a = slice_at(&w->a, i), b = slice_at(&w->b, i);
-    if (s->family == CUSPEC__FAM_REDUCE) {
-        if (v != NULL)
-            return cuspec__reduce_variant_on(w->ctx, v, a, s->op == 3 ? b : 0, s->n, w->out, stream,
-                                             w->held ? &w->scratch : NULL);
-        if (s->op == 3)
-            return cuspec_dot(w->ctx, s->dtype, a, b, s->n, w->out, stream);
-        return cuspec_reduce(w->ctx, s->op, s->dtype, a, s->n, w->out, stream);
-    }
+    CUdeviceptr in[2] = {slice_at(&w->in[0], i), slice_at(&w->in[1], i)};
+    CUdeviceptr out = slice_at(&w->out, i);
     if (w->copy == RUN_MEMCPY)
-        return cuspec__cu_check(w->ctx->drv->cuMemcpyDtoDAsync(b, a, w->bytes, stream),
-                                "cuMemcpyDtoDAsync");
+        return cuspec__cu_check(
+            w->ctx->drv->cuMemcpyDtoDAsync(out, in[0], w->io.copy_bytes, stream),
+            "cuMemcpyDtoDAsync");
     if (w->copy == RUN_COPY_KERNEL)
-        return cuspec_copy(w->ctx, b, a, w->bytes, stream);
-    if (v != NULL) {
-        struct cuspec__shape sh = {a, b, s->rows, s->cols, s->ld_in, s->ld_out, 0, 0, 1};
-        return cuspec__transpose_variant(w->ctx, v, &sh, stream);
-    }
-    return cuspec_transpose(w->ctx, s->dtype, a, s->rows, s->cols, s->ld_in, b, s->ld_out, stream);
-}
-
-/* ## The reference */
-
-static double get_f(const void *x, int dtype, size_t i)
-{
-    return dtype == CUSPEC_F32 ? ((const float *)x)[i] : ((const double *)x)[i];
-}
-
-/* Element i widened to 64 bits the way the kernel accumulates it. */
-static uint64_t get_i(const void *x, int dtype, size_t i)
-{
-    switch (dtype) {
-    case CUSPEC_I32:
-        return (uint64_t)(int64_t)((const int32_t *)x)[i];
-    case CUSPEC_U32:
-        return ((const uint32_t *)x)[i];
-    default:
-        return ((const uint64_t *)x)[i];
-    }
-}
-
-static int less(const void *x, int dtype, size_t i, size_t j)
-{
-    switch (dtype) {
-    case CUSPEC_F32:
-    case CUSPEC_F64:
-        return get_f(x, dtype, i) < get_f(x, dtype, j);
-    case CUSPEC_U32:
-        return get_i(x, dtype, i) < get_i(x, dtype, j);
-    default:
-        return (int64_t)get_i(x, dtype, i) < (int64_t)get_i(x, dtype, j);
-    }
-}
-
-/* The CPU's answer, computed on the first check and kept: candidates are
- * checked against it, not against each other. */
-static void reduce_reference(struct cuspec__workload *w)
-{
-    const struct cuspec__spec *s = &w->spec;
-    const void *a = w->ha, *b = w->hb;
-    size_t n = s->n;
-    if (s->op == 1 || s->op == 2) {
-        for (size_t i = 1; i < n; i++)
-            if (s->op == 1 ? less(a, s->dtype, i, w->ref_index)
-                           : less(a, s->dtype, w->ref_index, i))
-                w->ref_index = i;
-    } else if (s->dtype == CUSPEC_F32 || s->dtype == CUSPEC_F64) {
-        for (size_t i = 0; i < n; i++) {
-            double x = get_f(a, s->dtype, i) * (s->op == 3 ? get_f(b, s->dtype, i) : 1.0);
-            w->ref_sum += x;
-            w->ref_mag += fabs(x);
-        }
-    } else {
-        for (size_t i = 0; i < n; i++)
-            w->ref_bits += get_i(a, s->dtype, i) * (s->op == 3 ? get_i(b, s->dtype, i) : 1);
-    }
-    w->have_ref = 1;
-}
-
-/* Compares a reduction's result (the out dtype's bytes) with the CPU's. */
-static void reduce_compare(struct cuspec__workload *w, const void *got, int *correct, double *error)
-{
-    const struct cuspec__spec *s = &w->spec;
-    if (!w->have_ref)
-        reduce_reference(w);
-    *error = 0;
-    if (s->op == 1 || s->op == 2) {
-        *correct =
-            s->n > 0 && memcmp(got, (const char *)w->ha + w->ref_index * w->size, w->size) == 0;
-    } else if (s->dtype == CUSPEC_F32 || s->dtype == CUSPEC_F64) {
-        double g = s->dtype == CUSPEC_F32 ? *(const float *)got : *(const double *)got;
-        double eps = s->dtype == CUSPEC_F32 ? 0x1p-24 : 0x1p-53;
-        double diff = fabs(g - w->ref_sum);
-        *error = w->ref_mag > 0 ? diff / w->ref_mag : diff;
-        *correct = *error <= 200 * eps; /* see the bound in cuspec.h */
-    } else {
-        *correct = memcmp(got, &w->ref_bits, 8) == 0;
-    }
-}
-
-/* A transpose's result against the CPU's transpose (made once), padding
- * included: it must keep the poison. */
-static int transpose_correct(struct cuspec__workload *w)
-{
-    const unsigned char *in = w->ha;
-    size_t rows = w->spec.rows, cols = w->spec.cols, size = w->size;
-    size_t ld_in = w->spec.ld_in, ld_out = w->spec.ld_out;
-    if (w->expect == NULL) {
-        unsigned char *e = malloc(w->out_bytes);
-        if (e == NULL)
-            return 0;
-        memset(e, POISON, w->out_bytes);
-        for (size_t i = 0; i < rows; i++)
-            for (size_t j = 0; j < cols; j++)
-                memcpy(e + (j * ld_out + i) * size, in + (i * ld_in + j) * size, size);
-        w->expect = e;
-    }
-    return memcmp(w->back, w->expect, w->out_bytes) == 0;
+        return cuspec_copy(w->ctx, out, in[0], w->io.copy_bytes, stream);
+    return w->ops->run(w->ctx, &w->spec, v, in, out, stream, w->held ? &w->scratch : NULL);
 }
 
 int cuspec__workload_check(struct cuspec__workload *w, const struct cuspec__variant *v,
                            int *correct, double *error)
 {
     const struct cuspec__driver *drv = w->ctx->drv;
-    int reduce = w->spec.family == CUSPEC__FAM_REDUCE;
-    CUdeviceptr out = reduce ? w->out : w->b.base;
-    size_t out_bytes = reduce ? 8 : w->out_bytes;
-    unsigned char got[8];
+    CUdeviceptr out = w->out.base;
+    size_t out_bytes = w->io.out_bytes;
+    const void *const host[2] = {w->host[0], w->host[1]};
     *correct = 0;
     *error = 0;
     int pushed, rc = cuspec__ctx_enter(w->ctx, &pushed);
     if (rc != CUSPEC_OK)
         return rc;
-    rc = cuspec__cu_check(drv->cuMemsetD8(out, POISON, out_bytes), "cuMemsetD8 (poison)");
+    rc = cuspec__cu_check(drv->cuMemsetD8(out, CUSPEC__POISON, out_bytes), "cuMemsetD8 (poison)");
     if (rc == CUSPEC_OK)
         rc = run(w, v, 0, NULL);
     if (rc == CUSPEC_OK && w->hook != NULL)
         w->hook(w->hook_user, v, out, out_bytes);
     if (rc == CUSPEC_OK)
-        rc = cuspec__cu_check(drv->cuMemcpyDtoH(reduce ? (void *)got : w->back, out, out_bytes),
-                              "reading the result back");
-    if (rc == CUSPEC_OK && reduce)
-        reduce_compare(w, got, correct, error);
-    else if (rc == CUSPEC_OK)
-        *correct = transpose_correct(w);
+        rc =
+            cuspec__cu_check(drv->cuMemcpyDtoH(w->back, out, out_bytes), "reading the result back");
+    if (rc == CUSPEC_OK && w->ref == NULL)
+        w->ref = w->ops->reference(&w->spec, host);
+    if (rc == CUSPEC_OK && w->ref != NULL)
+        w->ops->compare(&w->spec, w->ref, host, w->back, correct, error);
     cuspec__ctx_leave(w->ctx, pushed);
     return rc;
 }
@@ -389,9 +264,9 @@ static int cmp_double(const void *a, const void *b)
 /* Mean microseconds per call over `batch` calls back to back on stream,
  * between two events: enqueued one by one (the host's cost included where
  * it is the larger), or (graph) captured into a CUDA graph and launched as
- * one, so that the device's own time per call is what shows. A reduce
- * variant (the tuner's) captured here runs on scratch held for the
- * graph's life, not on the graph's own allocations: candidates are ranked
+ * one, so that the device's own time per call is what shows. A variant
+ * (the tuner's) that takes scratch, captured here, runs on scratch held for
+ * the graph's life, not on the graph's own allocations: candidates are ranked
  * by their kernels, as direct calls run them; the public calls (the
  * benchmarks) pay what captured calls pay. */
 static int batch_time(struct cuspec__workload *w, const struct cuspec__variant *v, int batch,
@@ -401,7 +276,7 @@ static int batch_time(struct cuspec__workload *w, const struct cuspec__variant *
     CUgraph g = NULL;
     CUgraphExec exec = NULL;
     int rc = CUSPEC_OK;
-    if (graph && v != NULL && w->spec.family == CUSPEC__FAM_REDUCE) {
+    if (graph && v != NULL && w->ops->scratch) {
         rc = cuspec__scratch_take(w->ctx, stream, CUSPEC__WS_PARTIALS, 1, &w->scratch);
         w->held = rc == CUSPEC_OK;
     }
@@ -508,11 +383,11 @@ int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__varia
 
 int cuspec__workload_copy_time(struct cuspec__workload *w, int reps, double *us)
 {
-    CUSPEC__RETURN_IF(w->spec.family != CUSPEC__FAM_TRANSPOSE, CUSPEC_ERR_INVALID,
-                      "the same-bytes copy is timed for transposes only");
     cuspec_bench_result r;
     int rc = CUSPEC_OK;
     *us = 0;
+    if (w->io.copy_bytes == 0)
+        return CUSPEC_OK; /* the operation has no copy ceiling */
     for (enum copy_mode m = RUN_MEMCPY; rc == CUSPEC_OK && m <= RUN_COPY_KERNEL; m++) {
         w->copy = m;
         rc = cuspec__workload_time(w, NULL, reps, 0, &r);

@@ -4,8 +4,7 @@
 #ifndef CUSPEC_WORKLOAD_H
 #define CUSPEC_WORKLOAD_H
 
-#include "tuning.h"
-#include "driver.h"
+#include "ops.h"
 
 struct cuspec__workload;
 
@@ -14,15 +13,15 @@ struct cuspec__workload;
 typedef void (*cuspec__after_run_fn)(void *user, const struct cuspec__variant *v, CUdeviceptr out,
                                      size_t bytes);
 
-/* Allocates and fills the inputs for spec (reduce: n elements, op 3 = dot;
- * transpose: rows x cols, ld = the row). Inputs are rotated through a pool
- * four times the L2 size when one call's data is smaller. */
+/* Allocates and fills the inputs for spec, as its family's io hook says.
+ * Inputs are rotated through a pool four times the L2 size when one call's
+ * data is smaller. spec's family must have operation hooks. */
 int cuspec__workload_create(cuspec_ctx *ctx, const struct cuspec__spec *spec,
                             struct cuspec__workload **w);
 void cuspec__workload_destroy(struct cuspec__workload *w);
 void cuspec__workload_set_hook(struct cuspec__workload *w, cuspec__after_run_fn fn, void *user);
 
-/* Bytes one call must move (reduce: read; transpose: read + write). */
+/* Bytes one call must move (read + written), as GB/s counts them. */
 double cuspec__workload_bytes(const struct cuspec__workload *w);
 
 /* Runs variant v (NULL: the public call, with whatever parameters it picks)
@@ -39,11 +38,11 @@ int cuspec__workload_check(struct cuspec__workload *w, const struct cuspec__vari
 int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__variant *v, int reps,
                           int batch, cuspec_bench_result *r);
 
-/* Transposes: the median per call, timed as cuspec__workload_time does, of
- * copying the same bytes (one input slice to one output slice, the slices
- * rotated the same way), the better of cuMemcpyDtoDAsync and cuspec_copy:
- * what moving this many bytes costs on this device, ramp-up and tail
- * included. */
+/* Operations with a copy ceiling (cuspec__io's copy_bytes): the median per
+ * call, timed as cuspec__workload_time does, of copying those bytes (one
+ * input slice to one output slice, the slices rotated the same way), the
+ * better of cuMemcpyDtoDAsync and cuspec_copy: what moving this many bytes
+ * costs on this device, ramp-up and tail included. Others: *us = 0. */
 int cuspec__workload_copy_time(struct cuspec__workload *w, int reps, double *us);
 
 /* The mean per call of `calls` calls of v captured in a CUDA graph, after

@@ -21,6 +21,7 @@
  * - Before CUDA 12.3 the capture's graph cannot be named (no
  *   cuStreamGetCaptureInfo v3 here), so a captured call allocates its scratch
  *   in the graph through the stream, and memsets its ticket, at that cost. */
+#include "workspace.h"
 #include "context.h"
 #include "error.h"
 #include "driver.h"

@@ -15,6 +15,8 @@
  * compiled by NVRTC into a private store (a fresh $CUSPEC_CACHE_DIR). */
 #include "gpu.h"
 #include "gpu_cases.h"
+#include "reduce.h"
+#include "compile.h"
 #include "driver.h"
 
 #include <float.h>

@@ -21,6 +21,7 @@
  * private store (a fresh $CUSPEC_CACHE_DIR). */
 #include "gpu.h"
 #include "gpu_cases.h"
+#include "reduce.h"
 #include "error.h"
 #include "driver.h"
 

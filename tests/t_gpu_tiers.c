@@ -6,6 +6,7 @@
  * programmatically on sm_90 and later, except from the shipped PTX (made
  * for compute_75, without the wait that needs). */
 #include "gpu.h"
+#include "transpose.h"
 #include "driver.h"
 
 #include <stdlib.h>

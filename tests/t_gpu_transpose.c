@@ -15,7 +15,8 @@
  *
  * One process, one context, no fork after CUDA is touched. The kernels are
  * compiled by NVRTC into a private store (a fresh $CUSPEC_CACHE_DIR). */
-#include "tuning.h"
+#include "transpose.h"
+#include "compile.h"
 #include "gpu.h"
 #include "gpu_cases.h"
 #include "driver.h"

@@ -5,6 +5,7 @@
 #include "store_files.h" /* the store's layout */
 #include "gpu.h"
 #include "tune.h"
+#include "tune_search.h"
 #include "driver.h"
 #include "hash.h"
 

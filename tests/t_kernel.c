@@ -2,7 +2,9 @@
  * (also with NVRTC gone), shipped PTX for defaults, the error that says what
  * is missing, compile errors with their log, and PTX for an arch NVRTC does
  * not know. Each scenario runs in a child with its own store. */
-#include "family.h"
+#include "catalogue.h"
+#include "image.h"
+#include "compile.h"
 #include "tap.h"
 
 #include <pthread.h>

@@ -68,7 +68,7 @@ static void real_nvrtc(void)
 {
     cuspec_nvrtc_info info;
     CHECK_INT_EQ(cuspec_nvrtc_get_info(&info), CUSPEC_OK);
-    CHECK(info.major >= 12);
+    CHECK_INT_GE(info.major, 12);
     CHECK(info.n_archs > 0);
     CHECK_STR_CONTAINS(info.path, "libnvrtc");
     int has90 = 0;

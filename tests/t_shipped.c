@@ -1,7 +1,8 @@
 /* The shipped PTX (ptx/, embedded) matches the templates: every default
  * specialization ptx-list names has a PTX made from the current template
  * text. Fails when a template changed and `make ptx` was not run. */
-#include "family.h"
+#include "catalogue.h"
+#include "template.h"
 #include "tap.h"
 
 static const int archs[] = {75, 80, 86, 89, 90, 100, 120};

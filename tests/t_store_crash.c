@@ -148,7 +148,7 @@ static void repair_child(void)
     entry_path(scenario, BIG_KEY, dir, sizeof dir);
     *strrchr(dir, '/') = '\0';
     int left = count_names(dir, ".tmp-");
-    CHECK(left >= 1); /* the writer killed as it began left its file */
+    CHECK_INT_GE(left, 1); /* the writer killed as it began left its file */
     /* Files of writers that died long ago, and one of a live writer. */
     DIR *d = opendir(dir);
     struct dirent *de;

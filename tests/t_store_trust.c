@@ -559,7 +559,7 @@ static void stuck_eviction_child(void)
     CHECK_INT_EQ(cuspec_store_prune(0, 0, &removed), CUSPEC_OK);
     cuspec_store_stats s = stats();
     CHECK(s.bytes[CUSPEC_KIND_CUBIN] <= 65536);
-    CHECK(s.evictions >= 6);
+    CHECK_INT_GE(s.evictions, 6);
     CHECK_STR_CONTAINS(warnings, "it is left in the store");
 }
 
@@ -642,14 +642,14 @@ static void lock_child(void)
     CHECK(kill(pid, SIGKILL) == 0 && waitpid(pid, NULL, 0) == pid);
     cuspec__store_lock_wait_ms = 20000;
     cuspec__store_lock("kernel", &lk);
-    CHECK(lk.fd >= 0);
+    CHECK_INT_GE(lk.fd, 0);
     CHECK(!lk.waited);
     cuspec__store_unlock(&lk);
 
     /* A holder that publishes: the waiter finds the entry after. */
     pid = holder("publish");
     cuspec__store_lock("kernel", &lk);
-    CHECK(lk.fd >= 0);
+    CHECK_INT_GE(lk.fd, 0);
     CHECK(lk.waited);
     CHECK(loads("kernel", CUSPEC_KIND_CUBIN, 200, 1));
     cuspec__store_unlock(&lk);

@@ -2,7 +2,9 @@
  * nearest-bucket lookup, export/import (and refusing what cannot be
  * trusted), and the search's resume and rejection logic with a fake timer. */
 #include "store_files.h" /* first: config.h picks the system interfaces */
-#include "tune.h"
+#include "tune_search.h"
+#include "transpose.h"
+#include "device.h"
 #include "tap.h"
 #include "hash.h"
 #include "store.h"
@@ -34,7 +36,9 @@ TEST(record_round_trip)
     CHECK_INT_EQ(cuspec__record_decode(text, strlen(text), &back), CUSPEC_OK);
     CHECK(memcmp(back.p, r.p, sizeof r.p) == 0);
     CHECK_STR_EQ(back.kernel, r.kernel);
-    CHECK(back.gbs == 3000 && back.default_gbs == 2500 && back.candidates == 48);
+    CHECK_NEAR(back.gbs, 3000, 0);
+    CHECK_NEAR(back.default_gbs, 2500, 0);
+    CHECK_INT_EQ(back.candidates, 48);
     r.p[6] = 1; /* the seventh parameter (a transpose's wide) is written */
     cuspec__record_encode(&r, text, sizeof text);
     CHECK_INT_EQ(cuspec__record_decode(text, strlen(text), &back), CUSPEC_OK);
@@ -378,7 +382,7 @@ TEST(export_import_and_refusals)
     unsigned n = 0;
     snprintf(path, sizeof path, "%s/export.txt", store_dir);
     CHECK_INT_EQ(cuspec_tuning_export(NULL, path, &n), CUSPEC_OK);
-    CHECK(n >= 4); /* the records the tests above wrote */
+    CHECK_INT_GE(n, 4); /* the records the tests above wrote */
     unsigned back = 0;
     if (cuspec_tuning_import(path, &back) != CUSPEC_OK)
         TAP_FAIL("import of an export failed: %s", cuspec_last_error());
@@ -567,7 +571,7 @@ TEST(search_resumes_after_a_stop)
     job.opt.force = 0;
     job.opt.max_candidates = 60;
     CHECK_INT_EQ(cuspec__tune_search(&job, &io_part, &r3, &rec2), CUSPEC_OK);
-    CHECK(r3.reused >= 20); /* what this search chose again was not timed again */
+    CHECK_INT_GE(r3.reused, 20); /* what this search chose again was not timed again */
     CHECK_INT_EQ(r3.timed + r3.reused, r3.candidates);
 }
 
@@ -598,7 +602,7 @@ TEST(search_finds_the_optimum_by_refinement)
     cuspec_tune_result r;
     struct cuspec__record rec;
     CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
-    CHECK(r.candidates <= 48);
+    CHECK_UINT_LE(r.candidates, 48);
     printf("# winner %s after %u candidates\n", r.kernel, r.candidates);
     /* The fake's optimum is block 512, items 2, vec 4, single 1, grid 2. */
     CHECK_INT_EQ(rec.p[0], 512);

@@ -49,6 +49,30 @@ static int tap_current_failed;
             TAP_FAIL("%s == %s: %lld != %lld", #a, #b, tap_a, tap_b);                              \
     } while (0)
 
+#define CHECK_INT_GE(a, b)                                                                         \
+    do {                                                                                           \
+        long long tap_a = (long long)(a), tap_b = (long long)(b);                                  \
+        if (!(tap_a >= tap_b))                                                                     \
+            TAP_FAIL("%s >= %s: %lld < %lld", #a, #b, tap_a, tap_b);                               \
+    } while (0)
+
+#define CHECK_INT_LT(a, b)                                                                         \
+    do {                                                                                           \
+        long long tap_a = (long long)(a), tap_b = (long long)(b);                                  \
+        if (!(tap_a < tap_b))                                                                      \
+            TAP_FAIL("%s < %s: %lld >= %lld", #a, #b, tap_a, tap_b);                               \
+    } while (0)
+
+/* |a - b| <= tol, for floating-point values (NaN is never near). */
+#define CHECK_NEAR(a, b, tol)                                                                      \
+    do {                                                                                           \
+        double tap_a = (double)(a), tap_b = (double)(b), tap_t = (double)(tol);                    \
+        double tap_d = tap_a > tap_b ? tap_a - tap_b : tap_b - tap_a;                              \
+        if (!(tap_d <= tap_t))                                                                     \
+            TAP_FAIL("%s near %s: %.17g and %.17g differ by %.3g > %.3g", #a, #b, tap_a, tap_b,    \
+                     tap_d, tap_t);                                                                \
+    } while (0)
+
 #define CHECK_UINT_EQ(a, b)                                                                        \
     do {                                                                                           \
         unsigned long long tap_a = (unsigned long long)(a), tap_b = (unsigned long long)(b);       \

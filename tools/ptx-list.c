@@ -1,7 +1,8 @@
 /* ptx-list: prints "TEMPLATE<TAB>NAME<TAB>HASH" for every default
  * specialization on the archs cuspec ships PTX for; tools/regen-ptx.sh makes
  * one PTX file of each. */
-#include "family.h"
+#include "catalogue.h"
+#include "template.h"
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* libFuzzer harness: the parser of tuning exports (`cuspec tune --import`)
  * on any bytes. It checks every record as an import does, so a file it
  * accepts would be published whole; here ASan and UBSan watch it. */
-#include "tuning.h"
+#include "records_io.h"
 
 #include <stdint.h>
 #include <stdlib.h>

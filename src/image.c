@@ -2,7 +2,10 @@
  * NVRTC (published to the store), shipped PTX for the defaults, else an
  * error that says what is missing and how to get it. The in-process module
  * table sits in front of this (context.c). */
-#include "family.h"
+#include "image.h"
+#include "jit.h"
+#include "template.h"
+#include "catalogue.h"
 #include "error.h"
 #include "store.h"
 #include "text.h"
@@ -18,9 +21,14 @@ void cuspec__image_free(struct cuspec__image *img)
     img->len = 0;
 }
 
-void cuspec__variant_name(const struct cuspec__variant *v, char *buf, size_t size)
+const char *cuspec_tier_name(int tier)
 {
-    cuspec__family(v->family)->expr(v, buf, size);
+    static const char *const names[] = {
+        [CUSPEC_TIER_TABLE] = "table",   [CUSPEC_TIER_STORE] = "store",
+        [CUSPEC_TIER_SYSTEM] = "system", [CUSPEC_TIER_NVRTC] = "nvrtc",
+        [CUSPEC_TIER_PTX] = "ptx",
+    };
+    return tier > 0 && tier <= CUSPEC_TIER_PTX ? names[tier] : NULL;
 }
 
 /* Every input that changes the compiled bytes. The NVRTC version is recorded

@@ -1,50 +1,28 @@
 /* Tuning records in the store, and the lookup every call makes: exact
  * bucket, nearest bucket on this device within NEAREST_MAX, built-in
  * defaults. */
-#include "tuning.h"
+#include "records.h"
+#include "catalogue.h"
 #include "error.h"
-#include "hash.h"
 #include "store.h"
+#include "text.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int log2_floor(unsigned long long x)
-{
-    int k = 0;
-    while (x > 1) {
-        x >>= 1;
-        k++;
-    }
-    return k;
-}
-
 int cuspec__bucket(const struct cuspec__spec *s)
 {
-    if (s->family == CUSPEC__FAM_REDUCE)
-        return log2_floor(s->n);
-    return log2_floor(s->rows) << 16 | log2_floor(s->cols) << 8 | log2_floor((unsigned)s->align);
+    return cuspec__ops(s->family)->bucket(s);
 }
 
 void cuspec__bucket_text(const struct cuspec__spec *s, int bucket, char *buf, size_t size)
 {
-    if (s->family == CUSPEC__FAM_REDUCE)
-        snprintf(buf, size, "n=2^%d", bucket);
-    else
-        snprintf(buf, size, "rows=2^%d cols=2^%d align=%d", bucket >> 16, bucket >> 8 & 0xff,
-                 1 << (bucket & 0xff));
-}
-
-void cuspec__device_identity(const cuspec_device_info *d, char *buf, size_t size)
-{
-    snprintf(buf, size, "%s|sm_%d%d|%d|%" PRIu64 "|%d", d->name, d->sm_major, d->sm_minor,
-             d->sm_count, d->total_mem, d->driver_version);
+    cuspec__ops(s->family)->bucket_text(bucket, buf, size);
 }
 
 void cuspec__tuning_key(const char *device, const struct cuspec__spec *s, int bucket, int session,
@@ -89,14 +67,6 @@ void cuspec__params_write(const int p[CUSPEC__MAX_PARAMS], char *buf, size_t siz
     buf[0] = '\0';
     for (int i = 0; i < CUSPEC__MAX_PARAMS && len < size; i++)
         len += (size_t)snprintf(buf + len, size - len, "%s%d", i ? " " : "", p[i]);
-}
-
-int cuspec__words(const char *text)
-{
-    int n = 0;
-    for (const char *s = text; *s != '\0'; s++)
-        n += !isspace((unsigned char)*s) && (s == text || isspace((unsigned char)s[-1]));
-    return n;
 }
 
 void cuspec__record_encode(const struct cuspec__record *r, char *buf, size_t size)
@@ -212,8 +182,8 @@ static int usable(const struct cuspec__spec *s, const struct cuspec__record *r)
     return cuspec__record_legal(s, r, &v);
 }
 
-/* How far, in powers of two (rows and cols together for transposes), a
- * record stands in for a bucket without one.  Farther, the defaults do
+/* How far, in powers of two (a matrix's rows and cols together), a record
+ * stands in for a bucket without one.  Farther, the defaults do
  * better: on an H200, records tuned at 1024^2 (u8 64/16/1/4, f32 32/8/1/4)
  * against the defaults took, per call, at 2048^2 u8 7.01 against 6.91 us
  * and f32 12.99 against 12.86; at 4096^2 13.57 against 12.38 and 37.95
@@ -221,93 +191,34 @@ static int usable(const struct cuspec__spec *s, const struct cuspec__record *r)
  * The default suite's buckets lie at most 2 apart. */
 enum { NEAREST_MAX = 2 };
 
+struct near {
+    const char *device;
+    const struct cuspec__spec *s;
+    struct cuspec__record *r;
+    int *bucket;
+};
+
+static int found_near(int bucket, void *user)
+{
+    struct near *n = user;
+    if (cuspec__record_get(n->device, n->s, bucket, n->r) != CUSPEC_OK || !usable(n->s, n->r))
+        return 0;
+    *n->bucket = bucket;
+    return 1;
+}
+
 int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct cuspec__record *r,
                         int *bucket)
 {
+    struct near n = {device, s, r, bucket};
     int b = cuspec__bucket(s);
-    if (cuspec__record_get(device, s, b, r) == CUSPEC_OK && usable(s, r)) {
-        *bucket = b;
+    if (found_near(b, &n))
         return CUSPEC_OK;
-    }
-    /* Nearest first: by distance in log2 size (for transposes, in rows and
-     * cols together, at the same alignment class). */
-    for (int d = 1; d <= NEAREST_MAX; d++) {
-        if (s->family == CUSPEC__FAM_REDUCE) {
-            for (int sign = -1; sign <= 1; sign += 2) {
-                int nb = b + sign * d;
-                if (nb >= 0 && nb < 64 && cuspec__record_get(device, s, nb, r) == CUSPEC_OK &&
-                    usable(s, r)) {
-                    *bucket = nb;
-                    return CUSPEC_OK;
-                }
-            }
-            continue;
-        }
-        int rb = b >> 16, cb = b >> 8 & 0xff, ab = b & 0xff;
-        for (int dr = -d; dr <= d; dr++) {
-            int rest = d - abs(dr);
-            for (int sign = -1; sign <= 1; sign += 2) {
-                int nr = rb + dr, nc = cb + sign * rest, nb = nr << 16 | nc << 8 | ab;
-                if (nr < 0 || nc < 0 || nr > 63 || nc > 63 || (rest == 0 && sign > 0))
-                    continue;
-                if (cuspec__record_get(device, s, nb, r) == CUSPEC_OK && usable(s, r)) {
-                    *bucket = nb;
-                    return CUSPEC_OK;
-                }
-            }
-        }
-    }
+    /* Nearest first, by distance in log2 size (in all of the bucket's sizes
+     * together, at the same alignment class). */
+    for (int d = 1; d <= NEAREST_MAX; d++)
+        if (cuspec__ops(s->family)->nearby(b, d, found_near, &n))
+            return CUSPEC_OK;
     return cuspec__fail(CUSPEC_ERR_NOT_FOUND, "no tuning record for this device near %s",
                         cuspec__family(s->family)->name);
-}
-
-int cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
-{
-    int b = cuspec__bucket(s);
-    uint64_t id[4] = {(uint64_t)s->family, (uint64_t)s->dtype, (uint64_t)s->op, (uint64_t)b};
-    size_t i = cuspec__hash64(id, sizeof id) & (CUSPEC__TUNED_SLOTS - 1);
-    v->family = s->family;
-    v->dtype = s->dtype;
-    v->op = s->op;
-
-    pthread_mutex_lock(&ctx->lock);
-    for (size_t probe = 0; probe < CUSPEC__TUNED_SLOTS && ctx->tuned[i].used;
-         probe++, i = (i + 1) & (CUSPEC__TUNED_SLOTS - 1)) {
-        struct cuspec__tuned *t = &ctx->tuned[i];
-        if (t->family == s->family && t->dtype == s->dtype && t->op == s->op && t->bucket == b) {
-            memcpy(v->p, t->p, sizeof v->p);
-            int from_record = t->from_record;
-            pthread_mutex_unlock(&ctx->lock);
-            return from_record;
-        }
-    }
-    pthread_mutex_unlock(&ctx->lock);
-
-    /* First call for this bucket: the store, outside the lock. */
-    struct cuspec__record r;
-    int rb, from_record = cuspec__record_find(ctx->device_id, s, &r, &rb) == CUSPEC_OK;
-    if (from_record)
-        memcpy(v->p, r.p, sizeof v->p);
-    else
-        cuspec__family(s->family)->defaults(ctx->arch, v);
-    cuspec__clear_error();
-
-    pthread_mutex_lock(&ctx->lock);
-    for (size_t probe = 0; probe < CUSPEC__TUNED_SLOTS;
-         probe++, i = (i + 1) & (CUSPEC__TUNED_SLOTS - 1))
-        if (!ctx->tuned[i].used) {
-            ctx->tuned[i] =
-                (struct cuspec__tuned){1, s->family, s->dtype, s->op, b, {0}, from_record};
-            memcpy(ctx->tuned[i].p, v->p, sizeof v->p);
-            break;
-        }
-    pthread_mutex_unlock(&ctx->lock);
-    return from_record;
-}
-
-void cuspec__tuned_forget(cuspec_ctx *ctx)
-{
-    pthread_mutex_lock(&ctx->lock);
-    memset(ctx->tuned, 0, sizeof ctx->tuned);
-    pthread_mutex_unlock(&ctx->lock);
 }

@@ -2,7 +2,10 @@
  * records, and export/import in a versioned text format (a team tunes once
  * and ships the file with its application). Import trusts nothing: one bad
  * record refuses the whole file. */
-#include "tune.h"
+#include "records_io.h"
+#include "records.h"
+#include "context.h"
+#include "catalogue.h"
 #include "error.h"
 #include "store.h"
 #include "userfile.h"
@@ -16,50 +19,6 @@
 #include <unistd.h>
 
 #define EXPORT_MAGIC "cuspec-tuning 1"
-
-/* A decimal integer from lo to hi, the whole of text up to `stop` (or its
- * end): the pointer past it, or NULL. No sscanf: its %d on a number too
- * large for an int is undefined. */
-static const char *parse_int(const char *text, char stop, long lo, long hi, int *v)
-{
-    char *end;
-    if (*text < '0' || *text > '9')
-        return NULL;
-    errno = 0;
-    long x = strtol(text, &end, 10);
-    if (errno != 0 || x < lo || x > hi || *end != stop)
-        return NULL;
-    *v = (int)x;
-    return end;
-}
-
-/* "n=2^28" or "rows=2^13 cols=2^13 align=4" back to a bucket number; else
- * CUSPEC_ERR_CORRUPT saying which part is out of range. */
-static int parse_bucket(int family, const char *text, int *bucket)
-{
-    int k, r, c, a;
-    const char *p;
-    if (family == CUSPEC__FAM_REDUCE) {
-        CUSPEC__RETURN_IF(strncmp(text, "n=2^", 4) != 0 || !parse_int(text + 4, '\0', 0, 63, &k),
-                          CUSPEC_ERR_CORRUPT, "a record names bucket '%s' (n=2^K, K from 0 to 63)",
-                          text);
-        *bucket = k;
-        return CUSPEC_OK;
-    }
-    int ok = strncmp(text, "rows=2^", 7) == 0 && (p = parse_int(text + 7, ' ', 0, 63, &r)) &&
-             strncmp(p, " cols=2^", 8) == 0 && (p = parse_int(p + 8, ' ', 0, 63, &c)) &&
-             strncmp(p, " align=", 7) == 0 && parse_int(p + 7, '\0', 1, CUSPEC__SECTOR, &a) &&
-             (a & (a - 1)) == 0;
-    CUSPEC__RETURN_IF(!ok, CUSPEC_ERR_CORRUPT,
-                      "a record names bucket '%s' (rows=2^R cols=2^C align=A, R and C from 0 to "
-                      "63, A a power of two up to %d)",
-                      text, CUSPEC__SECTOR);
-    int la = 0;
-    while ((1 << la) < a)
-        la++;
-    *bucket = r << 16 | c << 8 | la;
-    return CUSPEC_OK;
-}
 
 /* A record's identity from its key (or an export block) and its checks. */
 struct ident {
@@ -92,26 +51,22 @@ static int parse_ident(const char *text, struct ident *id)
                             "a record lacks one of device, library, format, family, dtype, op, "
                             "bucket");
     int n;
-    CUSPEC__RETURN_IF(!parse_int(format, '\0', 0, INT_MAX, &n) || n != CUSPEC__TUNING_FORMAT,
+    CUSPEC__RETURN_IF(!cuspec__parse_int(format, '\0', 0, INT_MAX, &n) ||
+                          n != CUSPEC__TUNING_FORMAT,
                       CUSPEC_ERR_CORRUPT, "a record has format %s; this cuspec reads %d", format,
                       CUSPEC__TUNING_FORMAT);
     id->spec.family = cuspec__family_find(family);
-    CUSPEC__RETURN_IF(id->spec.family != CUSPEC__FAM_REDUCE &&
-                          id->spec.family != CUSPEC__FAM_TRANSPOSE,
-                      CUSPEC_ERR_CORRUPT, "a record names family '%s'", family);
+    const struct cuspec__family_ops *ops = cuspec__ops(id->spec.family);
+    CUSPEC__RETURN_IF(ops == NULL, CUSPEC_ERR_CORRUPT, "a record names family '%s'", family);
     const struct cuspec__family *f = cuspec__family(id->spec.family);
     id->spec.dtype = cuspec_dtype_from_name(dtype);
     int dtype_ok = 0;
     for (int i = 0; i < f->n_dtypes; i++)
         dtype_ok |= f->dtypes[i] == id->spec.dtype;
     CUSPEC__RETURN_IF(!dtype_ok, CUSPEC_ERR_CORRUPT, "a %s record names dtype '%s'", family, dtype);
-    CUSPEC__RETURN_IF(!parse_int(op, '\0', 0, f->n_ops - 1, &id->spec.op), CUSPEC_ERR_CORRUPT,
-                      "a %s record names op '%s'", family, op);
-    int rc = parse_bucket(id->spec.family, id->bucket_text, &id->bucket);
-    /* A transpose's bucket holds its alignment class; a reduction has none. */
-    if (rc == CUSPEC_OK && id->spec.family == CUSPEC__FAM_TRANSPOSE)
-        id->spec.align = 1 << (id->bucket & 0xff);
-    return rc;
+    CUSPEC__RETURN_IF(!cuspec__parse_int(op, '\0', 0, f->n_ops - 1, &id->spec.op),
+                      CUSPEC_ERR_CORRUPT, "a %s record names op '%s'", family, op);
+    return ops->bucket_parse(id->bucket_text, &id->bucket, &id->spec);
 }
 
 /* Parameters the family accepts, for the record's shape. */
@@ -125,7 +80,7 @@ static int params_ok(const struct ident *id, const struct cuspec__record *r)
 static void to_public(const struct ident *id, const struct cuspec__record *r,
                       cuspec_tuning_record *out)
 {
-    static const char *const ops[] = {"sum", "min", "max", "dot"};
+    const char *const *ops = cuspec__ops(id->spec.family)->op_names;
     struct cuspec__variant v;
     memset(out, 0, sizeof *out);
     memset(&v, 0, sizeof v);
@@ -134,8 +89,7 @@ static void to_public(const struct ident *id, const struct cuspec__record *r,
     cuspec__strlcpy(out->device, id->device, sizeof out->device);
     cuspec__strlcpy(out->family, cuspec__family(id->spec.family)->name, sizeof out->family);
     cuspec__strlcpy(out->dtype, cuspec_dtype_name(id->spec.dtype), sizeof out->dtype);
-    cuspec__strlcpy(out->op, id->spec.family == CUSPEC__FAM_REDUCE ? ops[id->spec.op] : "-",
-                    sizeof out->op);
+    cuspec__strlcpy(out->op, ops != NULL ? ops[id->spec.op] : "-", sizeof out->op);
     cuspec__strlcpy(out->bucket, id->bucket_text, sizeof out->bucket);
     cuspec__strlcpy(out->kernel, r->kernel, sizeof out->kernel);
     cuspec__params_text(&v, out->params, sizeof out->params);

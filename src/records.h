@@ -1,38 +1,16 @@
 /* Tuning records: what `cuspec tune` found, kept in the store as entries of
  * kind tuning (never evicted by size), keyed by the device's identity, the
  * library version, the family, dtype, op and size bucket. Internal. */
-#ifndef CUSPEC_TUNING_H
-#define CUSPEC_TUNING_H
+#ifndef CUSPEC_RECORDS_H
+#define CUSPEC_RECORDS_H
 
-#include "context.h"
+#include "ops.h"
 
 #define CUSPEC__TUNING_FORMAT 1
 
-/* Bytes in a sector, the unit of memory traffic: transposes shift rows
- * onto sectors, and alignment classes go up to one (32 one-byte elements). */
-#define CUSPEC__SECTOR 32
-
-/* One operation to tune or to look parameters up for. */
-struct cuspec__spec {
-    int family;                       /* CUSPEC__FAM_REDUCE or CUSPEC__FAM_TRANSPOSE */
-    int op;                           /* reduce: family op (0 sum, 1 min, 2 max, 3 dot) */
-    int dtype;                        /* the kernel's dtype (transpose: by element size) */
-    unsigned long long n;             /* reduce */
-    unsigned long long rows, cols;    /* transpose */
-    int align;                        /* transpose: alignment class (elements, up to a sector) */
-    unsigned long long ld_in, ld_out; /* transpose: leading dimensions (checked and set by
-                                         cuspec__transpose_layout) */
-};
-
-/* The size bucket: reduce log2(n); transpose log2(rows), log2(cols) and the
- * alignment class packed in one int. */
+/* The size bucket of s and its text (its family's hooks). */
 int cuspec__bucket(const struct cuspec__spec *s);
-/* "n=2^28" or "rows=2^13 cols=2^13 align=4". */
 void cuspec__bucket_text(const struct cuspec__spec *s, int bucket, char *buf, size_t size);
-
-/* "NAME|sm_XY|SMs|memory bytes|driver version": a record made on another
- * device, driver or memory size never matches. */
-void cuspec__device_identity(const cuspec_device_info *d, char *buf, size_t size);
 
 /* The store key of the record for (device, spec, bucket); with `session`,
  * the key of the tuner's per-candidate log for it instead. */
@@ -56,16 +34,12 @@ struct cuspec__record {
 int cuspec__params_read(const char *text, int count, int p[CUSPEC__MAX_PARAMS]);
 /* Writes p as CUSPEC__MAX_PARAMS integers separated by spaces. */
 void cuspec__params_write(const int p[CUSPEC__MAX_PARAMS], char *buf, size_t size);
-/* The whitespace-separated words in text. */
-int cuspec__words(const char *text);
-
 /* Text payload <-> record; decode checks every field (CUSPEC_ERR_CORRUPT). */
 void cuspec__record_encode(const struct cuspec__record *r, char *buf, size_t size);
 int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r);
 
 /* Whether r's parameters are legal for spec s (each among its family's
  * values, the family's rules met), as variant *v. */
-struct cuspec__variant;
 int cuspec__record_legal(const struct cuspec__spec *s, const struct cuspec__record *r,
                          struct cuspec__variant *v);
 
@@ -82,28 +56,4 @@ int cuspec__record_get(const char *device, const struct cuspec__spec *s, int buc
 int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct cuspec__record *r,
                         int *bucket);
 
-/* ## Export files (tuning_io.c) */
-
-/* One record of an export file, checked: its store key and payload. */
-struct cuspec__import {
-    char *key, *payload; /* malloc'd */
-};
-/* The records of an export file's text (`len` bytes; `name` names it in
- * messages), each checked as cuspec_tuning_import checks them: CUSPEC_OK with
- * *out and *n set (free with cuspec__tuning_parsed_free), or
- * CUSPEC_ERR_CORRUPT, CUSPEC_ERR_UNSUPPORTED or CUSPEC_ERR_NOMEM saying what
- * and at which line, with nothing in *out. */
-int cuspec__tuning_parse(const char *text, size_t len, const char *name,
-                         struct cuspec__import **out, unsigned *n);
-void cuspec__tuning_parsed_free(struct cuspec__import *records, unsigned n);
-
-/* Fills v for a call: the tuned parameters for this device and bucket when
- * a record exists and is legal (returns 1), else the family's defaults
- * (returns 0). Cached in the context after the first lookup per (family,
- * dtype, op, bucket). */
-int cuspec__tuned_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v);
-
-/* Drops the cached lookups (after tuning wrote new records). */
-void cuspec__tuned_forget(cuspec_ctx *ctx);
-
-#endif
+#endif /* CUSPEC_RECORDS_H */

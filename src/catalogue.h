@@ -1,0 +1,115 @@
+/* The kernel catalogue (catalogue.c): the registry of families, each of
+ * which declares its template, its parameters and their legal values, the
+ * rules that prune illegal combinations, its name expressions, its default
+ * parameters and (ops.h) its operation hooks. Internal. */
+#ifndef CUSPEC_CATALOGUE_H
+#define CUSPEC_CATALOGUE_H
+
+#include "error.h"
+
+#define CUSPEC__MAX_PARAMS 7
+#define CUSPEC__MAX_VALUES 8
+
+/* The registry: one line per family, its id and the suffix of its struct
+ * (cuspec__family_NAME, defined in the family's own file). A new family is
+ * that file and one line here. */
+#define CUSPEC__FAMILIES(X) X(COPY, copy) X(REDUCE, reduce) X(TRANSPOSE, transpose)
+
+enum {
+#define CUSPEC__FAMILY_ID(id, name) CUSPEC__FAM_##id,
+    CUSPEC__FAMILIES(CUSPEC__FAMILY_ID)
+#undef CUSPEC__FAMILY_ID
+        CUSPEC__N_FAMILIES
+};
+
+/* One specialization: everything that selects a kernel instance. Compared
+ * and hashed as bytes, so always zero-initialise before filling. */
+struct cuspec__variant {
+    int family;
+    int dtype; /* cuspec_dtype the instance is for; 0 where the family has none */
+    int op;    /* family-specific operation (reduce: sum, min, max, dot), else 0 */
+    int p[CUSPEC__MAX_PARAMS];
+};
+
+struct cuspec__param {
+    const char *name;
+    int n;
+    int values[CUSPEC__MAX_VALUES];
+    int launch_only; /* changes the launch, not the code: not part of the kernel */
+    int not_tuned;   /* only the first value is a tuning candidate (helper kernels) */
+};
+
+struct cuspec__spec;
+struct cuspec__family_ops;
+
+struct cuspec__family {
+    const char *name;
+    const char *template_file; /* under templates/, embedded */
+    int n_params;
+    struct cuspec__param params[CUSPEC__MAX_PARAMS];
+    int n_dtypes;
+    int dtypes[12]; /* 0 alone: the family has no dtype */
+    int n_ops;      /* ops 0 .. n_ops-1 */
+    /* 1 when v obeys the family's rules (on any device). */
+    int (*legal)(const struct cuspec__variant *v);
+    /* The NVRTC name expression of v. */
+    void (*expr)(const struct cuspec__variant *v, char *buf, size_t size);
+    /* Threads per block of v's kernel. */
+    int (*threads)(const struct cuspec__variant *v);
+    /* Fills v->p with the defaults for sm_`arch` (family, dtype, op set). */
+    void (*defaults)(int arch, struct cuspec__variant *v);
+    /* 1 when v can run the operation spec describes (NULL: any legal v can). */
+    int (*fits)(const struct cuspec__variant *v, const struct cuspec__spec *s);
+    /* Turns a default into the k-th variant calls use where the default
+     * does not fit (transpose: misaligned rows, large and small matrices):
+     * 1 done; 0 when that is not legal or repeats the default or an earlier
+     * alternate; -1 when there is no k-th. NULL: none. */
+    int (*alternate)(struct cuspec__variant *v, int k);
+    /* The operation-level hooks (ops.h); NULL: the family is not tunable. */
+    const struct cuspec__family_ops *ops;
+};
+
+#define CUSPEC__FAMILY_EXTERN(id, name) extern const struct cuspec__family cuspec__family_##name;
+CUSPEC__FAMILIES(CUSPEC__FAMILY_EXTERN)
+#undef CUSPEC__FAMILY_EXTERN
+
+/* The family with index `id`, or NULL. */
+const struct cuspec__family *cuspec__family(int id);
+/* The family id named `name`, or -1. */
+int cuspec__family_find(const char *name);
+/* The operation hooks of family `id`: NULL when it has none (it is not
+ * tunable) or there is no such family. */
+const struct cuspec__family_ops *cuspec__ops(int id);
+/* The families' names, ", "-separated, for messages: all, or with
+ * `tunable` those with operation hooks. */
+void cuspec__family_list(int tunable, char *buf, size_t size);
+
+/* Zeroes v and fills it with the defaults of (family, dtype, op) for
+ * sm_`arch`. */
+void cuspec__variant_default(int family, int dtype, int op, int arch, struct cuspec__variant *v);
+
+/* 1 when every parameter of v takes one of its family's declared values
+ * (those past n_params 0) and the family's rules accept v: the check for
+ * parameters that come from outside, such as tuning records. */
+int cuspec__variant_legal(const struct cuspec__variant *v);
+
+/* Calls fn for each specialization of `family` to compile ahead of time: the
+ * defaults for sm_`arch` of every dtype and op (and their alternates, which
+ * calls need as much), or with `all` every legal
+ * combination of parameter values (launch-only parameters at their first
+ * value, so each kernel comes once). Stops early and returns a non-zero
+ * value fn returns. */
+int cuspec__family_each(int family, int arch, int all,
+                        int (*fn)(const struct cuspec__variant *v, void *user), void *user);
+
+/* Calls fn for every tuning candidate of (family, dtype, op): every legal
+ * combination, launch-only parameters at all their values. */
+int cuspec__family_space(int family, int dtype, int op,
+                         int (*fn)(const struct cuspec__variant *v, void *user), void *user);
+
+/* The variant's name expression, for messages. */
+void cuspec__variant_name(const struct cuspec__variant *v, char *buf, size_t size);
+/* "block=256 items=4 ..." for v: its tuned parameters. */
+void cuspec__params_text(const struct cuspec__variant *v, char *buf, size_t size);
+
+#endif /* CUSPEC_CATALOGUE_H */

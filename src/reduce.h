@@ -1,0 +1,37 @@
+/* The reduce family's names that its files and the tests share (reduce.c:
+ * the kernels and the public calls; reduce_ops.c: its operation hooks).
+ * Internal. */
+#ifndef CUSPEC_REDUCE_H
+#define CUSPEC_REDUCE_H
+
+#include "ops.h"
+
+/* The kernel's ops (the template's Op): the public cuspec_op values, then
+ * dot, a map-reduce of two inputs. */
+enum {
+    CUSPEC__REDUCE_SUM,
+    CUSPEC__REDUCE_MIN,
+    CUSPEC__REDUCE_MAX,
+    CUSPEC__REDUCE_DOT,
+    CUSPEC__REDUCE_N_OPS
+};
+
+/* The kernel op of public op `op` (-1 is dot in cuspec_reduce_out_dtype
+ * and cuspec_tune_spec), or -1 when it names none. */
+int cuspec__reduce_op(int op);
+
+extern const struct cuspec__family_ops cuspec__reduce_ops;
+
+/* Runs reduce variant v (dot, with b, when v->op is CUSPEC__REDUCE_DOT);
+ * the context must be current and the arguments checked. */
+int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
+                           cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream);
+/* The same on scratch the caller took with cuspec__scratch_take (a whole
+ * slot, with its ticket) and keeps until every launch that uses it is over:
+ * the tuner's graphs, which it alone launches, time kernels as direct calls
+ * run them. */
+int cuspec__reduce_variant_on(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
+                              cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream,
+                              const struct cuspec__scratch *held);
+
+#endif /* CUSPEC_REDUCE_H */

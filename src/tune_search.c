@@ -1,0 +1,362 @@
+/* The tuner's search: exhaustive over small spaces; over large ones the
+ * default, a random sample, then local refinement around the best, within a
+ * candidate count and a time budget. Every timed candidate is logged in the
+ * store at once, so an interrupted run resumes where it stopped. */
+#include "tune_search.h"
+#include "records.h"
+#include "catalogue.h"
+#include "error.h"
+#include "hash.h"
+#include "store.h"
+#include "text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { UNTRIED = -1, OK = 0, FAILED = 1, WRONG = 2 };
+
+struct cand {
+    struct cuspec__variant v;
+    int status;
+    int chosen; /* in the searched set */
+    double us, spread;
+};
+
+struct search {
+    const struct cuspec__tune_job *job;
+    const struct cuspec__tune_io *io;
+    struct cand *c;
+    unsigned n, cap, n_chosen, n_done;
+    char log_key[2048];
+    double t0;
+    uint64_t rng;
+    cuspec_tune_result *res;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int add(const struct cuspec__variant *v, void *user)
+{
+    struct search *s = user;
+    const struct cuspec__family *f = cuspec__family(v->family);
+    if (f->fits != NULL && !f->fits(v, &s->job->spec))
+        return 0;
+    if (s->n == s->cap) {
+        unsigned cap = s->cap ? 2 * s->cap : 256;
+        struct cand *grown = realloc(s->c, cap * sizeof *grown);
+        if (grown == NULL)
+            return cuspec__fail(CUSPEC_ERR_NOMEM, "out of memory listing candidates");
+        s->c = grown;
+        s->cap = cap;
+    }
+    s->c[s->n++] = (struct cand){*v, UNTRIED, 0, 0, 0};
+    return 0;
+}
+
+static struct cand *find(struct search *s, const int *p)
+{
+    for (unsigned i = 0; i < s->n; i++)
+        if (memcmp(s->c[i].v.p, p, sizeof s->c[i].v.p) == 0)
+            return &s->c[i];
+    return NULL;
+}
+
+/* ## The log: one line per timed candidate, "p0 .. p6 status us spread"
+ * (logs written before the seventh parameter have six). */
+
+static void log_load(struct search *s)
+{
+    struct cuspec__entry e;
+    int tier;
+    if (cuspec__store_get(s->log_key, CUSPEC_KIND_TUNING, &e, &tier) != CUSPEC_OK)
+        return;
+    char *text = malloc(e.len + 1);
+    if (text != NULL) {
+        memcpy(text, e.payload, e.len);
+        text[e.len] = '\0';
+        for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+            int p[CUSPEC__MAX_PARAMS], status;
+            double us, spread;
+            int used = cuspec__params_read(line, cuspec__words(line) - 3, p);
+            if (used < 0 || sscanf(line + used, "%d %lf %lf", &status, &us, &spread) != 3 ||
+                status < OK || status > WRONG)
+                continue; /* a line we cannot read is a candidate to time again */
+            struct cand *c = find(s, p);
+            if (c != NULL) {
+                c->status = status;
+                c->us = us;
+                c->spread = spread;
+            }
+        }
+    }
+    free(text);
+    cuspec__entry_free(&e);
+}
+
+static void log_save(struct search *s)
+{
+    size_t size = 64 + (size_t)s->n * 96, len = 0;
+    char *text = malloc(size);
+    if (text == NULL)
+        return;
+    for (unsigned i = 0; i < s->n; i++) {
+        const struct cand *c = &s->c[i];
+        if (c->status == UNTRIED)
+            continue;
+        char params[16 * CUSPEC__MAX_PARAMS];
+        cuspec__params_write(c->v.p, params, sizeof params);
+        len += (size_t)snprintf(text + len, size - len, "%s %d %.6g %.6g\n", params, c->status,
+                                c->us, c->spread);
+    }
+    cuspec__store_put(s->log_key, CUSPEC_KIND_TUNING, "", text, len);
+    free(text);
+}
+
+static int out_of_time(const struct search *s)
+{
+    const cuspec_tune_options *o = &s->job->opt;
+    return (o->stop != NULL && *o->stop) || (o->budget_s > 0 && now_s() - s->t0 > o->budget_s);
+}
+
+static double best_gbs(const struct search *s)
+{
+    double best = 0;
+    for (unsigned i = 0; i < s->n; i++)
+        if (s->c[i].chosen && s->c[i].status == OK && s->job->bytes / s->c[i].us / 1e3 > best)
+            best = s->job->bytes / s->c[i].us / 1e3;
+    return best;
+}
+
+/* Compiles the chosen, untried candidates together, then times them one by
+ * one (the GPU is not shared), logging each. */
+static void run_batch(struct search *s, unsigned total)
+{
+    unsigned m = 0;
+    struct cuspec__variant *vs = malloc((size_t)s->n * sizeof *vs);
+    unsigned *idx = malloc((size_t)s->n * sizeof *idx);
+    int *ok = malloc((size_t)s->n * sizeof *ok);
+    if (vs == NULL || idx == NULL || ok == NULL)
+        goto out;
+    for (unsigned i = 0; i < s->n; i++)
+        if (s->c[i].chosen && s->c[i].status == UNTRIED) {
+            vs[m] = s->c[i].v;
+            idx[m] = i;
+            ok[m++] = 1;
+        }
+    if (m > 0)
+        s->io->prepare(s->io->env, vs, m, ok);
+    for (unsigned k = 0; k < m && !out_of_time(s); k++) {
+        struct cand *c = &s->c[idx[k]];
+        int rc = ok[k] ? s->io->measure(s->io->env, &c->v, s->job->opt.reps, &c->us, &c->spread)
+                       : CUSPEC_ERR_COMPILE;
+        c->status = rc == CUSPEC_OK ? OK : rc == CUSPEC__WRONG ? WRONG : FAILED;
+        s->res->timed++;
+        s->n_done++;
+        log_save(s);
+        if (s->job->opt.progress != NULL) {
+            char name[256];
+            cuspec__variant_name(&c->v, name, sizeof name);
+            cuspec_tune_progress p = {s->n_done, total, best_gbs(s), now_s() - s->t0, name};
+            s->job->opt.progress(&p, s->job->opt.user);
+        }
+    }
+out:
+    free(vs);
+    free(idx);
+    free(ok);
+}
+
+/* Compiles every kernel of the space at once, on all cores, before any
+ * timing: the searches of the later sizes of this operation then find them
+ * all in the store, and refinement never waits for the compiler. Launch-only
+ * parameters make several candidates share a kernel; each is compiled once. */
+static void prefetch(struct search *s)
+{
+    struct cuspec__variant *vs = malloc((size_t)s->n * sizeof *vs);
+    unsigned *of = malloc((size_t)s->n * sizeof *of);
+    int *ok = malloc((size_t)s->n * sizeof *ok);
+    char(*names)[256] = malloc((size_t)s->n * sizeof *names);
+    unsigned m = 0;
+    if (vs == NULL || of == NULL || ok == NULL || names == NULL)
+        goto out;
+    for (unsigned i = 0; i < s->n; i++) {
+        char name[256];
+        unsigned k = 0;
+        cuspec__variant_name(&s->c[i].v, name, sizeof name);
+        while (k < m && strcmp(names[k], name) != 0)
+            k++;
+        if (k == m) {
+            memcpy(names[m], name, sizeof name);
+            vs[m] = s->c[i].v;
+            ok[m++] = 1;
+        }
+        of[i] = k;
+    }
+    s->io->prepare(s->io->env, vs, m, ok);
+    for (unsigned i = 0; i < s->n; i++)
+        if (!ok[of[i]] && s->c[i].status == UNTRIED)
+            s->c[i].status = FAILED;
+out:
+    free(vs);
+    free(of);
+    free(ok);
+    free(names);
+}
+
+static void choose(struct search *s, struct cand *c)
+{
+    if (c->chosen)
+        return;
+    c->chosen = 1;
+    s->n_chosen++;
+    if (c->status != UNTRIED) {
+        s->res->reused++;
+        s->n_done++;
+    }
+}
+
+/* Neighbours of c: one parameter moved to an adjacent value of its list. */
+static unsigned choose_neighbours(struct search *s, const struct cand *c, unsigned limit)
+{
+    const struct cuspec__family *f = cuspec__family(c->v.family);
+    unsigned added = 0;
+    for (int i = 0; i < f->n_params && added < limit; i++)
+        for (int k = 0; k < f->params[i].n && added < limit; k++) {
+            if (f->params[i].values[k] != c->v.p[i])
+                continue;
+            for (int d = -1; d <= 1 && added < limit; d += 2) {
+                if (k + d < 0 || k + d >= f->params[i].n)
+                    continue;
+                int p[CUSPEC__MAX_PARAMS];
+                memcpy(p, c->v.p, sizeof p);
+                p[i] = f->params[i].values[k + d];
+                struct cand *n = find(s, p);
+                if (n != NULL && !n->chosen) {
+                    choose(s, n);
+                    added++;
+                }
+            }
+        }
+    return added;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const struct cand *x = *(const struct cand *const *)a, *y = *(const struct cand *const *)b;
+    return (x->us > y->us) - (x->us < y->us);
+}
+
+int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec__tune_io *io,
+                        cuspec_tune_result *res, struct cuspec__record *rec)
+{
+    struct search s = {.job = job, .io = io, .res = res, .t0 = now_s()};
+    memset(res, 0, sizeof *res);
+    const struct cuspec__spec *spec = &job->spec;
+    int rc = cuspec__family_space(spec->family, spec->dtype, spec->op, add, &s);
+    if (rc == CUSPEC_OK && s.n == 0)
+        rc = cuspec__fail(CUSPEC_ERR_UNSUPPORTED, "no legal %s specialization fits this shape",
+                          cuspec__family(spec->family)->name);
+    struct cand *dc = rc == CUSPEC_OK ? find(&s, job->def.p) : NULL;
+    if (rc == CUSPEC_OK && dc == NULL)
+        rc = cuspec__fail(CUSPEC_ERR_INVALID, "the default parameters are not in the space");
+    if (rc != CUSPEC_OK) {
+        free(s.c);
+        return rc;
+    }
+    cuspec__tuning_key(job->device, spec, cuspec__bucket(spec), 1, s.log_key, sizeof s.log_key);
+    if (!job->opt.force)
+        log_load(&s);
+    s.rng = cuspec__hash64(s.log_key, strlen(s.log_key)) | 1;
+
+    prefetch(&s);
+
+    /* The defaults first (the baseline), then everything or a sample. */
+    unsigned max = (unsigned)job->opt.max_candidates;
+    choose(&s, dc);
+    if (s.n <= max) {
+        for (unsigned i = 0; i < s.n; i++)
+            choose(&s, &s.c[i]);
+    } else {
+        for (unsigned tries = 0; s.n_chosen < max / 2 && tries < 64 * max; tries++) {
+            s.rng ^= s.rng << 13;
+            s.rng ^= s.rng >> 7;
+            s.rng ^= s.rng << 17;
+            choose(&s, &s.c[s.rng % s.n]);
+        }
+    }
+    unsigned total = s.n < max ? s.n : max;
+    run_batch(&s, total);
+
+    /* Refine: the neighbours of the best timed so far, until nothing new,
+     * the candidate count, or the time is up. */
+    struct cand **ranked = malloc((size_t)s.n * sizeof *ranked);
+    while (ranked != NULL && s.n_chosen < max && !out_of_time(&s)) {
+        unsigned m = 0, added = 0;
+        for (unsigned i = 0; i < s.n; i++)
+            if (s.c[i].chosen && s.c[i].status == OK)
+                ranked[m++] = &s.c[i];
+        qsort(ranked, m, sizeof *ranked, by_time);
+        for (unsigned r = 0; r < m && r < 4 && added == 0; r++)
+            added = choose_neighbours(&s, ranked[r], max - s.n_chosen);
+        if (added == 0)
+            break;
+        run_batch(&s, total);
+    }
+
+    res->candidates = s.n_chosen;
+    res->stopped = out_of_time(&s) && job->opt.stop != NULL && *job->opt.stop;
+    unsigned m = 0;
+    for (unsigned i = 0; ranked != NULL && i < s.n; i++) {
+        res->failed += s.c[i].chosen && (s.c[i].status == FAILED || s.c[i].status == WRONG);
+        if (s.c[i].chosen && s.c[i].status == OK)
+            ranked[m++] = &s.c[i];
+    }
+    if (ranked == NULL)
+        rc = cuspec__fail(CUSPEC_ERR_NOMEM, "out of memory ranking candidates");
+    else if (res->stopped)
+        rc = CUSPEC_OK; /* the log keeps what was timed; a re-run resumes */
+    else if (m == 0)
+        rc = cuspec__fail(CUSPEC_ERR_UNSUPPORTED, "no candidate ran correctly");
+    if (rc == CUSPEC_OK && !res->stopped) {
+        /* Confirm: re-time the best few with twice the calls; keep the best. */
+        qsort(ranked, m, sizeof *ranked, by_time);
+        unsigned top = (unsigned)job->opt.top < m ? (unsigned)job->opt.top : m;
+        for (unsigned r = 0; r < top; r++) {
+            double us, spread;
+            if (io->measure(io->env, &ranked[r]->v, 2 * job->opt.reps, &us, &spread) == CUSPEC_OK) {
+                ranked[r]->us = us;
+                ranked[r]->spread = spread;
+            }
+        }
+        qsort(ranked, top, sizeof *ranked, by_time);
+        const struct cand *w = ranked[0];
+        log_save(&s);
+        cuspec__variant_name(&w->v, res->kernel, sizeof res->kernel);
+        cuspec__params_text(&w->v, res->params, sizeof res->params);
+        res->median_us = w->us;
+        res->gbs = job->bytes / w->us / 1e3;
+        res->spread = w->spread;
+        res->default_us = dc->status == OK ? dc->us : 0;
+        res->default_gbs = dc->status == OK ? job->bytes / dc->us / 1e3 : 0;
+        memset(rec, 0, sizeof *rec);
+        memcpy(rec->p, w->v.p, sizeof rec->p);
+        cuspec__strlcpy(rec->kernel, res->kernel, sizeof rec->kernel);
+        rec->median_us = w->us;
+        rec->gbs = res->gbs;
+        rec->default_gbs = res->default_gbs;
+        rec->spread = w->spread;
+        rec->candidates = s.n_chosen;
+        rec->searched = (unsigned)job->opt.max_candidates;
+        rec->when = (long long)time(NULL);
+    }
+    free(ranked);
+    free(s.c);
+    return rc;
+}
