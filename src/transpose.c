@@ -13,14 +13,8 @@ enum { K_TILE, K_REGS, K_NARROW };
 
 /* The narrow kernel (the template's NCfg): at most NARROW_MAX rows (then
  * it reads the input's rows as planes) or columns, chunks of planes within
- * NARROW_SMEM bytes; calls take it up to NARROW_TAKE.  Measured on an H200
- * (x copy, narrow against the tiled defaults): f32 3x10^7 0.80 against
- * 0.048, 1x(2*10^7) 0.76 against 0.016, 8x(4*10^6) 0.86 against 0.35,
- * 20x(2*10^6) 0.81 against 0.63, 31x10^6 0.76 against 0.48, but 32x10^6
- * 0.77 against 0.84; f64 3x10^7 0.87 against 0.085, 31x10^6 0.71 against
- * 0.62 (24 and 28 rows: 0.77 and 0.71 against 0.80 and 0.82), 32x10^6
- * 0.62 against 0.81; u8 3x10^7 0.51 against 0.014, 31x10^6 0.30 against
- * 0.12, 32x10^6 0.50 against 0.75 (the register kernel). */
+ * NARROW_SMEM bytes; calls take it up to NARROW_TAKE, where it beats the
+ * tiled kernels (docs/experiments/transpose.md: "Narrow kernel"). */
 enum { NARROW_MAX = 32, NARROW_TAKE = 31, NARROW_SMEM = 32768 };
 
 int cuspec__transpose_narrow(unsigned long long rows, unsigned long long cols)
@@ -160,9 +154,8 @@ static void expr(const struct cuspec__variant *v, char *buf, size_t size)
              v->p[P_ROWS], v->p[P_PAD], v->p[P_VEC], v->p[P_SHIFT], v->p[P_WIDE] ? ", 1" : "");
 }
 
-/* Measured on an H200 (the transpose harness, tight leading dimensions):
- * the fastest shared-tile kernels at 8192^2 and 16384^2 for each element
- * size. */
+/* The fastest shared-tile kernels for each element size
+ * (docs/experiments/transpose.md: "Plain tile defaults"). */
 static void plain_default(struct cuspec__variant *v)
 {
     static const int by_size[9][4] = {
@@ -178,10 +171,8 @@ static void plain_default(struct cuspec__variant *v)
     v->p[P_WIDE] = 0;
 }
 
-/* Bytes take the register kernel: on an H200, tile 256 rows 1 against the
- * best shared-tile kernel (128/2/1/4) moved 0.852 against 0.840x copy at
- * 8192^2, 0.928 against 0.911 at 16384^2 and 0.644 against 0.614 at 4096^2;
- * for halves it lost 3-4% on the large squares. */
+/* Bytes take the register kernel (docs/experiments/transpose.md:
+ * "Register kernel"). */
 static void defaults(int arch, struct cuspec__variant *v)
 {
     (void)arch;
@@ -330,55 +321,21 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
     if (v->p[P_KERNEL] == K_REGS && (s->rows % v->p[P_VEC] != 0 || s->cols % v->p[P_VEC] != 0)) {
         /* The register kernel's squares (VEC x VEC) that the matrix's edge
          * cuts go element by element, which only padded leading dimensions
-         * meet.  Measured on an H200, u8, per call, against the shared-tile
-         * default: 1000x1000 (ld 1024) 17.8-20.8 against 9.2-10.1 us,
-         * 8190x8190 (ld 8192) 55.1-55.8 against 43.5-45.1, 10000x3000 (ld
-         * 3008) 35.3-36.1 against 23.9-25.6.  A vector edge path (whole
-         * rows read within ld_in, the last row and the output rows as the
-         * aligned pieces that fit, out of line) did no better: 8190x8190
-         * 45.0 (49.5 with the pieces' stores in rolled loops) against
-         * 41.0, 4090x4090 (ld 4096) 17.9 against 14.3, 16380x16380 (ld
-         * 16384) 143-149 against 143; u8 8192^2 unchanged.  This holds
-         * for records too, a padded layout's tuning included. */
+         * meet; this holds for records too, a padded layout's tuning
+         * included (docs/experiments/transpose.md: "Register kernel at cut
+         * edges"). */
         plain_default(v);
         from_record = 0;
     }
     if (!from_record && v->p[P_KERNEL] == K_REGS && v->p[P_VEC] > align)
         plain_default(v); /* its 16-byte vectors do not fit: a shared-tile kernel */
     if (!from_record && v->p[P_VEC] > align) {
-        /* Measured on an H200 at 8191x8193 and 16383x16385, against
-         * 0.62-0.83x copy unshifted: 4- and 8-byte elements one by one,
-         * shifted (0.89-0.94x); 1- and 2-byte ones read as realigned words
-         * and written as shifted vectors (u8 0.72-0.85x, u16 0.82-0.90x).
-         * Halves take tiles of 64 rows: against 128 (rows 2, vec 8),
-         * 8191x8193 0.805 -> 0.819x copy, 4095x4097 0.56 -> 0.64, 1023x1025
-         * 10.5 -> 7.8 us, 16383x16385 0.902 -> 0.883; and 128 columns
-         * (wide): 8191x8193 0.820 -> 0.847, 16383x16385 0.887 -> 0.917,
-         * 4095x4097 0.64 -> 0.66, 1023x1025 8.0 -> 8.2 us (the tuner, with
-         * every candidate, picks these at 8191x8193 and 16383x16385).
-         * Bytes gain nothing from wide tiles and lose 5-8% with tiles of 64
-         * at 8191x8193 and 10000x3000, but gain in small matrices, whose
-         * grids of 128-tiles leave SMs idle (up to PK_SMALL elements):
-         * 1023x1025 8.0 -> 6.5-6.9 us (5.2 -> 3.6 in a graph), 2047x2049
-         * 10.1 -> 8.7-9.2; 4095x4097 equal.
-         * Also measured and dropped (two rounds each):
-         * - Blocks in clusters of 2-8 down a column of tiles (sm_90),
-         *   each copying the XR rows from the block before through
-         *   distributed shared memory instead of reading them again.
-         *   Each cluster barrier cost about a tenth: u8 8191x8193 0.730
-         *   -> 0.566 (2) .. 0.520x copy (8), 16383x16385 0.868 -> 0.652
-         *   .. 0.617; u16 0.814 -> 0.618, 0.929 -> 0.711.  The barriers
-         *   alone (every block reading its own rows) lost as much; the
-         *   cluster launch alone, 0-2%.
-         * - Tiles that overlap the next by one word, so that no lane
-         *   loads the word after the lanes' last (one shuffle per row
-         *   instead of two, 47 registers instead of 56): u8 8191x8193
-         *   0.691 against 0.691, 16383x16385 0.864-0.873 against
-         *   0.854-0.872.
-         * - Tiles twice as tall as wide, which read the XR rows half as
-         *   often: u8 256 x 128 (rows 2, 4) 0.62-0.64 against 0.70 at
-         *   8191x8193, 0.82 against 0.87 at 16383x16385; u16 128 x 64
-         *   (rows 4) equal to the default. */
+        /* 4- and 8-byte elements one by one, shifted; 1- and 2-byte ones
+         * through the shifted sub-word kernel: halves in wide tiles of 64
+         * rows, bytes in tiles of 64 up to PK_SMALL elements, else 128
+         * (docs/experiments/transpose.md: "Write-side shift", "Shifted
+         * sub-word kernels", "Misaligned halves: tiles of 64", "Wide tiles",
+         * "Misaligned bytes: tiles of 64 in small matrices"). */
         static const int by_size[9][5] = {/* tile, rows, pad, vec; wide */
             [1] = {128, 2, 1, 16, 0}, [2] = {64, 2, 1, 8, 1}, [4] = {64, 8, 1, 1, 0},
             [8] = {64, 8, 1, 1, 0}};

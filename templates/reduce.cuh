@@ -86,10 +86,9 @@
 //   help here and costs FP64 and conversion throughput, which consumer GPUs lack).
 //   Dot uses fused multiply-add (one rounding per element).
 //
-// MEASURED (H200, n = 2^28, scratch/reduce/bench): every variant with about
-// 64 KB of loads in flight per SM (BLOCK*ITEMS*16 B * blocks/SM) reads at
-// 4.45-4.6 TB/s (1.05-1.09x a D2D copy's read+write rate). A single default
-// for all types: BLOCK 256, VEC = 16/sizeof(T), ITEMS 4, G = 4*SMs, SINGLE 1.
+// One default for all types (BLOCK 256, VEC = 16/sizeof(T), ITEMS 4, G = 4*SMs,
+// SINGLE 1): about 64 KB of loads in flight per SM read at the copy rate
+// (docs/experiments/reduce.md: "Loads in flight").
 // ---------------------------------------------------------------------------
 
 #ifndef CUSPEC_REDUCE_CUH_
@@ -325,7 +324,7 @@ __device__ __forceinline__ Acc block_reduce(Acc v) {
 
 // Pairwise tree over a thread's K accumulators (keeps float error ~log2 K).
 // Written as compile-time recursion so every index is a constant and acc[]
-// stays in registers (a run-time-bounded loop here pushed acc[] to local memory).
+// stays in registers (docs/experiments/reduce.md: "Accumulator tree at compile time").
 template <typename Acc, int OP, int W, int K>
 __device__ __forceinline__ void tree_level(Acc (&acc)[K]) {
     if constexpr (W > 1) {

@@ -5,6 +5,8 @@
  * compile this file given that header (-std=c++17 --gpu-architecture=sm_XY
  * or compute_75) and an nvcc .cu can #include it.  Only builtins (vector
  * types, __ldg, __byte_perm, __syncthreads) and inline PTX are used.
+ * What was measured for it, kept and dropped: docs/experiments/transpose.md
+ * (cited below by entry).
  *
  * ---------------------------------------------------------------------------
  * WHAT IT COMPUTES
@@ -56,11 +58,7 @@
  *         VEC must be a multiple of 4/S, TILE % (ROWS * VEC) == 0, and the
  *         block has NT = TC * ROWS threads (TC: WIDE, below).
  *   WIDE  0 or 1 (1 only for PK, below): the tile has TC = TILE << WIDE
- *         columns (TILE rows).  Measured on an H200 (interior tiles, u16
- *         64/2/1/8): 64 x 128 tiles against 64 x 64 moved 0.860 against
- *         0.841x copy at 8191x8193, 0.928 against 0.904 at 16383x16385
- *         (128 x 128: 0.832, 0.915), 0.790 against 0.767 at 10000x3000;
- *         128 x 64 and 256 x 64 tiles did no better than square ones.
+ *         columns (TILE rows) (docs/experiments/transpose.md: "Wide tiles").
  *   PAD   0 or 1.  1 = pad every shared-tile row by PADU units (see below)
  *         so column accesses spread over the banks; 0 = no padding.
  *   ROWS  tile rows covered per pass.  Must be a power of two with
@@ -84,17 +82,10 @@
  *   SMEM = (TILE + XR) / K * (TC + PADU) * U    bytes STATIC shared memory
  *        (SH = 0: TILE*TILE*S + PAD * (TILE/K) * max(U, 4)); the host keeps
  *        it within 48 KB (SH = 1, S = 8, TILE = 64, PAD = 1: 34,840 B).
- *   Registers: whatever ptxas picks under __launch_bounds__(NT) (no
- *   min-blocks): 26..64.  ptxas mostly aims for full occupancy (32 regs)
- *   and may spill a few words.  Of the variants in scratch/transpose/bench.cu
- *   only T64 R8 of u16 V8, u32 V2 and u64 V2 do (<= 40 B, at most 3 local
- *   accesses per interior tile).  Forcing min-blocks = 1024/NT removed the
- *   spills but raised registers and cut occupancy on most variants.  The PK
- *   kernels (u8 56-64 registers, 4 blocks per SM; u16 79, 3) ran no faster
- *   with more blocks (min-blocks 4-6: u8 0.72-0.73x copy at 8191x8193
- *   either way, u16 0.81 -> 0.81, 0.78, 0.61), and every kernel ran slower
- *   with fewer (dynamic shared memory as a cap: u8 8192^2 0.85 -> 0.73 at
- *   5 blocks, f32 0.95 -> 0.90 at 4).
+ *   Registers: whatever ptxas picks under __launch_bounds__(NT), no
+ *   min-blocks (docs/experiments/transpose.md: "Launch bounds without
+ *   min-blocks", "More blocks per SM for the shifted sub-word kernels",
+ *   "Fewer blocks per SM").
  *
  * LAUNCH FORMULA (cuLaunchKernel)
  *   blockDim = (NT, 1, 1)
@@ -126,10 +117,9 @@
  * WRITE-SIDE SHIFT (SH = 1)
  *   When output rows do not start on 32-byte sectors (an odd ld_out), a
  *   TILE-wide segment of an output row covers parts of two sectors at each
- *   end, which the neighbouring block also writes.  Measured on an H200,
- *   those partial sectors cost about a third of the bandwidth (f32
- *   8191x8193: 0.65x copy; 8184x8193, whose output rows are sector aligned,
- *   0.88x).  With SH the block writes output row j's elements
+ *   end, which the neighbouring block also writes, and those partial
+ *   sectors cost about a third of the bandwidth (docs/experiments/transpose.md:
+ *   "Write-side shift").  With SH the block writes output row j's elements
  *   [r0 - sh_j, r0 - sh_j + TILE), sh_j = (row j's offset in its sector) / S
  *   < SE = 32 / S, so every segment is whole sectors; it reads the XR = SE-1
  *   input rows before r0 as well, and the tiles along the rows number
@@ -141,20 +131,8 @@
  *   4-byte unit, and write VEC-element vectors: the shift makes every output
  *   vector aligned whatever ld_out is, and a vector that starts at a unit's
  *   middle is put together with a funnel shift.  XR is a whole sector (SE
- *   rows) here so the tile holds whole units.  Measured (H200, tuned,
- *   8191x8193 and 16383x16385): u8 0.72-0.85x copy, u16 0.82-0.90x; reading
- *   the elements one by one instead gave u8 0.53-0.61x, u16 0.72-0.78x, and
- *   single-element kernels without the shift 0.39-0.44x and 0.60x.
- *   Copying each tile's rows into shared memory as 16-byte chunks first
- *   (cp.async) and realigning them from there, instead of the shuffles,
- *   was slower: u8 8191x8193 0.74 -> 0.69x copy, u16 (64 x 64) 0.83 -> 0.78.
- *   Under ncu (H200, u8 8191x8193, 128/2/1/16) the L2 ran at 84% of its
- *   peak and DRAM at 57%, with 1.5 times the input's sectors read (the XR
- *   rows and the words that straddle a tile's sides).  A block that walks
- *   W tiles down a column of tiles, carrying the XR rows in shared memory
- *   instead of reading them again, was slower all the same (interior
- *   tiles, x copy): u8 8191x8193 0.724 -> 0.709 (W 2), 0.652 (W 8);
- *   16383x16385 0.879 -> 0.859, 0.711; u16 64/2/8 wide 0.856 -> 0.735 (W 4).
+ *   rows) here so the tile holds whole units (docs/experiments/transpose.md:
+ *   "Shifted sub-word kernels").
  *
  * EDGE HANDLING
  *   Each tile is classified (block-uniform branch) as interior (fully inside
@@ -187,39 +165,18 @@
  *     sectors), take the one with the fewest bank conflicts, computed by a
  *     constexpr model of the addresses.  E.g. f32 TILE=64 VEC=4 uses 8x4
  *     warps (conflict-free) instead of 16x2 (2-way).
- *   * One tile per block, at the block's (x, y, z): no loop, no division.
- *     Grid-stride loops over a linear tile index, with a 32-bit division for
- *     the tile's coordinates, cost about 90 instructions per warp more than
- *     the tile itself: on an H200, f32 1024^2 (32/8/1/1/0, in a CUDA graph,
- *     cold inputs) took 3.98 us against 3.49 for a plain 32x32 kernel
- *     without them.  Without them the defaults at 256^2, 512^2, 1024^2 went
- *     u8 2.20/2.95/3.19 -> 1.94/2.69/2.93 us, f32 2.60/2.82/4.19 ->
- *     2.35/2.56/3.96, f64 3.40/3.84/6.69 -> 2.82/3.28/6.11; large shapes
- *     0-2% faster (u16 8191x8193 0.79 -> 0.81x copy).
+ *   * One tile per block, at the block's (x, y, z): no loop, no division
+ *     (docs/experiments/transpose.md: "One tile per block").
  *   * Programmatic dependent launch (sm_90+): each block waits for the grid
  *     before it (griddepcontrol.wait) before it touches memory, then lets
  *     the next grid launch, so that grid's blocks are placed while this one
- *     drains.  On top of the above, in a graph: u8 1.94/2.69/2.93 ->
- *     1.54/2.08/2.29 us, f32 2.35/2.56/3.96 -> 1.74/1.95/3.40, f64
- *     2.82/3.28/6.11 -> 2.20/2.65/5.46.  The host launches this way only
- *     calls up to 16 MB: u8 4096^2 (32 MB, one or two waves of heavy
- *     blocks) went 10.5 -> 12.8 us, its early-placed blocks spread unevenly.
+ *     drains; the host launches this way only calls up to 16 MB
+ *     (docs/experiments/transpose.md: "Programmatic dependent launch").
  *   * Tiles are numbered down the columns of tiles: block (x, y) takes tile
- *     row x of tile column y, and x varies fastest.  Blocks running together then
- *     write long runs of the same output rows (and read short pieces of
- *     many input rows), which DRAM takes better than the other way round.
- *     Measured on an H200 against row-major numbering, same kernels: f32
- *     8192^2 0.938 -> 0.958x copy, 16384^2 0.930 -> 0.965; f64 0.960 ->
- *     0.980 and 0.885 -> 0.940; u8 0.855 -> 0.864 and 0.818 -> 0.854; f32
- *     shifted 8191x8193 0.875 -> 0.905.  Groups of 2..16 tile rows walked
- *     column-major did no better than row-major, and a diagonal order
- *     (block (x, y) takes tile column (x + y) mod the columns) did worse:
- *     f64 16384^2 1073 -> 1094 us (64/8/1/1), f32 524 -> 555 (64/32/1/4).
- *     So did skewing the column by the tile row, block (x, y) taking tile
- *     column (y + x / G) mod the columns, so that blocks running together
- *     read different columns of their rows (defaults, x copy): G = 8, f64
- *     16384^2 0.963 -> 0.928, f32 0.977 -> 0.932, u8 8192^2 0.846 -> 0.822;
- *     G = 32, 0.953, 0.963, 0.828; G = 128, unchanged.
+ *     row x of tile column y, and x varies fastest.  Blocks running together
+ *     then write long runs of the same output rows (and read short pieces of
+ *     many input rows), which DRAM takes better than the other way round
+ *     (docs/experiments/transpose.md: "Tiles numbered down the columns").
  */
 #ifndef CUSPEC_TRANSPOSE_CUH
 #define CUSPEC_TRANSPOSE_CUH
@@ -245,16 +202,8 @@ template <> struct UnitT<8> { typedef unsigned long long T; };
 
 /* ---- read-only loads with an L2 prefetch hint ----------------------------
  * ld.global.nc (the read-only path, as __ldg) with .L2::128B: the L2 fetches
- * the whole 128-byte line a load falls in.  Measured on an H200 with the
- * default parameters against plain __ldg: u8 and u16 +1.5-3% of the copy
- * rate on every shape, f32 and f64 +0.7-1% on odd shapes, squares unchanged;
- * .L2::256B did the same for u8/u16 but lost 0.5-1% on f32/f64 squares, and
- * .L1::no_allocate lost 3-15%.  .L2::256B on the word loads only: u8
- * 8191x8193 0.72 -> 0.70x, 16383x16385 0.86 -> 0.83; u16 and f32 at
- * 16383x16385 +1%.  (PTX ISA 7.4, sm_75 and up.)  An L2 evict_first
- * access policy on the 16-byte loads (createpolicy, .L2::cache_hint) lost
- * more: u8 8192^2 0.848 -> 0.774-0.783x copy, 16384^2 0.922 -> 0.826-0.833,
- * f32 8192^2 0.956 -> 0.932-0.936. */
+ * the whole 128-byte line a load falls in (docs/experiments/transpose.md: "L2
+ * prefetch hint").  PTX ISA 7.4, sm_75 and up. */
 #ifdef __CUDA_ARCH__
 #define CUSPEC_TR_LD(ty, reg, v, p) \
   asm("ld.global.nc.L2::128B." ty " %0, [%1];" : "=" reg(v) : "l"(p))
@@ -298,9 +247,6 @@ __device__ __forceinline__ uint4 ld_hint16(const void *p) { return *(const uint4
  * Loads are the hinted read-only loads above.  8- and 16-byte stores are
  * inline PTX st.global.v2/v4: NVVM was seen to split a plain uint4 store
  * here into four 4-byte STGs, and __stwb compiles to STG.E.STRONG.SM.
- * Streaming stores (st.global.cs) and stores with an L2 evict_first policy
- * were slower on an H200 (two rounds each): u8 8192^2 0.848-0.850 ->
- * 0.834-0.842x copy, 16384^2 0.922-0.926 -> 0.909-0.915, f32 within 1%.
  * (The #else branches are for CPU emulation only.) */
 template <int B> struct Raw;
 template <> struct Raw<1> {
@@ -570,11 +516,7 @@ struct Cfg {
  * out to the batch entry and gives the tile's first row r0 and column c0.
  * x varies fastest, so blocks running together take the tiles down a
  * column.  One tile per block and no loop: the host launches the exact
- * grid, in pieces where a grid dimension would overflow.  With grid-stride
- * loops and a linear tile index the tile's coordinates took a division and
- * the loops' state more registers: about 90 instructions per warp more
- * than the tile itself needs, which is most of the time of a call on a
- * small matrix (see the measurements above). */
+ * grid, in pieces where a grid dimension would overflow. */
 template <int TR, int TC, typename In, typename Out>
 __device__ __forceinline__ void this_tile(In &in, Out &out, u64 stride_in, u64 stride_out, u64 &r0,
                                           u64 &c0) {
@@ -862,26 +804,12 @@ __device__ __noinline__ void tile_pk_last(unsigned (&tile)[C::UR][C::PU],
  * reads 64-byte pieces of input rows and writes 128-byte pieces of output
  * rows (whole sectors both ways); a block is
  * TILE / (WX * VEC) warps across and ROWS warps down, so its tile is TILE
- * columns by TR = ROWS * WY * VEC rows.  Measured on an H200 (tuned, x copy):
- * u8 8192^2 0.831 and 16384^2 0.924 against 0.825 and 0.916 for the best
- * shared-tile kernels; for u16 it wins only at 10000x3000 (by 1%).  Warps
- * of 8 by 4 lanes (128-byte reads, 64-byte writes; the host's thread and
- * row counts follow WX and WY) lost 1-1.5% on those squares, defaults,
- * though 1024^2 took 2.15 us in a graph against 2.35.  Rows that start
- * anywhere in a word need the shared tile (PK).  Also measured and dropped
- * (u8 8192^2, nvcc harness): tiles of 512 and 1024 columns, 0.847 ->
- * 0.830-0.839 and 0.811x copy; more blocks per SM (min-blocks 7 and 8: 72
- * and 64 registers with spills), 0.840 -> 0.784 and 0.709; for rows that
- * start on 8 bytes only, the squares read and written as 8-byte halves
- * (each warp access still whole sectors) against the shared tile's 8-byte
- * vectors: u8 10000x3000 0.49 against 0.64x copy, 8192x8200 0.75 against
- * 0.81.
- * Squares that the matrix's edge cuts go element by element, each load
- * waiting for the store before it: u8 1000x1000 with leading dimensions
- * of 1024 took 20 us against 9.4 for the shared-tile kernel, so the host
- * takes this kernel only where the edge cuts no square.  An edge path of
- * K rows at a time (out of line, loads issued together) took 12 us but
- * cost the whole squares 1% (u8 8192^2 37.5 -> 38.0 us per call). */
+ * columns by TR = ROWS * WY * VEC rows (docs/experiments/transpose.md: "Register
+ * kernel", "Register kernel with 8 x 4 warps").  Rows that start anywhere
+ * in a word need the shared tile (PK).  Squares that the matrix's edge cuts
+ * go element by element, each load waiting for the store before it, so the
+ * host takes this kernel only where the edge cuts no square
+ * (docs/experiments/transpose.md: "Register kernel at cut edges"). */
 template <typename E, int TILE, int ROWS, int VEC>
 struct RCfg {
   static constexpr int S = (int)sizeof(E);
@@ -922,7 +850,8 @@ __device__ __forceinline__ void square_regs(const E *__restrict__ p, E *__restri
 
 /* ---- the narrow kernel (cuspec_transpose_narrow) --------------------------
  * For matrices with at most NMAX rows (wide) or columns (tall) and a long
- * other side N, where the tiled kernels' tiles would be mostly empty.  R,
+ * other side N, where the tiled kernels' tiles would be mostly empty
+ * (docs/experiments/transpose.md: "Narrow kernel").  R,
  * the narrow side, and N are read at run time.  A block takes a chunk of
  * CH elements along N, the largest power of two with R * CH * S <= SMEM,
  * held in shared memory as R planes of CH elements.  The "planar" side of
@@ -1122,10 +1051,9 @@ cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
   this_tile<TILE, C::TC>(in, out, stride_in, stride_out, r0, c0);
   const bool inside = (C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + C::TC <= cols;
   if constexpr (C::PK) {
-    /* The tiles with the matrix's last row take MODE 2 (tile_pk).  How the
-     * paths are laid out changes how ptxas schedules the hot one (MODE 0):
-     * measured on an H200, bytes ran 2-4% faster with MODE 2 out of line,
-     * halves 3-8% faster with MODE 2 the only edge path. */
+    /* The tiles with the matrix's last row take MODE 2 (tile_pk); the paths
+     * are laid out per element size as ptxas schedules the hot one (MODE 0)
+     * best (docs/experiments/transpose.md: "Shifted sub-word paths"). */
     if constexpr (sizeof(E) == 1) {
       if (r0 + TILE >= rows)
         tile_pk_last<C, E>(tile, in, out, rows, cols, ld_in, ld_out, r0, c0, threadIdx.x);
