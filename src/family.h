@@ -33,6 +33,9 @@ struct cuspec__spec;
 struct cuspec__family {
     const char *name;
     const char *template_file; /* under templates/, embedded */
+    /* The template of v's kernel, for families whose kernels have several
+     * (then template_file is NULL). */
+    const char *(*template_of)(const struct cuspec__variant *v);
     int n_params;
     struct cuspec__param params[CUSPEC__MAX_PARAMS];
     int n_dtypes;
@@ -123,6 +126,8 @@ const struct cuspec__file *cuspec__template(const char *file, const char **hash)
 /* The embedded files template t (as cuspec__template gives it) includes, for
  * NVRTC: up to CUSPEC__MAX_HEADERS into headers; returns how many. */
 size_t cuspec__template_headers(const struct cuspec__file *t, const struct cuspec__file **headers);
+/* The template file v's kernel is compiled from. */
+const char *cuspec__variant_template(const struct cuspec__variant *v);
 
 /* Shipped PTX for name expression `name` made from template text with hash
  * `hash`: its text and entry name (static storage), or CUSPEC_ERR_NOT_FOUND.

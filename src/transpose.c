@@ -1,4 +1,4 @@
-/* The transpose family (templates/transpose.cuh) and cuspec_transpose:
+/* The transpose family (templates/transpose_*.cuh) and cuspec_transpose:
  * out-of-place, batched, any shape, 1-, 2-, 4- and 8-byte elements. */
 #include "tuning.h"
 
@@ -45,9 +45,10 @@ static const char *word(int dtype)
     return NULL;
 }
 
-/* Shifted sub-word kernels (the template's PK) read single elements and
- * write aligned vectors whatever the alignment: their vectors need none. */
-static int packed_shift(const struct cuspec__variant *v)
+/* Shifted sub-word kernels (cuspec_transpose_shifted_subword) read
+ * realigned words and write aligned vectors whatever the alignment: their
+ * vectors need none. */
+static int shifted_subword(const struct cuspec__variant *v)
 {
     return v->p[P_SHIFT] && cuspec_dtype_size(v->dtype) < 4;
 }
@@ -58,7 +59,7 @@ static int packing(const struct cuspec__variant *v)
     int size = (int)cuspec_dtype_size(v->dtype), k = 4 / size;
     if (size >= 4)
         return 1;
-    return packed_shift(v) || v->p[P_VEC] >= k ? k : v->p[P_VEC];
+    return shifted_subword(v) || v->p[P_VEC] >= k ? k : v->p[P_VEC];
 }
 
 /* Input rows read before the tile so that output rows start on a sector
@@ -66,7 +67,7 @@ static int packing(const struct cuspec__variant *v)
 static int extra_rows(const struct cuspec__variant *v)
 {
     int se = CUSPEC__SECTOR / (int)cuspec_dtype_size(v->dtype);
-    return v->p[P_SHIFT] ? (packed_shift(v) ? se : se - 1) : 0;
+    return v->p[P_SHIFT] ? (shifted_subword(v) ? se : se - 1) : 0;
 }
 
 /* The register kernel's warps (the template's RCfg::WX and WY, 16-byte
@@ -89,7 +90,7 @@ static int threads(const struct cuspec__variant *v)
         return 32 * v->p[P_ROWS];
     if (v->p[P_KERNEL] == K_REGS)
         return v->p[P_TILE] / (REGS_WX * v->p[P_VEC]) * v->p[P_ROWS] * 32;
-    return packed_shift(v) ? tile_cols(v) * v->p[P_ROWS]
+    return shifted_subword(v) ? tile_cols(v) * v->p[P_ROWS]
                            : v->p[P_TILE] / v->p[P_VEC] * v->p[P_ROWS];
 }
 
@@ -122,7 +123,7 @@ static int legal(const struct cuspec__variant *v)
     if (v->p[P_KERNEL] == K_NARROW)
         return tile == 16 && !v->p[P_PAD] && !v->p[P_SHIFT] && !v->p[P_WIDE] && vec * size <= 16;
     /* wide tiles: only the shifted 1- and 2-byte kernels have them */
-    if (v->p[P_WIDE] != 0 && (v->p[P_WIDE] != 1 || !packed_shift(v)))
+    if (v->p[P_WIDE] != 0 && (v->p[P_WIDE] != 1 || !shifted_subword(v)))
         return 0;
     if (v->p[P_KERNEL] == K_REGS)
         return legal_regs(v);
@@ -131,7 +132,7 @@ static int legal(const struct cuspec__variant *v)
     int k = packing(v), n = threads(v);
     if (v->p[P_SHIFT] && tile * size % CUSPEC__SECTOR != 0)
         return 0;
-    if (packed_shift(v) && (vec % k != 0 || tile % (rows * vec) != 0))
+    if (shifted_subword(v) && (vec % k != 0 || tile % (rows * vec) != 0))
         return 0;
     int unit = k * size, padu = v->p[P_PAD] ? (unit >= 4 ? 1 : 4 / unit) : 0;
     int smem = (tile + extra_rows(v)) / k * (tile_cols(v) + padu) * unit;
@@ -150,8 +151,26 @@ static void expr(const struct cuspec__variant *v, char *buf, size_t size)
                  v->p[P_ROWS], v->p[P_VEC]);
         return;
     }
-    snprintf(buf, size, "cuspec_transpose<%s, %d, %d, %d, %d, %d%s>", word(v->dtype), v->p[P_TILE],
-             v->p[P_ROWS], v->p[P_PAD], v->p[P_VEC], v->p[P_SHIFT], v->p[P_WIDE] ? ", 1" : "");
+    if (shifted_subword(v)) {
+        snprintf(buf, size, "cuspec_transpose_shifted_subword<%s, %d, %d, %d, %d, %d>",
+                 word(v->dtype), v->p[P_TILE], v->p[P_ROWS], v->p[P_PAD], v->p[P_VEC],
+                 v->p[P_WIDE]);
+        return;
+    }
+    snprintf(buf, size, "cuspec_transpose<%s, %d, %d, %d, %d, %d>", word(v->dtype), v->p[P_TILE],
+             v->p[P_ROWS], v->p[P_PAD], v->p[P_VEC], v->p[P_SHIFT]);
+}
+
+/* One template per kernel, so that a change to one kernel keeps the store
+ * keys of the others. */
+static const char *template_of(const struct cuspec__variant *v)
+{
+    static const char *const files[] = {
+        [K_TILE] = "transpose_tile.cuh",
+        [K_REGS] = "transpose_regs.cuh",
+        [K_NARROW] = "transpose_narrow.cuh",
+    };
+    return shifted_subword(v) ? "transpose_shifted_subword.cuh" : files[v->p[P_KERNEL]];
 }
 
 /* The fastest shared-tile kernels for each element size
@@ -192,7 +211,7 @@ static int fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
         return (narrow_wide(s->rows) || s->cols <= NARROW_MAX) && v->p[P_VEC] <= s->align;
     if (v->p[P_SHIFT] && s->align >= CUSPEC__SECTOR / (int)cuspec_dtype_size(v->dtype))
         return 0;
-    return packed_shift(v) || v->p[P_VEC] <= s->align;
+    return shifted_subword(v) || v->p[P_VEC] <= s->align;
 }
 
 /* What cuspec__transpose_fit makes of default v for a square of side
@@ -212,7 +231,7 @@ static void narrow_default(struct cuspec__variant *v)
 }
 
 /* The defaults for misaligned rows: k = 0 for large matrices, 1 for small
- * ones (see PK_SMALL), each only where it differs from those before; and
+ * ones (see SUBWORD_SMALL), each only where it differs from those before; and
  * for narrow matrices, k = 2 with the widest vectors and k = 3 with none. */
 static int alternate(struct cuspec__variant *v, int k)
 {
@@ -236,7 +255,7 @@ static int alternate(struct cuspec__variant *v, int k)
 
 const struct cuspec__family cuspec__family_transpose = {
     .name = "transpose",
-    .template_file = "transpose.cuh",
+    .template_of = template_of,
     .n_params = 7,
     .params =
         {
@@ -262,7 +281,7 @@ const struct cuspec__family cuspec__family_transpose = {
 /* Whether v's vector width fits the pointers and leading dimensions. */
 static int vec_fits(const struct cuspec__variant *v, const struct cuspec__shape *s)
 {
-    if (packed_shift(v))
+    if (shifted_subword(v))
         return 1; /* element alignment, which check() ensures */
     unsigned long long vec = (unsigned long long)v->p[P_VEC];
     unsigned long long bytes = vec * cuspec_dtype_size(v->dtype);
@@ -300,7 +319,7 @@ int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype)
 
 /* Bytes in matrices of up to this many elements take the misaligned
  * default with tiles of 64 (see cuspec__transpose_fit). */
-#define PK_SMALL (1ULL << 22)
+#define SUBWORD_SMALL (1ULL << 22)
 
 void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec *s,
                            int from_record)
@@ -332,7 +351,7 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
     if (!from_record && v->p[P_VEC] > align) {
         /* 4- and 8-byte elements one by one, shifted; 1- and 2-byte ones
          * through the shifted sub-word kernel: halves in wide tiles of 64
-         * rows, bytes in tiles of 64 up to PK_SMALL elements, else 128
+         * rows, bytes in tiles of 64 up to SUBWORD_SMALL elements, else 128
          * (docs/experiments/transpose.md: "Write-side shift", "Shifted
          * sub-word kernels", "Misaligned halves: tiles of 64", "Wide tiles",
          * "Misaligned bytes: tiles of 64 in small matrices"). */
@@ -343,7 +362,7 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
         memcpy(&v->p[P_TILE], d, 4 * sizeof *d);
         v->p[P_SHIFT] = 1;
         v->p[P_WIDE] = d[4];
-        if (size == 1 && s->rows <= PK_SMALL / s->cols)
+        if (size == 1 && s->rows <= SUBWORD_SMALL / s->cols)
             v->p[P_TILE] = 64;
     } else if (!from_record) {
         /* The default's vectors fit: shift 4- and 8-byte rows below a
@@ -357,7 +376,7 @@ void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec 
         while (!legal(v) && v->p[P_ROWS] < 32)
             v->p[P_ROWS] *= 2;
     }
-    while (!packed_shift(v) && v->p[P_VEC] > align) {
+    while (!shifted_subword(v) && v->p[P_VEC] > align) {
         v->p[P_VEC] /= 2;
         while (!legal(v) && v->p[P_ROWS] > 1)
             v->p[P_ROWS] /= 2;

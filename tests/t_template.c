@@ -167,24 +167,64 @@ TEST(a_header_change_reaches_its_includers_only)
         CHECK_INT_EQ(strcmp(before[k].hash, after[k].hash) != 0, k == B);
 }
 
-/* What NVRTC is given with each embedded template: the headers it names. */
-TEST(templates_come_with_their_headers)
+/* Over the embedded templates: a code change to one file changes its own
+ * hash and those of the files that include it, no other (editing the
+ * narrow transpose keeps the tiled ones' keys). */
+TEST(an_edit_reaches_the_templates_that_include_it)
+{
+    struct cuspec__file files[CUSPEC__MAX_TEMPLATES];
+    static struct cuspec__template_info before[CUSPEC__MAX_TEMPLATES], after[CUSPEC__MAX_TEMPLATES];
+    size_t n = cuspec__templates_count;
+    cuspec__template_index(cuspec__templates, n, before);
+    for (size_t k = 0; k < n; k++) {
+        char *text = malloc(cuspec__templates[k].len + 64);
+        CHECK(text != NULL);
+        if (text == NULL)
+            return;
+        sprintf(text, "%s\nstatic const int cuspec_one_more = 1;\n", cuspec__templates[k].text);
+        cuspec__template_index(files, with_text(files, k, text), after);
+        for (size_t i = 0; i < n; i++) {
+            int includes = i == k;
+            for (size_t h = 0; h < before[i].n_headers; h++)
+                includes |= before[i].headers[h] == k;
+            if ((strcmp(before[i].hash, after[i].hash) != 0) != includes)
+                TAP_FAIL("editing %s %s the hash of %s", cuspec__templates[k].name,
+                         includes ? "kept" : "changed", cuspec__templates[i].name);
+        }
+        free(text);
+    }
+}
+
+/* The headers NVRTC is given with a template: the files it includes. */
+static void check_headers(const char *file, const char *const *want, size_t n_want)
 {
     const struct cuspec__file *headers[CUSPEC__MAX_HEADERS];
     const char *hash;
-    const struct cuspec__file *t = cuspec__template("reduce.cuh", &hash);
+    const struct cuspec__file *t = cuspec__template(file, &hash);
     CHECK(t != NULL);
     if (t == NULL)
         return;
     CHECK_UINT_EQ(strlen(hash), 32);
-    CHECK_UINT_EQ(cuspec__template_headers(t, headers), 1);
-    CHECK_STR_EQ(headers[0]->name, "prior_grid.cuh");
-    t = cuspec__template("prior_grid.cuh", NULL);
-    CHECK(t != NULL);
-    CHECK_UINT_EQ(t ? cuspec__template_headers(t, headers) : 1, 0);
+    size_t n = cuspec__template_headers(t, headers);
+    CHECK_UINT_EQ(n, n_want);
+    for (size_t h = 0; h < n && h < n_want; h++)
+        CHECK_STR_EQ(headers[h]->name, want[h]);
+}
+
+TEST(templates_come_with_their_headers)
+{
+    static const char *const reduce[] = {"prior_grid.cuh"};
+    static const char *const transpose[] = {"transpose_common.cuh", "prior_grid.cuh"};
+    check_headers("reduce.cuh", reduce, 1);
+    check_headers("prior_grid.cuh", NULL, 0);
+    check_headers("transpose_tile.cuh", transpose, 2);
+    check_headers("transpose_shifted_subword.cuh", transpose, 2);
+    check_headers("transpose_regs.cuh", transpose, 2);
+    check_headers("transpose_narrow.cuh", transpose, 2);
 }
 
 TAP_MAIN(TAP_ENTRY(code_text_leaves_out_comments_and_layout),
          TAP_ENTRY(a_comment_changes_no_template_hash), TAP_ENTRY(a_code_change_changes_the_hash),
          TAP_ENTRY(a_header_change_reaches_its_includers_only),
+         TAP_ENTRY(an_edit_reaches_the_templates_that_include_it),
          TAP_ENTRY(templates_come_with_their_headers))

@@ -12,8 +12,7 @@ static int print(const struct cuspec__variant *v, void *user)
 {
     (void)user;
     const char *hash;
-    const struct cuspec__family *f = cuspec__family(v->family);
-    const struct cuspec__file *t = cuspec__template(f->template_file, &hash);
+    const struct cuspec__file *t = cuspec__template(cuspec__variant_template(v), &hash);
     char name[256];
     cuspec__variant_name(v, name, sizeof name);
     printf("%s\t%s\t%s\n", t ? t->name : "?", name, hash);
