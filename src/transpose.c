@@ -79,11 +79,13 @@ static unsigned long long min_ull(unsigned long long a, unsigned long long b)
 int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
                               const struct cuspec__shape *s, CUstream stream)
 {
-    char kname[256];
-    cuspec__variant_name(v, kname, sizeof kname);
-    CUSPEC__RETURN_IF(!vec_fits(v, s), CUSPEC_ERR_INVALID,
-                      "%s needs in, out, ld_in, ld_out (and strides) aligned to %d elements", kname,
-                      v->p[P_VEC]);
+    if (!vec_fits(v, s)) { /* named only here: a call that fits formats nothing */
+        char kname[256];
+        cuspec__variant_name(v, kname, sizeof kname);
+        return cuspec__fail(CUSPEC_ERR_INVALID,
+                            "%s needs in, out, ld_in, ld_out (and strides) aligned to %d elements",
+                            kname, v->p[P_VEC]);
+    }
     struct cuspec__kernel k;
     int rc = cuspec__function(ctx, v, &k);
     /* Where the grid cannot hold the whole matrix (2^31 - 1 tile rows, 65535
