@@ -60,64 +60,103 @@
 
 #include "prior_grid.cuh"
 
-namespace cuspec_transpose_detail {
+namespace cuspec_transpose_detail
+{
 
 typedef unsigned long long u64;
 
 /* ---- element types: only the four unsigned words are accepted ---------- */
-template <typename T> struct IsWord { static constexpr bool value = false; };
-template <> struct IsWord<unsigned char> { static constexpr bool value = true; };
-template <> struct IsWord<unsigned short> { static constexpr bool value = true; };
-template <> struct IsWord<unsigned int> { static constexpr bool value = true; };
-template <> struct IsWord<unsigned long long> { static constexpr bool value = true; };
+template <typename T> struct IsWord {
+    static constexpr bool value = false;
+};
+template <> struct IsWord<unsigned char> {
+    static constexpr bool value = true;
+};
+template <> struct IsWord<unsigned short> {
+    static constexpr bool value = true;
+};
+template <> struct IsWord<unsigned int> {
+    static constexpr bool value = true;
+};
+template <> struct IsWord<unsigned long long> {
+    static constexpr bool value = true;
+};
 
 template <int U> struct UnitT;
-template <> struct UnitT<1> { typedef unsigned char T; };
-template <> struct UnitT<2> { typedef unsigned short T; };
-template <> struct UnitT<4> { typedef unsigned int T; };
-template <> struct UnitT<8> { typedef unsigned long long T; };
+template <> struct UnitT<1> {
+    typedef unsigned char T;
+};
+template <> struct UnitT<2> {
+    typedef unsigned short T;
+};
+template <> struct UnitT<4> {
+    typedef unsigned int T;
+};
+template <> struct UnitT<8> {
+    typedef unsigned long long T;
+};
 
 /* ---- read-only loads with an L2 prefetch hint ----------------------------
  * ld.global.nc (the read-only path, as __ldg) with .L2::128B: the L2 fetches
  * the whole 128-byte line a load falls in (docs/experiments/transpose.md: "L2
  * prefetch hint").  PTX ISA 7.4, sm_75 and up. */
 #ifdef __CUDA_ARCH__
-#define CUSPEC_TR_LD(ty, reg, v, p) \
-  asm("ld.global.nc.L2::128B." ty " %0, [%1];" : "=" reg(v) : "l"(p))
-__device__ __forceinline__ unsigned ld_hint1(const void *p) {
-  unsigned short v;
-  CUSPEC_TR_LD("u8", "h", v, p);
-  return v & 0xffu;
+#define CUSPEC_TR_LD(ty, reg, v, p)                                                                \
+    asm("ld.global.nc.L2::128B." ty " %0, [%1];" : "=" reg(v) : "l"(p))
+__device__ __forceinline__ unsigned ld_hint1(const void *p)
+{
+    unsigned short v;
+    CUSPEC_TR_LD("u8", "h", v, p);
+    return v & 0xffu;
 }
-__device__ __forceinline__ unsigned ld_hint2(const void *p) {
-  unsigned short v;
-  CUSPEC_TR_LD("u16", "h", v, p);
-  return v;
+__device__ __forceinline__ unsigned ld_hint2(const void *p)
+{
+    unsigned short v;
+    CUSPEC_TR_LD("u16", "h", v, p);
+    return v;
 }
-__device__ __forceinline__ unsigned ld_hint4(const void *p) {
-  unsigned v;
-  CUSPEC_TR_LD("u32", "r", v, p);
-  return v;
+__device__ __forceinline__ unsigned ld_hint4(const void *p)
+{
+    unsigned v;
+    CUSPEC_TR_LD("u32", "r", v, p);
+    return v;
 }
-__device__ __forceinline__ uint2 ld_hint8(const void *p) {
-  uint2 v;
-  asm("ld.global.nc.L2::128B.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
-  return v;
+__device__ __forceinline__ uint2 ld_hint8(const void *p)
+{
+    uint2 v;
+    asm("ld.global.nc.L2::128B.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+    return v;
 }
-__device__ __forceinline__ uint4 ld_hint16(const void *p) {
-  uint4 v;
-  asm("ld.global.nc.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(p));
-  return v;
+__device__ __forceinline__ uint4 ld_hint16(const void *p)
+{
+    uint4 v;
+    asm("ld.global.nc.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(p));
+    return v;
 }
 #undef CUSPEC_TR_LD
 #else
-__device__ __forceinline__ unsigned ld_hint1(const void *p) { return *(const unsigned char *)p; }
-__device__ __forceinline__ unsigned ld_hint2(const void *p) { return *(const unsigned short *)p; }
-__device__ __forceinline__ unsigned ld_hint4(const void *p) { return *(const unsigned *)p; }
-__device__ __forceinline__ uint2 ld_hint8(const void *p) { return *(const uint2 *)p; }
-__device__ __forceinline__ uint4 ld_hint16(const void *p) { return *(const uint4 *)p; }
+__device__ __forceinline__ unsigned ld_hint1(const void *p)
+{
+    return *(const unsigned char *)p;
+}
+__device__ __forceinline__ unsigned ld_hint2(const void *p)
+{
+    return *(const unsigned short *)p;
+}
+__device__ __forceinline__ unsigned ld_hint4(const void *p)
+{
+    return *(const unsigned *)p;
+}
+__device__ __forceinline__ uint2 ld_hint8(const void *p)
+{
+    return *(const uint2 *)p;
+}
+__device__ __forceinline__ uint4 ld_hint16(const void *p)
+{
+    return *(const uint4 *)p;
+}
 #endif
 
 /* ---- raw vector of B bytes held as NW 32-bit words ----------------------
@@ -127,125 +166,163 @@ __device__ __forceinline__ uint4 ld_hint16(const void *p) { return *(const uint4
  * (The #else branches are for CPU emulation only.) */
 template <int B> struct Raw;
 template <> struct Raw<1> {
-  static constexpr int NW = 1;
-  static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[1]) { w[0] = ld_hint1(p); }
-  static __device__ __forceinline__ void st(void *p, const unsigned (&w)[1]) {
-    *static_cast<unsigned char *>(p) = (unsigned char)w[0];
-  }
+    static constexpr int NW = 1;
+    static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[1])
+    {
+        w[0] = ld_hint1(p);
+    }
+    static __device__ __forceinline__ void st(void *p, const unsigned (&w)[1])
+    {
+        *static_cast<unsigned char *>(p) = (unsigned char)w[0];
+    }
 };
 template <> struct Raw<2> {
-  static constexpr int NW = 1;
-  static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[1]) { w[0] = ld_hint2(p); }
-  static __device__ __forceinline__ void st(void *p, const unsigned (&w)[1]) {
-    *static_cast<unsigned short *>(p) = (unsigned short)w[0];
-  }
+    static constexpr int NW = 1;
+    static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[1])
+    {
+        w[0] = ld_hint2(p);
+    }
+    static __device__ __forceinline__ void st(void *p, const unsigned (&w)[1])
+    {
+        *static_cast<unsigned short *>(p) = (unsigned short)w[0];
+    }
 };
 template <> struct Raw<4> {
-  static constexpr int NW = 1;
-  static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[1]) { w[0] = ld_hint4(p); }
-  static __device__ __forceinline__ void st(void *p, const unsigned (&w)[1]) {
-    *static_cast<unsigned int *>(p) = w[0];
-  }
+    static constexpr int NW = 1;
+    static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[1])
+    {
+        w[0] = ld_hint4(p);
+    }
+    static __device__ __forceinline__ void st(void *p, const unsigned (&w)[1])
+    {
+        *static_cast<unsigned int *>(p) = w[0];
+    }
 };
 template <> struct Raw<8> {
-  static constexpr int NW = 2;
-  static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[2]) {
-    const uint2 v = ld_hint8(p);
-    w[0] = v.x; w[1] = v.y;
-  }
-  static __device__ __forceinline__ void st(void *p, const unsigned (&w)[2]) {
+    static constexpr int NW = 2;
+    static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[2])
+    {
+        const uint2 v = ld_hint8(p);
+        w[0] = v.x;
+        w[1] = v.y;
+    }
+    static __device__ __forceinline__ void st(void *p, const unsigned (&w)[2])
+    {
 #ifdef __CUDA_ARCH__
-    asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]));
+        asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]));
 #else
-    uint2 v; v.x = w[0]; v.y = w[1];
-    *static_cast<uint2 *>(p) = v;
+        uint2 v;
+        v.x = w[0];
+        v.y = w[1];
+        *static_cast<uint2 *>(p) = v;
 #endif
-  }
+    }
 };
 template <> struct Raw<16> {
-  static constexpr int NW = 4;
-  static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[4]) {
-    const uint4 v = ld_hint16(p);
-    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
-  }
-  static __device__ __forceinline__ void st(void *p, const unsigned (&w)[4]) {
+    static constexpr int NW = 4;
+    static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[4])
+    {
+        const uint4 v = ld_hint16(p);
+        w[0] = v.x;
+        w[1] = v.y;
+        w[2] = v.z;
+        w[3] = v.w;
+    }
+    static __device__ __forceinline__ void st(void *p, const unsigned (&w)[4])
+    {
 #ifdef __CUDA_ARCH__
-    asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]),
-                 "r"(w[3]));
+        asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0]), "r"(w[1]),
+                     "r"(w[2]), "r"(w[3]));
 #else
-    uint4 v; v.x = w[0]; v.y = w[1]; v.z = w[2]; v.w = w[3];
-    *static_cast<uint4 *>(p) = v;
+        uint4 v;
+        v.x = w[0];
+        v.y = w[1];
+        v.z = w[2];
+        v.w = w[3];
+        *static_cast<uint4 *>(p) = v;
 #endif
-  }
+    }
 };
 
 /* ---- element e (S bytes) of a little-endian word array ------------------ */
-template <int S, int NW>
-__device__ __forceinline__ u64 get_elem(const unsigned (&w)[NW], int e) {
-  if constexpr (S == 8) {
-    return (u64)w[2 * e] | ((u64)w[2 * e + 1] << 32);
-  } else if constexpr (S == 4) {
-    return w[e];
-  } else {
-    return (w[(e * S) / 4] >> (8 * ((e * S) % 4))) & ((1u << (8 * S)) - 1u);
-  }
+template <int S, int NW> __device__ __forceinline__ u64 get_elem(const unsigned (&w)[NW], int e)
+{
+    if constexpr (S == 8) {
+        return (u64)w[2 * e] | ((u64)w[2 * e + 1] << 32);
+    } else if constexpr (S == 4) {
+        return w[e];
+    } else {
+        return (w[(e * S) / 4] >> (8 * ((e * S) % 4))) & ((1u << (8 * S)) - 1u);
+    }
 }
 /* Bytes lo..hi-1 of a vector whose block is aligned to its size, as the
  * widest naturally aligned pieces (8, 4, 2, 1 bytes) that fit. */
 template <int NW>
 __device__ __forceinline__ void store_bytes(unsigned char *blk, int lo, int hi,
-                                            const unsigned (&w)[NW]) {
-  u64 l = w[0], h = 0;
-  if constexpr (NW > 1) l |= (u64)w[1] << 32;
-  if constexpr (NW > 2) h = (u64)w[2] | ((u64)w[3] << 32);
+                                            const unsigned (&w)[NW])
+{
+    u64 l = w[0], h = 0;
+    if constexpr (NW > 1)
+        l |= (u64)w[1] << 32;
+    if constexpr (NW > 2)
+        h = (u64)w[2] | ((u64)w[3] << 32);
 #pragma unroll 1
-  for (int o = lo; o < hi;) {
-    int n = 8;
-    while (n > 1 && ((o & (n - 1)) != 0 || o + n > hi)) n >>= 1;
-    const u64 v = o >= 8 ? h >> (8 * (o - 8)) : o == 0 ? l : (l >> (8 * o)) | (h << (64 - 8 * o));
-    if (n == 8) *reinterpret_cast<u64 *>(blk + o) = v;
-    else if (n == 4) *reinterpret_cast<unsigned *>(blk + o) = (unsigned)v;
-    else if (n == 2) *reinterpret_cast<unsigned short *>(blk + o) = (unsigned short)v;
-    else blk[o] = (unsigned char)v;
-    o += n;
-  }
+    for (int o = lo; o < hi;) {
+        int n = 8;
+        while (n > 1 && ((o & (n - 1)) != 0 || o + n > hi))
+            n >>= 1;
+        const u64 v = o >= 8   ? h >> (8 * (o - 8))
+                      : o == 0 ? l
+                               : (l >> (8 * o)) | (h << (64 - 8 * o));
+        if (n == 8)
+            *reinterpret_cast<u64 *>(blk + o) = v;
+        else if (n == 4)
+            *reinterpret_cast<unsigned *>(blk + o) = (unsigned)v;
+        else if (n == 2)
+            *reinterpret_cast<unsigned short *>(blk + o) = (unsigned short)v;
+        else
+            blk[o] = (unsigned char)v;
+        o += n;
+    }
 }
 
 /* ---- pack K rows of VEC elements into VEC units --------------------------
  * unit e = { row0[e], row1[e], ..., row(K-1)[e] }  (row m at byte m*S), i.e.
  * K consecutive elements of output row e. */
 template <int S, int K, int VEC, int NW, typename Ut>
-__device__ __forceinline__ void pack_units(const unsigned (&w)[K][NW], Ut (&u)[VEC]) {
-  if constexpr (S == 1 && K == 4) {
-    /* 4x4 byte transpose per word column: 8 PRMT per 4 units. */
+__device__ __forceinline__ void pack_units(const unsigned (&w)[K][NW], Ut (&u)[VEC])
+{
+    if constexpr (S == 1 && K == 4) {
+        /* 4x4 byte transpose per word column: 8 PRMT per 4 units. */
 #pragma unroll
-    for (int i = 0; i < NW; ++i) {
-      const unsigned a = w[0][i], b = w[1][i], c = w[2][i], d = w[3][i];
-      const unsigned ab_lo = __byte_perm(a, b, 0x5140); /* a0 b0 a1 b1 */
-      const unsigned cd_lo = __byte_perm(c, d, 0x5140); /* c0 d0 c1 d1 */
-      const unsigned ab_hi = __byte_perm(a, b, 0x7362); /* a2 b2 a3 b3 */
-      const unsigned cd_hi = __byte_perm(c, d, 0x7362); /* c2 d2 c3 d3 */
-      u[4 * i + 0] = __byte_perm(ab_lo, cd_lo, 0x5410); /* a0 b0 c0 d0 */
-      u[4 * i + 1] = __byte_perm(ab_lo, cd_lo, 0x7632); /* a1 b1 c1 d1 */
-      u[4 * i + 2] = __byte_perm(ab_hi, cd_hi, 0x5410);
-      u[4 * i + 3] = __byte_perm(ab_hi, cd_hi, 0x7632);
+        for (int i = 0; i < NW; ++i) {
+            const unsigned a = w[0][i], b = w[1][i], c = w[2][i], d = w[3][i];
+            const unsigned ab_lo = __byte_perm(a, b, 0x5140); /* a0 b0 a1 b1 */
+            const unsigned cd_lo = __byte_perm(c, d, 0x5140); /* c0 d0 c1 d1 */
+            const unsigned ab_hi = __byte_perm(a, b, 0x7362); /* a2 b2 a3 b3 */
+            const unsigned cd_hi = __byte_perm(c, d, 0x7362); /* c2 d2 c3 d3 */
+            u[4 * i + 0] = __byte_perm(ab_lo, cd_lo, 0x5410); /* a0 b0 c0 d0 */
+            u[4 * i + 1] = __byte_perm(ab_lo, cd_lo, 0x7632); /* a1 b1 c1 d1 */
+            u[4 * i + 2] = __byte_perm(ab_hi, cd_hi, 0x5410);
+            u[4 * i + 3] = __byte_perm(ab_hi, cd_hi, 0x7632);
+        }
+    } else if constexpr (S == 2 && K == 2) {
+#pragma unroll
+        for (int i = 0; i < NW; ++i) {
+            u[2 * i + 0] = __byte_perm(w[0][i], w[1][i], 0x5410); /* lo halves */
+            u[2 * i + 1] = __byte_perm(w[0][i], w[1][i], 0x7632); /* hi halves */
+        }
+    } else {
+        /* K == 1 (any S), or S == 1 && K == 2 (16-bit units). */
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) {
+            u64 v = 0;
+#pragma unroll
+            for (int m = 0; m < K; ++m)
+                v |= get_elem<S>(w[m], e) << (8 * S * m);
+            u[e] = (Ut)v;
+        }
     }
-  } else if constexpr (S == 2 && K == 2) {
-#pragma unroll
-    for (int i = 0; i < NW; ++i) {
-      u[2 * i + 0] = __byte_perm(w[0][i], w[1][i], 0x5410); /* lo halves */
-      u[2 * i + 1] = __byte_perm(w[0][i], w[1][i], 0x7632); /* hi halves */
-    }
-  } else {
-    /* K == 1 (any S), or S == 1 && K == 2 (16-bit units). */
-#pragma unroll
-    for (int e = 0; e < VEC; ++e) {
-      u64 v = 0;
-#pragma unroll
-      for (int m = 0; m < K; ++m) v |= get_elem<S>(w[m], e) << (8 * S * m);
-      u[e] = (Ut)v;
-    }
-  }
 }
 
 /* This block's tile: tile row blockIdx.x of tile column blockIdx.y (tiles
@@ -259,13 +336,14 @@ __device__ __forceinline__ void pack_units(const unsigned (&w)[K][NW], Ut (&u)[V
  * lets the next one launch (prior_grid.cuh). */
 template <int TR, int TC, typename In, typename Out>
 __device__ __forceinline__ void this_tile(In &in, Out &out, u64 stride_in, u64 stride_out, u64 &r0,
-                                          u64 &c0) {
-  CUSPEC_AFTER_PRIOR_GRID();
-  CUSPEC_LET_NEXT_GRID(); /* grids of many waves: the next one starts in the last */
-  in += blockIdx.z * stride_in;
-  out += blockIdx.z * stride_out;
-  r0 = blockIdx.x * (u64)TR;
-  c0 = blockIdx.y * (u64)TC;
+                                          u64 &c0)
+{
+    CUSPEC_AFTER_PRIOR_GRID();
+    CUSPEC_LET_NEXT_GRID(); /* grids of many waves: the next one starts in the last */
+    in += blockIdx.z * stride_in;
+    out += blockIdx.z * stride_out;
+    r0 = blockIdx.x * (u64)TR;
+    c0 = blockIdx.y * (u64)TC;
 }
 
 } /* namespace cuspec_transpose_detail */

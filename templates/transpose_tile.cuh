@@ -88,7 +88,8 @@
 
 #include "transpose_common.cuh"
 
-namespace cuspec_transpose_detail {
+namespace cuspec_transpose_detail
+{
 
 /* ---- partial vectors at the right/bottom edge ----------------------------
  * load_partial: only the first n (1..VEC-1) elements are valid.  store_bytes
@@ -98,61 +99,75 @@ namespace cuspec_transpose_detail {
  * count of the whole kernel (interior tiles included).  Edge vectors are
  * rare, so their speed does not matter. */
 template <typename E, int NW>
-__device__ __forceinline__ void load_partial(const E *p, int n, unsigned (&w)[NW]) {
-  constexpr int S = (int)sizeof(E);
-  u64 lo = 0, hi = 0;
+__device__ __forceinline__ void load_partial(const E *p, int n, unsigned (&w)[NW])
+{
+    constexpr int S = (int)sizeof(E);
+    u64 lo = 0, hi = 0;
 #pragma unroll 1
-  for (int e = 0; e < n; ++e) {
-    const u64 v = (u64)__ldg(p + e);
-    const int bit = 8 * S * e;
-    if (bit < 64) lo |= v << bit;
-    else hi |= v << (bit - 64);
-  }
+    for (int e = 0; e < n; ++e) {
+        const u64 v = (u64)__ldg(p + e);
+        const int bit = 8 * S * e;
+        if (bit < 64)
+            lo |= v << bit;
+        else
+            hi |= v << (bit - 64);
+    }
 #pragma unroll
-  for (int k = 0; k < NW; ++k) w[k] = (unsigned)((k < 2 ? lo : hi) >> (32 * (k & 1)));
+    for (int k = 0; k < NW; ++k)
+        w[k] = (unsigned)((k < 2 ? lo : hi) >> (32 * (k & 1)));
 }
 
 /* ---- D units -> the output vector's words -------------------------------- */
 template <int U, int D, int NW, typename Ut>
-__device__ __forceinline__ void unpack_units(const Ut (&v)[D], unsigned (&w)[NW]) {
-  if constexpr (U >= 4) {
+__device__ __forceinline__ void unpack_units(const Ut (&v)[D], unsigned (&w)[NW])
+{
+    if constexpr (U >= 4) {
 #pragma unroll
-    for (int q = 0; q < D; ++q)
+        for (int q = 0; q < D; ++q)
 #pragma unroll
-      for (int k = 0; k < U / 4; ++k) w[q * (U / 4) + k] = (unsigned)((u64)v[q] >> (32 * k));
-  } else {
-    static_assert(D == 1 && NW == 1, "sub-word units come one per vector");
-    w[0] = (unsigned)v[0];
-  }
+            for (int k = 0; k < U / 4; ++k)
+                w[q * (U / 4) + k] = (unsigned)((u64)v[q] >> (32 * k));
+    } else {
+        static_assert(D == 1 && NW == 1, "sub-word units come one per vector");
+        w[0] = (unsigned)v[0];
+    }
 }
 
 /* ---- compile-time bank-conflict model -------------------------------------
  * A warp of WX x (32/WX) lanes; lane (lx, ly) touches shared unit
  * sx*lx + sy*ly (plus a warp-uniform offset).  Returns the worst number of
  * distinct 32-bit words any bank must serve = shared wavefronts needed. */
-__host__ __device__ constexpr int cuspec_tr_bank_cost(int WX, int sx, int sy, int U) {
-  int words[64] = {};
-  int n = 0;
-  const int WY = 32 / WX;
-  const int nw = U >= 4 ? U / 4 : 1;
-  for (int ly = 0; ly < WY; ++ly)
-    for (int lx = 0; lx < WX; ++lx) {
-      const long long byte = ((long long)sx * lx + (long long)sy * ly) * U;
-      for (int k = 0; k < nw; ++k) words[n++] = (int)(byte / 4) + k;
+__host__ __device__ constexpr int cuspec_tr_bank_cost(int WX, int sx, int sy, int U)
+{
+    int words[64] = {};
+    int n = 0;
+    const int WY = 32 / WX;
+    const int nw = U >= 4 ? U / 4 : 1;
+    for (int ly = 0; ly < WY; ++ly)
+        for (int lx = 0; lx < WX; ++lx) {
+            const long long byte = ((long long)sx * lx + (long long)sy * ly) * U;
+            for (int k = 0; k < nw; ++k)
+                words[n++] = (int)(byte / 4) + k;
+        }
+    int worst = 0;
+    for (int b = 0; b < 32; ++b) {
+        int cnt = 0;
+        for (int i = 0; i < n; ++i) {
+            if (words[i] % 32 != b)
+                continue;
+            bool dup = false;
+            for (int j = 0; j < i; ++j)
+                if (words[j] == words[i]) {
+                    dup = true;
+                    break;
+                }
+            if (!dup)
+                ++cnt;
+        }
+        if (cnt > worst)
+            worst = cnt;
     }
-  int worst = 0;
-  for (int b = 0; b < 32; ++b) {
-    int cnt = 0;
-    for (int i = 0; i < n; ++i) {
-      if (words[i] % 32 != b) continue;
-      bool dup = false;
-      for (int j = 0; j < i; ++j)
-        if (words[j] == words[i]) { dup = true; break; }
-      if (!dup) ++cnt;
-    }
-    if (cnt > worst) worst = cnt;
-  }
-  return worst;
+    return worst;
 }
 
 /* Threads per row of a warp's footprint (power of two, <= min(NX, 32)).
@@ -160,185 +175,204 @@ __host__ __device__ constexpr int cuspec_tr_bank_cost(int WX, int sx, int sy, in
  * taken only if it has strictly fewer bank conflicts, keeps >= 32 bytes
  * (a full sector) per row per warp access, and tiles the block exactly. */
 __host__ __device__ constexpr int cuspec_tr_pick_wx(int NX, int ROWS, int NT, int bytes_per_thread,
-                                                    int sx, int sy, int U) {
-  const int natural = NX < 32 ? NX : 32;
-  if (NT % 32 != 0) return natural;
-  int best = natural;
-  int best_cost = cuspec_tr_bank_cost(natural, sx, sy, U);
-  for (int wx = natural / 2; wx >= 1; wx /= 2) {
-    if (ROWS % (32 / wx) != 0) continue;
-    if (wx * bytes_per_thread < 32) continue;
-    const int c = cuspec_tr_bank_cost(wx, sx, sy, U);
-    if (c < best_cost) { best = wx; best_cost = c; }
-  }
-  return best;
+                                                    int sx, int sy, int U)
+{
+    const int natural = NX < 32 ? NX : 32;
+    if (NT % 32 != 0)
+        return natural;
+    int best = natural;
+    int best_cost = cuspec_tr_bank_cost(natural, sx, sy, U);
+    for (int wx = natural / 2; wx >= 1; wx /= 2) {
+        if (ROWS % (32 / wx) != 0)
+            continue;
+        if (wx * bytes_per_thread < 32)
+            continue;
+        const int c = cuspec_tr_bank_cost(wx, sx, sy, U);
+        if (c < best_cost) {
+            best = wx;
+            best_cost = c;
+        }
+    }
+    return best;
 }
-template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
-struct Cfg {
-  static constexpr int S = (int)sizeof(E);
-  static constexpr int K = S >= 4 ? 1 : (VEC < 4 / S ? VEC : 4 / S);
-  static constexpr int U = K * S;
-  static constexpr int D = VEC / K;          /* units per output vector */
-  static constexpr int B = VEC * S;          /* bytes per vector access */
-  static constexpr int NW = B >= 4 ? B / 4 : 1;
-  static constexpr int TC = TILE;            /* tile columns */
-  static constexpr int NX = TILE / VEC;      /* threads along a tile row */
-  static constexpr int NT = NX * ROWS;       /* threads per block */
-  static constexpr int SE = 32 / S;          /* elements per 32-byte sector */
-  static constexpr int XR = SH ? SE - 1 : 0; /* extra input rows read (SH) */
-  static constexpr int UR = (TILE + XR) / K; /* unit rows in the shared tile */
-  static constexpr int G = (UR + ROWS - 1) / ROWS; /* unit-row groups per thread */
-  static constexpr int RW = ROWS;            /* output rows per write pass */
-  static constexpr int P = TC / RW;          /* output vectors per thread */
-  static constexpr int PADU = PAD ? (U >= 4 ? 1 : 4 / U) : 0;
-  static constexpr int PU = TC + PADU;       /* shared row pitch, in units */
-  static constexpr long long SMEM = (long long)UR * PU * U;
-  static constexpr int VEC_ = VEC;
-  static constexpr int ROWS_ = ROWS;
-  static constexpr int TILE_ = TILE;
-  typedef typename UnitT<U>::T Ut;
+template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH> struct Cfg {
+    static constexpr int S = (int)sizeof(E);
+    static constexpr int K = S >= 4 ? 1 : (VEC < 4 / S ? VEC : 4 / S);
+    static constexpr int U = K * S;
+    static constexpr int D = VEC / K; /* units per output vector */
+    static constexpr int B = VEC * S; /* bytes per vector access */
+    static constexpr int NW = B >= 4 ? B / 4 : 1;
+    static constexpr int TC = TILE;                  /* tile columns */
+    static constexpr int NX = TILE / VEC;            /* threads along a tile row */
+    static constexpr int NT = NX * ROWS;             /* threads per block */
+    static constexpr int SE = 32 / S;                /* elements per 32-byte sector */
+    static constexpr int XR = SH ? SE - 1 : 0;       /* extra input rows read (SH) */
+    static constexpr int UR = (TILE + XR) / K;       /* unit rows in the shared tile */
+    static constexpr int G = (UR + ROWS - 1) / ROWS; /* unit-row groups per thread */
+    static constexpr int RW = ROWS;                  /* output rows per write pass */
+    static constexpr int P = TC / RW;                /* output vectors per thread */
+    static constexpr int PADU = PAD ? (U >= 4 ? 1 : 4 / U) : 0;
+    static constexpr int PU = TC + PADU; /* shared row pitch, in units */
+    static constexpr long long SMEM = (long long)UR * PU * U;
+    static constexpr int VEC_ = VEC;
+    static constexpr int ROWS_ = ROWS;
+    static constexpr int TILE_ = TILE;
+    typedef typename UnitT<U>::T Ut;
 
-  static_assert(IsWord<E>::value,
-                "E must be unsigned char/short/int/long long");
-  static_assert(TILE == 16 || TILE == 32 || TILE == 64 || TILE == 128, "TILE must be 16, 32, 64 (or 128)");
-  static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8 || VEC == 16, "VEC must be 1,2,4,8,16");
-  static_assert(VEC * S <= 16, "VEC*sizeof(E) must be <= 16");
-  static_assert(TILE % VEC == 0, "TILE % VEC != 0");
-  static_assert(PAD == 0 || PAD == 1, "PAD must be 0 or 1");
-  static_assert(ROWS >= 1 && (ROWS & (ROWS - 1)) == 0, "ROWS must be a power of two");
-  static_assert((TILE / K) % ROWS == 0, "(TILE/K) % ROWS != 0  (K = row packing factor)");
-  static_assert(SH == 0 || (SH == 1 && S >= 4 && (TILE * S) % 32 == 0),
-                "SH must be 0, or 1 for 4- and 8-byte elements with whole sectors per tile row "
-                "(shifted 1- and 2-byte elements: cuspec_transpose_shifted_subword)");
-  static_assert(NT >= 1 && NT <= 1024, "threads per block must be in 1..1024");
-  static_assert(SMEM <= 48 * 1024, "shared tile exceeds 48 KB (TILE=128 needs sizeof(E) <= 2)");
+    static_assert(IsWord<E>::value, "E must be unsigned char/short/int/long long");
+    static_assert(TILE == 16 || TILE == 32 || TILE == 64 || TILE == 128,
+                  "TILE must be 16, 32, 64 (or 128)");
+    static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8 || VEC == 16,
+                  "VEC must be 1,2,4,8,16");
+    static_assert(VEC * S <= 16, "VEC*sizeof(E) must be <= 16");
+    static_assert(TILE % VEC == 0, "TILE % VEC != 0");
+    static_assert(PAD == 0 || PAD == 1, "PAD must be 0 or 1");
+    static_assert(ROWS >= 1 && (ROWS & (ROWS - 1)) == 0, "ROWS must be a power of two");
+    static_assert((TILE / K) % ROWS == 0, "(TILE/K) % ROWS != 0  (K = row packing factor)");
+    static_assert(SH == 0 || (SH == 1 && S >= 4 && (TILE * S) % 32 == 0),
+                  "SH must be 0, or 1 for 4- and 8-byte elements with whole sectors per tile row "
+                  "(shifted 1- and 2-byte elements: cuspec_transpose_shifted_subword)");
+    static_assert(NT >= 1 && NT <= 1024, "threads per block must be in 1..1024");
+    static_assert(SMEM <= 48 * 1024, "shared tile exceeds 48 KB (TILE=128 needs sizeof(E) <= 2)");
 
-  /* Whether unit row y + g*ROWS of the read phase is in the tile: only the
-   * last group can run past it, where XR rows were added. */
-  static __device__ __forceinline__ bool in_tile(int g, unsigned y) {
-    return UR % ROWS == 0 || g + 1 < G || y + g * ROWS < (unsigned)UR;
-  }
+    /* Whether unit row y + g*ROWS of the read phase is in the tile: only the
+     * last group can run past it, where XR rows were added. */
+    static __device__ __forceinline__ bool in_tile(int g, unsigned y)
+    {
+        return UR % ROWS == 0 || g + 1 < G || y + g * ROWS < (unsigned)UR;
+    }
 
-  /* read phase: lane (lx,ly) stores unit ly*PU + VEC*lx (+e) */
-  static constexpr int WXR = cuspec_tr_pick_wx(NX, ROWS, NT, B, VEC, PU, U);
-  /* write phase: lane (lx,ly) loads unit (D*lx)*PU + ly (+q*PU) */
-  static constexpr int WXW = cuspec_tr_pick_wx(NX, ROWS, NT, B, D * PU, 1, U);
+    /* read phase: lane (lx,ly) stores unit ly*PU + VEC*lx (+e) */
+    static constexpr int WXR = cuspec_tr_pick_wx(NX, ROWS, NT, B, VEC, PU, U);
+    /* write phase: lane (lx,ly) loads unit (D*lx)*PU + ly (+q*PU) */
+    static constexpr int WXW = cuspec_tr_pick_wx(NX, ROWS, NT, B, (D * PU), 1, U);
 };
 
 /* tid -> (x, y) on the NX x ROWS thread grid with warps of WX x (32/WX). */
 template <int NX, int WX>
-__device__ __forceinline__ void map_thread(unsigned tid, unsigned &x, unsigned &y) {
-  if constexpr (WX >= NX || WX >= 32) {
-    x = tid % NX;
-    y = tid / NX;
-  } else {
-    const unsigned w = tid / 32, l = tid % 32;
-    const unsigned xb = w % (NX / WX), yb = w / (NX / WX);
-    x = xb * WX + l % WX;
-    y = yb * (32 / WX) + l / WX;
-  }
+__device__ __forceinline__ void map_thread(unsigned tid, unsigned &x, unsigned &y)
+{
+    if constexpr (WX >= NX || WX >= 32) {
+        x = tid % NX;
+        y = tid / NX;
+    } else {
+        const unsigned w = tid / 32, l = tid % 32;
+        const unsigned xb = w % (NX / WX), yb = w / (NX / WX);
+        x = xb * WX + l % WX;
+        y = yb * (32 / WX) + l / WX;
+    }
 }
 
 /* One TILE x TILE tile.  EDGE = some row or column of the tile is outside
  * the matrix (block-uniform). */
 template <typename C, typename E, bool EDGE>
-__device__ __forceinline__ void tile_xpose(typename C::Ut (&tile)[C::UR][C::PU],
-                                           const E *__restrict__ inb, E *__restrict__ outb,
-                                           u64 rows, u64 cols, u64 ld_in, u64 ld_out,
-                                           u64 r0, u64 c0,
-                                           unsigned rx, unsigned ry, unsigned wx, unsigned wy) {
-  typedef typename C::Ut Ut;
-  constexpr int S = C::S, K = C::K, VEC = C::VEC_, NW = C::NW, G = C::G, D = C::D, P = C::P;
-  constexpr int ROWS = C::ROWS_;
+__device__ __forceinline__ void
+tile_xpose(typename C::Ut (&tile)[C::UR][C::PU], const E *__restrict__ inb, E *__restrict__ outb,
+           u64 rows, u64 cols, u64 ld_in, u64 ld_out, u64 r0, u64 c0, unsigned rx, unsigned ry,
+           unsigned wx, unsigned wy)
+{
+    typedef typename C::Ut Ut;
+    constexpr int S = C::S, K = C::K, VEC = C::VEC_, NW = C::NW, G = C::G, D = C::D, P = C::P;
+    constexpr int ROWS = C::ROWS_;
 
-  /* ---- read phase: all G*K = TILE/ROWS loads first ---- */
-  const u64 cc = c0 + (u64)(VEC * rx);                 /* first column of my vector */
-  const u64 rbase = r0 - C::XR + (u64)(K * ry);        /* my first input row (may wrap: SH) */
-  const E *p0 = inb + rbase * ld_in + cc;
-  unsigned w[G][K][NW];
+    /* ---- read phase: all G*K = TILE/ROWS loads first ---- */
+    const u64 cc = c0 + (u64)(VEC * rx);          /* first column of my vector */
+    const u64 rbase = r0 - C::XR + (u64)(K * ry); /* my first input row (may wrap: SH) */
+    const E *p0 = inb + rbase * ld_in + cc;
+    unsigned w[G][K][NW];
 #pragma unroll
-  for (int g = 0; g < G; ++g)
+    for (int g = 0; g < G; ++g)
 #pragma unroll
-    for (int m = 0; m < K; ++m) {
-      const E *p = p0 + (u64)(K * ROWS * g + m) * ld_in;
-      if constexpr (!EDGE) {
-        if (C::in_tile(g, ry)) Raw<C::B>::ld(p, w[g][m]);
-      } else {
+        for (int m = 0; m < K; ++m) {
+            const E *p = p0 + (u64)(K * ROWS * g + m) * ld_in;
+            if constexpr (!EDGE) {
+                if (C::in_tile(g, ry))
+                    Raw<C::B>::ld(p, w[g][m]);
+            } else {
 #pragma unroll
-        for (int k = 0; k < NW; ++k) w[g][m][k] = 0u;
-        if (C::in_tile(g, ry) && rbase + (u64)(K * ROWS * g + m) < rows) {
-          if constexpr (VEC == 1) {
-            if (cc < cols) Raw<C::B>::ld(p, w[g][m]);
-          } else {
-            if (cc + VEC <= cols) Raw<C::B>::ld(p, w[g][m]);
-            else if (cc < cols) load_partial<E>(p, (int)(cols - cc), w[g][m]);
-          }
+                for (int k = 0; k < NW; ++k)
+                    w[g][m][k] = 0u;
+                if (C::in_tile(g, ry) && rbase + (u64)(K * ROWS * g + m) < rows) {
+                    if constexpr (VEC == 1) {
+                        if (cc < cols)
+                            Raw<C::B>::ld(p, w[g][m]);
+                    } else {
+                        if (cc + VEC <= cols)
+                            Raw<C::B>::ld(p, w[g][m]);
+                        else if (cc < cols)
+                            load_partial<E>(p, (int)(cols - cc), w[g][m]);
+                    }
+                }
+            }
         }
-      }
-    }
 #pragma unroll
-  for (int g = 0; g < G; ++g) {
-    Ut u[VEC];
-    pack_units<S, K, VEC, NW, Ut>(w[g], u);
-    if (C::in_tile(g, ry)) {
+    for (int g = 0; g < G; ++g) {
+        Ut u[VEC];
+        pack_units<S, K, VEC, NW, Ut>(w[g], u);
+        if (C::in_tile(g, ry)) {
 #pragma unroll
-      for (int e = 0; e < VEC; ++e) tile[ry + g * ROWS][VEC * rx + e] = u[e];
+            for (int e = 0; e < VEC; ++e)
+                tile[ry + g * ROWS][VEC * rx + e] = u[e];
+        }
     }
-  }
-  __syncthreads();
+    __syncthreads();
 
-  /* ---- write phase: output row c0+jj, output columns oc .. oc+VEC-1 ----
-   * SH: each output row's segment starts sh = (its offset in a 32-byte
-   * sector) elements before r0, so the block writes whole sectors: the
-   * segments of neighbouring blocks never share one, and L2 never merges
-   * partial sectors.  sh < SE, and the shared tile holds XR = SE-1 rows
-   * from before r0 for it.  sh is a multiple of VEC (the host's R1, R2). */
+    /* ---- write phase: output row c0+jj, output columns oc .. oc+VEC-1 ----
+     * SH: each output row's segment starts sh = (its offset in a 32-byte
+     * sector) elements before r0, so the block writes whole sectors: the
+     * segments of neighbouring blocks never share one, and L2 never merges
+     * partial sectors.  sh < SE, and the shared tile holds XR = SE-1 rows
+     * from before r0 for it.  sh is a multiple of VEC (the host's R1, R2). */
 #pragma unroll
-  for (int p = 0; p < P; ++p) {
-    const unsigned jj = wy + p * ROWS;
-    E *orow = outb + (c0 + jj) * ld_out;
-    const unsigned sh = C::XR ? (unsigned)(((unsigned long long)orow % 32) / S) : 0u;
-    const u64 oc = r0 + (u64)(VEC * wx) - sh;       /* wraps below column 0: skipped */
-    Ut v[D];
+    for (int p = 0; p < P; ++p) {
+        const unsigned jj = wy + p * ROWS;
+        E *orow = outb + (c0 + jj) * ld_out;
+        const unsigned sh = C::XR ? (unsigned)(((unsigned long long)orow % 32) / S) : 0u;
+        const u64 oc = r0 + (u64)(VEC * wx) - sh; /* wraps below column 0: skipped */
+        Ut v[D];
 #pragma unroll
-    for (int q = 0; q < D; ++q) v[q] = tile[D * wx + q + C::XR - sh][jj];
-    unsigned ow[NW];
-    unpack_units<C::U, D, NW, Ut>(v, ow);
-    E *q = orow + oc;
-    if constexpr (!EDGE) {
-      Raw<C::B>::st(q, ow);
-    } else {
-      if (c0 + jj < cols && oc < rows) {
-        if (VEC == 1 || oc + VEC <= rows) Raw<C::B>::st(q, ow);
-        else store_bytes<NW>(reinterpret_cast<unsigned char *>(q), 0, (int)(rows - oc) * S, ow);
-      }
+        for (int q = 0; q < D; ++q)
+            v[q] = tile[D * wx + q + C::XR - sh][jj];
+        unsigned ow[NW];
+        unpack_units<C::U, D, NW, Ut>(v, ow);
+        E *q = orow + oc;
+        if constexpr (!EDGE) {
+            Raw<C::B>::st(q, ow);
+        } else {
+            if (c0 + jj < cols && oc < rows) {
+                if (VEC == 1 || oc + VEC <= rows)
+                    Raw<C::B>::st(q, ow);
+                else
+                    store_bytes<NW>(reinterpret_cast<unsigned char *>(q), 0, (int)(rows - oc) * S,
+                                    ow);
+            }
+        }
     }
-  }
 }
 } /* namespace cuspec_transpose_detail */
 
 template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
 __global__ void __launch_bounds__(cuspec_transpose_detail::Cfg<E, TILE, ROWS, PAD, VEC, SH>::NT)
-cuspec_transpose(const E *__restrict__ in, E *__restrict__ out,
-                 unsigned long long rows, unsigned long long cols,
-                 unsigned long long ld_in, unsigned long long ld_out,
-                 unsigned long long stride_in, unsigned long long stride_out) {
-  using namespace cuspec_transpose_detail;
-  typedef Cfg<E, TILE, ROWS, PAD, VEC, SH> C;
-  __shared__ typename C::Ut tile[C::UR][C::PU];
+    cuspec_transpose(const E *__restrict__ in, E *__restrict__ out, unsigned long long rows,
+                     unsigned long long cols, unsigned long long ld_in, unsigned long long ld_out,
+                     unsigned long long stride_in, unsigned long long stride_out)
+{
+    using namespace cuspec_transpose_detail;
+    typedef Cfg<E, TILE, ROWS, PAD, VEC, SH> C;
+    __shared__ typename C::Ut tile[C::UR][C::PU];
 
-  unsigned rx, ry, wx, wy;
-  map_thread<C::NX, C::WXR>(threadIdx.x, rx, ry);
-  map_thread<C::NX, C::WXW>(threadIdx.x, wx, wy);
+    unsigned rx, ry, wx, wy;
+    map_thread<C::NX, C::WXR>(threadIdx.x, rx, ry);
+    map_thread<C::NX, C::WXW>(threadIdx.x, wx, wy);
 
-  u64 r0, c0;
-  this_tile<TILE, C::TC>(in, out, stride_in, stride_out, r0, c0);
-  const bool inside = (C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + C::TC <= cols;
-  if (inside) {
-    tile_xpose<C, E, false>(tile, in, out, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
-  } else {
-    tile_xpose<C, E, true>(tile, in, out, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
-  }
+    u64 r0, c0;
+    this_tile<TILE, C::TC>(in, out, stride_in, stride_out, r0, c0);
+    const bool inside = (C::XR == 0 || r0 >= (u64)C::XR) && r0 + TILE <= rows && c0 + C::TC <= cols;
+    if (inside) {
+        tile_xpose<C, E, false>(tile, in, out, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
+    } else {
+        tile_xpose<C, E, true>(tile, in, out, rows, cols, ld_in, ld_out, r0, c0, rx, ry, wx, wy);
+    }
 }
 
 #endif /* CUSPEC_TRANSPOSE_TILE_CUH */
