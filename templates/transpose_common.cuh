@@ -96,6 +96,20 @@ template <> struct UnitT<8> {
     typedef unsigned long long T;
 };
 
+/* The rules on E, TILE, ROWS, PAD and VEC that the shared-tile kernels
+ * share (R5); their configurations derive from it and add their own. */
+template <typename E, int TILE, int ROWS, int PAD, int VEC> struct TileRules {
+    static_assert(IsWord<E>::value, "E must be unsigned char/short/int/long long");
+    static_assert(TILE == 16 || TILE == 32 || TILE == 64 || TILE == 128,
+                  "TILE must be 16, 32, 64 (or 128)");
+    static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8 || VEC == 16,
+                  "VEC must be 1,2,4,8,16");
+    static_assert(VEC * sizeof(E) <= 16, "VEC*sizeof(E) must be <= 16");
+    static_assert(TILE % VEC == 0, "TILE % VEC != 0");
+    static_assert(PAD == 0 || PAD == 1, "PAD must be 0 or 1");
+    static_assert(ROWS >= 1 && (ROWS & (ROWS - 1)) == 0, "ROWS must be a power of two");
+};
+
 /* ---- read-only loads with an L2 prefetch hint ----------------------------
  * ld.global.nc (the read-only path, as __ldg) with .L2::128B: the L2 fetches
  * the whole 128-byte line a load falls in (docs/experiments/transpose.md: "L2

@@ -40,7 +40,8 @@ namespace cuspec_transpose_detail
 /* The constants of a shifted sub-word kernel (cf. Cfg in
  * transpose_tile.cuh): K = 4/S rows packed per 4-byte unit, a tile of TILE
  * rows by TC columns, and XR = SE rows read before it. */
-template <typename E, int TILE, int ROWS, int PAD, int VEC, int WIDE> struct SCfg {
+template <typename E, int TILE, int ROWS, int PAD, int VEC, int WIDE>
+struct SCfg : TileRules<E, TILE, ROWS, PAD, VEC> {
     static constexpr int S = (int)sizeof(E);
     static constexpr int K = 4 / S;            /* rows packed per unit */
     static constexpr int D = VEC / K;          /* units per output vector */
@@ -58,15 +59,7 @@ template <typename E, int TILE, int ROWS, int PAD, int VEC, int WIDE> struct SCf
     static constexpr int VEC_ = VEC;
     static constexpr int TILE_ = TILE;
 
-    static_assert(IsWord<E>::value && S <= 2, "E must be unsigned char or unsigned short");
-    static_assert(TILE == 16 || TILE == 32 || TILE == 64 || TILE == 128,
-                  "TILE must be 16, 32, 64 (or 128)");
-    static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8 || VEC == 16,
-                  "VEC must be 1,2,4,8,16");
-    static_assert(VEC * S <= 16, "VEC*sizeof(E) must be <= 16");
-    static_assert(TILE % VEC == 0, "TILE % VEC != 0");
-    static_assert(PAD == 0 || PAD == 1, "PAD must be 0 or 1");
-    static_assert(ROWS >= 1 && (ROWS & (ROWS - 1)) == 0, "ROWS must be a power of two");
+    static_assert(S <= 2, "E must be unsigned char or unsigned short");
     static_assert((TILE / K) % ROWS == 0, "(TILE/K) % ROWS != 0  (K = 4/sizeof(E))");
     static_assert((TILE * S) % 32 == 0 && VEC % K == 0 && TILE % (ROWS * VEC) == 0,
                   "whole sectors per tile row, VEC a multiple of 4/S and TILE % (ROWS*VEC) == 0");

@@ -195,7 +195,8 @@ __host__ __device__ constexpr int cuspec_tr_pick_wx(int NX, int ROWS, int NT, in
     }
     return best;
 }
-template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH> struct Cfg {
+template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
+struct Cfg : TileRules<E, TILE, ROWS, PAD, VEC> {
     static constexpr int S = (int)sizeof(E);
     static constexpr int K = S >= 4 ? 1 : (VEC < 4 / S ? VEC : 4 / S);
     static constexpr int U = K * S;
@@ -219,15 +220,6 @@ template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH> struct Cfg {
     static constexpr int TILE_ = TILE;
     typedef typename UnitT<U>::T Ut;
 
-    static_assert(IsWord<E>::value, "E must be unsigned char/short/int/long long");
-    static_assert(TILE == 16 || TILE == 32 || TILE == 64 || TILE == 128,
-                  "TILE must be 16, 32, 64 (or 128)");
-    static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8 || VEC == 16,
-                  "VEC must be 1,2,4,8,16");
-    static_assert(VEC * S <= 16, "VEC*sizeof(E) must be <= 16");
-    static_assert(TILE % VEC == 0, "TILE % VEC != 0");
-    static_assert(PAD == 0 || PAD == 1, "PAD must be 0 or 1");
-    static_assert(ROWS >= 1 && (ROWS & (ROWS - 1)) == 0, "ROWS must be a power of two");
     static_assert((TILE / K) % ROWS == 0, "(TILE/K) % ROWS != 0  (K = row packing factor)");
     static_assert(SH == 0 || (SH == 1 && S >= 4 && (TILE * S) % 32 == 0),
                   "SH must be 0, or 1 for 4- and 8-byte elements with whole sectors per tile row "

@@ -41,9 +41,11 @@ static void hash_of(const struct cuspec__file *files, size_t n, size_t i, char h
     memcpy(hex, info[i].hash, 33);
 }
 
-/* text with every `from` replaced by `to`, malloc'd. */
+/* text with every `from` replaced by `to`, malloc'd; NULL for NULL. */
 static char *replace_all(const char *text, const char *from, const char *to)
 {
+    if (text == NULL)
+        return NULL;
     size_t n = 0, lf = strlen(from), lt = strlen(to);
     for (const char *p = strstr(text, from); p != NULL; p = strstr(p + lf, from))
         n++;
@@ -61,6 +63,18 @@ static char *replace_all(const char *text, const char *from, const char *to)
     return out;
 }
 
+/* Embedded template i's text between `before` and `after`, malloc'd. */
+static char *wrapped(size_t i, const char *before, const char *after)
+{
+    char *text = malloc(strlen(before) + cuspec__templates[i].len + strlen(after) + 1);
+    if (text != NULL)
+        sprintf(text, "%s%s%s", before, cuspec__templates[i].text, after);
+    return text;
+}
+
+/* A line of code to add to a template. */
+static const char one_more[] = "\nstatic const int cuspec_one_more = 1;\n";
+
 /* The embedded templates, with file i's text replaced by `text`. */
 static size_t with_text(struct cuspec__file *files, size_t i, const char *text)
 {
@@ -71,37 +85,36 @@ static size_t with_text(struct cuspec__file *files, size_t i, const char *text)
     return n;
 }
 
+/* Whether giving embedded template i `text` changes its hash. */
+static int changes_hash(size_t i, const char *text)
+{
+    struct cuspec__file files[CUSPEC__MAX_TEMPLATES];
+    char want[33], got[33];
+    hash_of(cuspec__templates, cuspec__templates_count, i, want);
+    hash_of(files, with_text(files, i, text), i, got);
+    return strcmp(got, want) != 0;
+}
+
 TEST(a_comment_changes_no_template_hash)
 {
-    /* Changes that touch only comments and layout: a comment after every
-     * statement that ends a line, comments and blank lines at the top,
+    /* Changes that touch only comments and layout: comments and blank
+     * lines at the top, a comment after every statement that ends a line,
      * blank lines doubled, lines indented less. */
     static const char *const edits[][2] = {
         {";\n", "; // a note on this statement\n"},
         {"\n\n", "\n\n\n"},
         {"\n    ", "\n  "},
     };
-    struct cuspec__file files[CUSPEC__MAX_TEMPLATES];
     CHECK(cuspec__templates_count > 0 && cuspec__templates_count <= CUSPEC__MAX_TEMPLATES);
     for (size_t i = 0; i < cuspec__templates_count; i++) {
-        char want[33], got[33];
-        hash_of(cuspec__templates, cuspec__templates_count, i, want);
-        char *text = malloc(cuspec__templates[i].len + 64);
-        CHECK(text != NULL);
-        if (text == NULL)
-            return;
-        sprintf(text, "/* a new comment\n * over lines */\n// and a line\n\n%s",
-                cuspec__templates[i].text);
+        char *text = wrapped(i, "/* a new comment\n * over lines */\n// and a line\n\n", "");
         for (size_t e = 0; e < sizeof edits / sizeof *edits; e++) {
             char *edited = replace_all(text, edits[e][0], edits[e][1]);
             free(text);
             text = edited;
-            CHECK(text != NULL);
-            if (text == NULL)
-                return;
         }
-        hash_of(files, with_text(files, i, text), i, got);
-        if (strcmp(got, want) != 0)
+        CHECK(text != NULL);
+        if (text != NULL && changes_hash(i, text))
             TAP_FAIL("a comment changed the hash of %s", cuspec__templates[i].name);
         free(text);
     }
@@ -109,17 +122,10 @@ TEST(a_comment_changes_no_template_hash)
 
 TEST(a_code_change_changes_the_hash)
 {
-    struct cuspec__file files[CUSPEC__MAX_TEMPLATES];
     for (size_t i = 0; i < cuspec__templates_count; i++) {
-        char want[33], got[33];
-        hash_of(cuspec__templates, cuspec__templates_count, i, want);
-        char *text = malloc(cuspec__templates[i].len + 64);
+        char *text = wrapped(i, "", one_more);
         CHECK(text != NULL);
-        if (text == NULL)
-            return;
-        sprintf(text, "%s\nstatic const int cuspec_one_more = 1;\n", cuspec__templates[i].text);
-        hash_of(files, with_text(files, i, text), i, got);
-        if (strcmp(got, want) == 0)
+        if (text != NULL && !changes_hash(i, text))
             TAP_FAIL("a code change kept the hash of %s", cuspec__templates[i].name);
         free(text);
     }
@@ -177,11 +183,10 @@ TEST(an_edit_reaches_the_templates_that_include_it)
     size_t n = cuspec__templates_count;
     cuspec__template_index(cuspec__templates, n, before);
     for (size_t k = 0; k < n; k++) {
-        char *text = malloc(cuspec__templates[k].len + 64);
+        char *text = wrapped(k, "", one_more);
         CHECK(text != NULL);
         if (text == NULL)
             return;
-        sprintf(text, "%s\nstatic const int cuspec_one_more = 1;\n", cuspec__templates[k].text);
         cuspec__template_index(files, with_text(files, k, text), after);
         for (size_t i = 0; i < n; i++) {
             int includes = i == k;
