@@ -45,6 +45,9 @@ struct cuspec__family_ops;
 struct cuspec__family {
     const char *name;
     const char *template_file; /* under templates/, embedded */
+    /* The template of v's kernel, for families whose kernels have several
+     * (then template_file is NULL). */
+    const char *(*template_of)(const struct cuspec__variant *v);
     int n_params;
     struct cuspec__param params[CUSPEC__MAX_PARAMS];
     int n_dtypes;

@@ -26,6 +26,7 @@ struct job {
     unsigned char *state;             /* 0 queued or running, 1 finished, 2 abandoned */
     unsigned n, next, done, refs, abandoned;
     int arch, how;
+    double timeout; /* seconds; 0: none */
     int *ok;
     pthread_mutex_t lock;
     pthread_cond_t progressed;
@@ -74,6 +75,16 @@ static void finish(struct job *job, unsigned i, int rc, int found, const char *n
     pthread_cond_signal(&job->progressed);
 }
 
+/* Item i took longer than the timeout: it fails, with the lock held. */
+static void fail_late(struct job *job, unsigned i)
+{
+    char name[256];
+    cuspec__variant_name(&job->variants[i], name, sizeof name);
+    cuspec__fail(CUSPEC_ERR_COMPILE, "compiling %s took longer than %.0f s: abandoned", name,
+                 job->timeout);
+    finish(job, i, CUSPEC_ERR_COMPILE, 0, name);
+}
+
 static void *worker(void *arg)
 {
     struct job *job = arg;
@@ -95,29 +106,30 @@ static void *worker(void *arg)
         cuspec__variant_name(v, name, sizeof name);
 
         pthread_mutex_lock(&job->lock);
+        /* Late though done before the caller looked: failed all the same. */
+        int is_late = job->timeout > 0 && now_s() - job->started[i] > job->timeout;
         if (job->state[i] == 0) {
             job->state[i] = 1;
-            finish(job, i, rc, found, name);
+            if (is_late)
+                fail_late(job, i);
+            else
+                finish(job, i, rc, found, name);
         }
     }
     job_release(job);
     return NULL;
 }
 
-/* Abandons items compiling for longer than `timeout` seconds, with the lock
+/* Abandons items compiling for longer than the timeout, with the lock
  * held: they count as failed and the caller stops waiting for them. */
-static void abandon_late(struct job *job, double timeout)
+static void abandon_late(struct job *job)
 {
     double now = now_s();
     for (unsigned i = 0; i < job->next; i++)
-        if (job->state[i] == 0 && now - job->started[i] > timeout) {
-            char name[256];
+        if (job->state[i] == 0 && now - job->started[i] > job->timeout) {
             job->state[i] = 2;
             job->abandoned++;
-            cuspec__variant_name(&job->variants[i], name, sizeof name);
-            cuspec__fail(CUSPEC_ERR_COMPILE, "compiling %s took longer than %.0f s: abandoned",
-                         name, timeout);
-            finish(job, i, CUSPEC_ERR_COMPILE, 0, name);
+            fail_late(job, i);
         }
 }
 
@@ -147,6 +159,7 @@ int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int
     job->n = n;
     job->arch = arch;
     job->how = how;
+    job->timeout = timeout > 0 ? timeout : 0;
     job->ok = ok;
     job->progress = progress;
     job->user = user;
@@ -182,7 +195,7 @@ int cuspec__compile_many(const struct cuspec__variant *variants, unsigned n, int
             wake.tv_sec += wake.tv_nsec / 1000000000;
             wake.tv_nsec %= 1000000000;
             pthread_cond_timedwait(&job->progressed, &job->lock, &wake);
-            abandon_late(job, timeout);
+            abandon_late(job);
         } else {
             pthread_cond_wait(&job->progressed, &job->lock);
         }

@@ -16,7 +16,12 @@
 #define TABLE_SLOTS 2048 /* power of two, twice the bound: short probes */
 #define TABLE_BOUND 1024
 
-static _Thread_local cuspec_launch_info last_launch;
+/* This thread's last kernel: its variant, named only when asked for, so
+ * that a module-table hit formats nothing. */
+static _Thread_local struct {
+    int tier;
+    struct cuspec__variant v;
+} last_launch;
 
 static size_t slot_of(const struct cuspec__variant *v)
 {
@@ -214,7 +219,7 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
         *k = hit->kernel;
         pthread_mutex_unlock(&ctx->lock);
         last_launch.tier = CUSPEC_TIER_TABLE;
-        cuspec__variant_name(v, last_launch.kernel, sizeof last_launch.kernel);
+        last_launch.v = *v;
         return CUSPEC_OK;
     }
     pthread_mutex_unlock(&ctx->lock);
@@ -249,7 +254,7 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
     }
     pthread_mutex_unlock(&ctx->lock);
     last_launch.tier = img.tier;
-    cuspec__variant_name(v, last_launch.kernel, sizeof last_launch.kernel);
+    last_launch.v = *v;
     return CUSPEC_OK;
 }
 
@@ -258,7 +263,8 @@ int cuspec_last_launch(cuspec_launch_info *info)
     CUSPEC__RETURN_IF(info == NULL, CUSPEC_ERR_INVALID, "cuspec_last_launch: info is NULL");
     CUSPEC__RETURN_IF(last_launch.tier == 0, CUSPEC_ERR_NOT_FOUND,
                       "no operation has run on this thread");
-    *info = last_launch;
+    info->tier = last_launch.tier;
+    cuspec__variant_name(&last_launch.v, info->kernel, sizeof info->kernel);
     return CUSPEC_OK;
 }
 

@@ -31,6 +31,12 @@ const char *cuspec_tier_name(int tier)
     return tier > 0 && tier <= CUSPEC_TIER_PTX ? names[tier] : NULL;
 }
 
+const char *cuspec__variant_template(const struct cuspec__variant *v)
+{
+    const struct cuspec__family *f = cuspec__family(v->family);
+    return f->template_of != NULL ? f->template_of(v) : f->template_file;
+}
+
 /* Every input that changes the compiled bytes. The NVRTC version is recorded
  * in the entry instead, so a lookup never needs NVRTC. */
 static void make_key(const struct cuspec__file *tmpl, const char *hash, const char *name, int arch,
@@ -73,14 +79,12 @@ static int from_store(const char *key, struct cuspec__image *img)
 
 int cuspec__image_get(const struct cuspec__variant *v, int arch, int how, struct cuspec__image *img)
 {
-    const struct cuspec__family *fam = cuspec__family(v->family);
-    const char *hash;
-    const struct cuspec__file *tmpl = cuspec__template(fam->template_file, &hash);
+    const char *hash, *file = cuspec__variant_template(v);
+    const struct cuspec__file *tmpl = cuspec__template(file, &hash);
     char name[256], key[2048];
     memset(img, 0, sizeof *img);
-    fam->expr(v, name, sizeof name);
-    CUSPEC__RETURN_IF(tmpl == NULL, CUSPEC_ERR_NOT_FOUND, "template %s is not embedded",
-                      fam->template_file);
+    cuspec__variant_name(v, name, sizeof name);
+    CUSPEC__RETURN_IF(tmpl == NULL, CUSPEC_ERR_NOT_FOUND, "template %s is not embedded", file);
     make_key(tmpl, hash, name, arch, key, sizeof key);
 
     if (from_store(key, img) == CUSPEC_OK)

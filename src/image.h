@@ -25,6 +25,9 @@ enum {
 /* The image of v for sm_`arch`: user store, system store, NVRTC (published
  * to the store), shipped PTX (defaults only), else an error that says what
  * is missing and how to get it. */
+/* The template file v's kernel is compiled from. */
+const char *cuspec__variant_template(const struct cuspec__variant *v);
+
 int cuspec__image_get(const struct cuspec__variant *v, int arch, int how,
                       struct cuspec__image *img);
 

@@ -62,13 +62,16 @@ int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
     const char *opts[] = {STD_OPTION, arch_opt, MINIMAL_OPTION};
     int n_opts = nv->info.major * 100 + nv->info.minor >= 1204 ? 3 : 2;
 
-    const char *header_name = CUSPEC__TEMPLATE_HEADER;
-    const struct cuspec__file *header = cuspec__template(header_name, NULL);
-    if (header == NULL)
-        return cuspec__fail(CUSPEC_ERR_COMPILE, "the library embeds no %s to compile %s with",
-                            header_name, name);
-    nvrtcResult r =
-        nv->nvrtcCreateProgram(&prog, tmpl->text, tmpl->name, 1, &header->text, &header_name);
+    /* The embedded files the template includes, by the names it uses. */
+    const struct cuspec__file *headers[CUSPEC__MAX_HEADERS];
+    const char *header_texts[CUSPEC__MAX_HEADERS], *header_names[CUSPEC__MAX_HEADERS];
+    int n_headers = (int)cuspec__template_headers(tmpl, headers);
+    for (int h = 0; h < n_headers; h++) {
+        header_texts[h] = headers[h]->text;
+        header_names[h] = headers[h]->name;
+    }
+    nvrtcResult r = nv->nvrtcCreateProgram(&prog, tmpl->text, tmpl->name, n_headers, header_texts,
+                                           header_names);
     if (r == NVRTC_SUCCESS)
         r = nv->nvrtcAddNameExpression(prog, name);
     if (r != NVRTC_SUCCESS) {

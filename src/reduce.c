@@ -104,7 +104,9 @@ static void defaults(int arch, struct cuspec__variant *v)
     v->p[P_ITEMS] = 4;
     v->p[P_VEC] = size ? 16 / size : 1;
     v->p[P_SINGLE] = 1;
-    v->p[P_GRID] = 4; /* 4 blocks of 256 per SM keep ~64 KB of loads in flight: the roofline */
+    /* 4 blocks of 256 per SM keep ~64 KB of loads in flight: the roofline
+     * (docs/experiments/reduce.md: "Loads in flight") */
+    v->p[P_GRID] = 4;
     v->p[P_STAGE] = 0;
 }
 

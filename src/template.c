@@ -1,5 +1,6 @@
-/* The embedded templates (hashed once per process: the hash is part of every
- * store key) and the shipped PTX, indexed by name expression. */
+/* The embedded templates, each with the embedded files it includes and the
+ * hash of their code (part of every store key; made once per process), and
+ * the shipped PTX, indexed by name expression. */
 #include "template.h"
 #include "hash.h"
 
@@ -7,10 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_FILES 128
+#define MAX_SHIPPED 128
+
+/* Embedded templates past CUSPEC__MAX_TEMPLATES are not seen. */
+static size_t n_templates(void)
+{
+    return cuspec__templates_count < CUSPEC__MAX_TEMPLATES ? cuspec__templates_count
+                                                           : CUSPEC__MAX_TEMPLATES;
+}
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char template_hash[MAX_FILES][33];
+
+static struct cuspec__template_info info[CUSPEC__MAX_TEMPLATES];
 
 struct shipped {
     char name[256];
@@ -18,8 +27,134 @@ struct shipped {
     char entry[256];
     const char *ptx;
 };
-static struct shipped shipped[MAX_FILES];
+static struct shipped shipped[MAX_SHIPPED];
 static size_t n_shipped;
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Where the comment at in[i] ("//" or "/ *") ends: the newline that ends a
+ * line comment (not spliced by a backslash), or just past a block's end. */
+static size_t comment_end(const char *in, size_t len, size_t i)
+{
+    if (in[i + 1] == '*') {
+        for (i += 2; i + 1 < len; i++)
+            if (in[i] == '*' && in[i + 1] == '/')
+                return i + 2;
+        return len;
+    }
+    for (; i < len && in[i] != '\n'; i++)
+        if (in[i] == '\\' && i + 1 < len && in[i + 1] == '\n')
+            i++;
+    return i;
+}
+
+size_t cuspec__code_text(const char *in, size_t len, char *out)
+{
+    size_t n = 0;
+    int blank = 0, line_start = 1, directive = 0;
+    for (size_t i = 0; i < len;) {
+        char c = in[i];
+        if (c == '\\' && i + 1 < len && in[i + 1] == '\n') { /* a spliced line: one line */
+            i += 2;
+        } else if (c == '/' && i + 1 < len && (in[i + 1] == '*' || in[i + 1] == '/')) {
+            i = comment_end(in, len, i);
+            blank = 1;
+        } else if (c == '\n' && directive) { /* only a directive's line break is code */
+            out[n++] = '\n';
+            directive = blank = 0;
+            line_start = 1;
+            i++;
+        } else if (c == '\n' || is_blank(c)) {
+            blank = 1;
+            line_start |= c == '\n';
+            i++;
+        } else {
+            if (line_start && c == '#') {
+                if (n > 0 && out[n - 1] != '\n')
+                    out[n++] = '\n';
+                directive = 1;
+            } else if (blank && n > 0 && out[n - 1] != '\n') {
+                out[n++] = ' ';
+            }
+            blank = line_start = 0;
+            size_t end = i + 1; /* a string or character literal goes verbatim */
+            if (c == '"' || c == '\'') {
+                while (end < len && in[end] != c && in[end] != '\n')
+                    end += in[end] == '\\' && end + 1 < len ? 2 : 1;
+                end += end < len && in[end] == c;
+            }
+            memcpy(out + n, in + i, end - i);
+            n += end - i;
+            i = end;
+        }
+    }
+    return n;
+}
+
+/* The file of files[0..n) named by the quoted #include at `at` (just past
+ * "include"), or n. */
+static size_t included(const struct cuspec__file *files, size_t n, const char *at)
+{
+    at += *at == ' ';
+    const char *end = *at == '"' ? strchr(at + 1, '"') : NULL;
+    for (size_t k = 0; end != NULL && k < n; k++)
+        if (strlen(files[k].name) == (size_t)(end - at - 1) &&
+            strncmp(files[k].name, at + 1, (size_t)(end - at - 1)) == 0)
+            return k;
+    return n;
+}
+
+/* Adds the files that `code` includes, and theirs, to t->headers (each
+ * once, never `root`). */
+static void add_includes(const struct cuspec__file *files, const char *const *codes, size_t n,
+                         size_t root, const char *code, struct cuspec__template_info *t)
+{
+    for (const char *line = code; line != NULL; line = strchr(line, '\n'), line += line != NULL) {
+        const char *at = line[0] == '#' ? line + 1 + (line[1] == ' ') : NULL;
+        if (at == NULL || strncmp(at, "include", 7) != 0)
+            continue;
+        size_t k = included(files, n, at + 7);
+        int seen = k == root || k == n;
+        for (size_t h = 0; h < t->n_headers; h++)
+            seen |= t->headers[h] == k;
+        if (seen || t->n_headers == CUSPEC__MAX_HEADERS)
+            continue;
+        t->headers[t->n_headers++] = k;
+        add_includes(files, codes, n, root, codes[k], t);
+    }
+}
+
+void cuspec__template_index(const struct cuspec__file *files, size_t n,
+                            struct cuspec__template_info *out)
+{
+    /* Out of memory, a file's whole text stands for its code: keys then
+     * match no entry made from code alone, so nothing wrong is ever loaded. */
+    char *codes[CUSPEC__MAX_TEMPLATES];
+    const char *texts[CUSPEC__MAX_TEMPLATES];
+    for (size_t k = 0; k < n; k++) {
+        codes[k] = malloc(files[k].len + 1);
+        if (codes[k] != NULL)
+            codes[k][cuspec__code_text(files[k].text, files[k].len, codes[k])] = '\0';
+        texts[k] = codes[k] != NULL ? codes[k] : files[k].text;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct cuspec__template_info *t = &out[i];
+        char hexes[32 * (CUSPEC__MAX_HEADERS + 1) + 1];
+        t->n_headers = 0;
+        add_includes(files, texts, n, i, texts[i], t);
+        /* the hash of the hashes of each file's code, the template's first */
+        for (size_t h = 0; h <= t->n_headers; h++) {
+            const char *text = texts[h == 0 ? i : t->headers[h - 1]];
+            cuspec__hash128_hex(text, strlen(text), hexes + 32 * h);
+        }
+        cuspec__hash128_hex(hexes, 32 * (t->n_headers + 1), t->hash);
+    }
+    for (size_t k = 0; k < n; k++)
+        free(codes[k]);
+}
 
 /* Copies the rest of the line after `tag` in text into buf; 0 if absent. */
 static int header_field(const char *text, const char *tag, char *buf, size_t size)
@@ -36,30 +171,13 @@ static int header_field(const char *text, const char *tag, char *buf, size_t siz
     return 1;
 }
 
-/* A template's hash covers the header it includes: a change to either
- * makes new store keys and needs new shipped PTX. */
-static void hash_template(const struct cuspec__file *t, const struct cuspec__file *header,
-                          char hex[33])
-{
-    char both[66] = "";
-    cuspec__hash128_hex(t->text, t->len, both);
-    if (header != NULL)
-        cuspec__hash128_hex(header->text, header->len, both + 32);
-    cuspec__hash128_hex(both, strlen(both), hex);
-}
-
 static void index_files(void)
 {
-    const struct cuspec__file *header = NULL;
-    for (size_t i = 0; i < cuspec__templates_count; i++)
-        if (strcmp(cuspec__templates[i].name, CUSPEC__TEMPLATE_HEADER) == 0)
-            header = &cuspec__templates[i];
-    for (size_t i = 0; i < cuspec__templates_count && i < MAX_FILES; i++)
-        hash_template(&cuspec__templates[i], header, template_hash[i]);
+    cuspec__template_index(cuspec__templates, n_templates(), info);
 
     /* Each shipped file: "// name: EXPR" and "// template-hash: HEX" in its
      * header (tools/regen-ptx.sh writes them), one ".entry NAME(" below. */
-    for (size_t i = 0; i < cuspec__shipped_ptx_count && n_shipped < MAX_FILES; i++) {
+    for (size_t i = 0; i < cuspec__shipped_ptx_count && n_shipped < MAX_SHIPPED; i++) {
         struct shipped *s = &shipped[n_shipped];
         const char *text = cuspec__shipped_ptx[i].text;
         const char *entry = strstr(text, ".entry ");
@@ -81,13 +199,22 @@ static void index_files(void)
 const struct cuspec__file *cuspec__template(const char *file, const char **hash)
 {
     pthread_once(&once, index_files);
-    for (size_t i = 0; i < cuspec__templates_count && i < MAX_FILES; i++)
+    for (size_t i = 0; i < n_templates(); i++)
         if (strcmp(cuspec__templates[i].name, file) == 0) {
             if (hash != NULL)
-                *hash = template_hash[i];
+                *hash = info[i].hash;
             return &cuspec__templates[i];
         }
     return NULL;
+}
+
+size_t cuspec__template_headers(const struct cuspec__file *t, const struct cuspec__file **headers)
+{
+    pthread_once(&once, index_files);
+    size_t i = (size_t)(t - cuspec__templates);
+    for (size_t h = 0; h < info[i].n_headers; h++)
+        headers[h] = &cuspec__templates[info[i].headers[h]];
+    return info[i].n_headers;
 }
 
 int cuspec__shipped_ptx_find(const char *name, const char *hash, const char **ptx,

@@ -15,13 +15,35 @@ extern const size_t cuspec__templates_count;
 extern const struct cuspec__file cuspec__shipped_ptx[];
 extern const size_t cuspec__shipped_ptx_count;
 
-/* The header every template includes (NVRTC is given it by this name). */
-#define CUSPEC__TEMPLATE_HEADER "prior_grid.cuh"
+/* The code of C/C++ text, as store keys see it: comments left out, each
+ * run of blanks and line breaks one space, line breaks kept where they end
+ * a preprocessor directive, string and character literals as they are; so
+ * a comment never changes a key, nor does re-indenting or re-wrapping.
+ * Writes at most len bytes to out (no NUL); returns how many. */
+size_t cuspec__code_text(const char *text, size_t len, char *out);
 
-/* The embedded template `file` and (where hash is not NULL) the XXH3-128
- * hex of its text followed by the header's (hashed once per process). NULL
- * when there is none. */
+/* What each embedded template is compiled from. */
+#define CUSPEC__MAX_TEMPLATES 128
+#define CUSPEC__MAX_HEADERS 8
+struct cuspec__template_info {
+    char hash[33]; /* XXH3-128 hex over the code of the file and of its headers */
+    size_t headers[CUSPEC__MAX_HEADERS]; /* the files it includes, directly or not */
+    size_t n_headers;
+};
+/* Fills out[i] for each of files[0..n) (n <= CUSPEC__MAX_TEMPLATES): the
+ * other files it includes by a quoted #include, directly or through one of
+ * them, each once, and the hash of their code (cuspec__code_text) and its
+ * own. Changing a file changes the hash of the files that include it only. */
+void cuspec__template_index(const struct cuspec__file *files, size_t n,
+                            struct cuspec__template_info *out);
+
+/* The embedded template `file` and (where hash is not NULL) its
+ * cuspec__template_index hash (made once per process). NULL when there is
+ * none. */
 const struct cuspec__file *cuspec__template(const char *file, const char **hash);
+/* The embedded files template t (as cuspec__template gives it) includes, for
+ * NVRTC: up to CUSPEC__MAX_HEADERS into headers; returns how many. */
+size_t cuspec__template_headers(const struct cuspec__file *t, const struct cuspec__file **headers);
 
 /* Shipped PTX for name expression `name` made from template text with hash
  * `hash`: its text and entry name (static storage), or CUSPEC_ERR_NOT_FOUND.

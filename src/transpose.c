@@ -1,283 +1,19 @@
-/* The transpose family (templates/transpose.cuh) and cuspec_transpose:
- * out-of-place, batched, any shape, 1-, 2-, 4- and 8-byte elements. */
+/* cuspec_transpose and cuspec_transpose_batched: the arguments checked,
+ * the parameters chosen (transpose_select.c), the kernel launched, in
+ * pieces where the grid cannot hold the matrix. */
 #include "transpose.h"
-#include "params.h"
-#include "context.h"
 #include "catalogue.h"
-#include "error.h"
+#include "context.h"
 #include "driver.h"
+#include "error.h"
+#include "params.h"
 
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-
-enum { P_TILE, P_ROWS, P_PAD, P_VEC, P_SHIFT, P_KERNEL, P_WIDE };
-
-/* The kernels (P_KERNEL): shared tile, registers, narrow. */
-enum { K_TILE, K_REGS, K_NARROW };
-
-/* The narrow kernel (the template's NCfg): at most NARROW_MAX rows (then
- * it reads the input's rows as planes) or columns, chunks of planes within
- * NARROW_SMEM bytes; calls take it up to NARROW_TAKE.  Measured on an H200
- * (x copy, narrow against the tiled defaults): f32 3x10^7 0.80 against
- * 0.048, 1x(2*10^7) 0.76 against 0.016, 8x(4*10^6) 0.86 against 0.35,
- * 20x(2*10^6) 0.81 against 0.63, 31x10^6 0.76 against 0.48, but 32x10^6
- * 0.77 against 0.84; f64 3x10^7 0.87 against 0.085, 31x10^6 0.71 against
- * 0.62 (24 and 28 rows: 0.77 and 0.71 against 0.80 and 0.82), 32x10^6
- * 0.62 against 0.81; u8 3x10^7 0.51 against 0.014, 31x10^6 0.30 against
- * 0.12, 32x10^6 0.50 against 0.75 (the register kernel). */
-enum { NARROW_MAX = 32, NARROW_TAKE = 31, NARROW_SMEM = 32768 };
-
-int cuspec__transpose_narrow(unsigned long long rows, unsigned long long cols)
-{
-    return rows <= NARROW_TAKE || cols <= NARROW_TAKE;
-}
-
-/* Whether the narrow kernel takes the input's rows as its planes (at most
- * NARROW_MAX of them), else the output's: the template's `wide`. */
-static int narrow_wide(unsigned long long rows)
-{
-    return rows <= NARROW_MAX;
-}
-
-/* The kernel's element word for a dtype: only the size matters. */
-static const char *word(int dtype)
-{
-    switch (cuspec_dtype_size(dtype)) {
-    case 1:
-        return "unsigned char";
-    case 2:
-        return "unsigned short";
-    case 4:
-        return "unsigned int";
-    case 8:
-        return "unsigned long long";
-    }
-    return NULL;
-}
-
-/* Shifted sub-word kernels (the template's PK) read single elements and
- * write aligned vectors whatever the alignment: their vectors need none. */
-static int packed_shift(const struct cuspec__variant *v)
-{
-    return v->p[P_SHIFT] && cuspec_dtype_size(v->dtype) < 4;
-}
-
-/* Rows packed per 32-bit shared unit for sub-word elements (the template's K). */
-static int packing(const struct cuspec__variant *v)
-{
-    int size = (int)cuspec_dtype_size(v->dtype), k = 4 / size;
-    if (size >= 4)
-        return 1;
-    return packed_shift(v) || v->p[P_VEC] >= k ? k : v->p[P_VEC];
-}
-
-/* Input rows read before the tile so that output rows start on a sector
- * (the template's XR). */
-static int extra_rows(const struct cuspec__variant *v)
-{
-    int se = CUSPEC__SECTOR / (int)cuspec_dtype_size(v->dtype);
-    return v->p[P_SHIFT] ? (packed_shift(v) ? se : se - 1) : 0;
-}
-
-/* The register kernel's warps (the template's RCfg::WX and WY, 16-byte
- * vectors): REGS_WX lanes of VEC elements along the input rows by REGS_WY
- * lanes of VEC rows. */
-enum { REGS_WX = 4, REGS_WY = 8 };
-
-/* Columns per tile (the template's TC): wide tiles are twice as wide as
- * they are high. */
-static int tile_cols(const struct cuspec__variant *v)
-{
-    if (v->p[P_KERNEL] == K_NARROW)
-        return NARROW_SMEM; /* a multiple of any chunk, for the pieces */
-    return v->p[P_TILE] << v->p[P_WIDE];
-}
-
-static int threads(const struct cuspec__variant *v)
-{
-    if (v->p[P_KERNEL] == K_NARROW)
-        return 32 * v->p[P_ROWS];
-    if (v->p[P_KERNEL] == K_REGS)
-        return v->p[P_TILE] / (REGS_WX * v->p[P_VEC]) * v->p[P_ROWS] * 32;
-    return packed_shift(v) ? tile_cols(v) * v->p[P_ROWS]
-                           : v->p[P_TILE] / v->p[P_VEC] * v->p[P_ROWS];
-}
-
-/* Input rows per tile. */
-static int tile_rows(const struct cuspec__variant *v)
-{
-    if (v->p[P_KERNEL] == K_NARROW)
-        return NARROW_SMEM;
-    return v->p[P_KERNEL] == K_REGS ? v->p[P_ROWS] * REGS_WY * v->p[P_VEC] : v->p[P_TILE];
-}
-
-/* The register kernel: 1- and 2-byte elements in 16-byte vectors, no
- * padding or shift (it has no shared tile). */
-static int legal_regs(const struct cuspec__variant *v)
-{
-    int size = (int)cuspec_dtype_size(v->dtype), tile = v->p[P_TILE];
-    if (size > 2 || v->p[P_VEC] * size != 16 || v->p[P_PAD] || v->p[P_SHIFT])
-        return 0;
-    return tile % (REGS_WX * v->p[P_VEC]) == 0 && threads(v) <= 1024;
-}
-
-static int legal(const struct cuspec__variant *v)
-{
-    int size = (int)cuspec_dtype_size(v->dtype), tile = v->p[P_TILE], rows = v->p[P_ROWS];
-    int vec = v->p[P_VEC];
-    if (word(v->dtype) == NULL || v->op != 0)
-        return 0;
-    /* the narrow kernel: 32 * rows threads, vec; the other parameters at
-     * their first values */
-    if (v->p[P_KERNEL] == K_NARROW)
-        return tile == 16 && !v->p[P_PAD] && !v->p[P_SHIFT] && !v->p[P_WIDE] && vec * size <= 16;
-    /* wide tiles: only the shifted 1- and 2-byte kernels have them */
-    if (v->p[P_WIDE] != 0 && (v->p[P_WIDE] != 1 || !packed_shift(v)))
-        return 0;
-    if (v->p[P_KERNEL] == K_REGS)
-        return legal_regs(v);
-    if (tile > 128 || vec * size > 16 || tile % vec != 0)
-        return 0;
-    int k = packing(v), n = threads(v);
-    if (v->p[P_SHIFT] && tile * size % CUSPEC__SECTOR != 0)
-        return 0;
-    if (packed_shift(v) && (vec % k != 0 || tile % (rows * vec) != 0))
-        return 0;
-    int unit = k * size, padu = v->p[P_PAD] ? (unit >= 4 ? 1 : 4 / unit) : 0;
-    int smem = (tile + extra_rows(v)) / k * (tile_cols(v) + padu) * unit;
-    return (tile / k) % rows == 0 && n % 32 == 0 && n <= 1024 && smem <= 48 * 1024;
-}
-
-static void expr(const struct cuspec__variant *v, char *buf, size_t size)
-{
-    if (v->p[P_KERNEL] == K_NARROW) {
-        snprintf(buf, size, "cuspec_transpose_narrow<%s, %d, %d>", word(v->dtype), threads(v),
-                 v->p[P_VEC]);
-        return;
-    }
-    if (v->p[P_KERNEL] == K_REGS) {
-        snprintf(buf, size, "cuspec_transpose_regs<%s, %d, %d, %d>", word(v->dtype), v->p[P_TILE],
-                 v->p[P_ROWS], v->p[P_VEC]);
-        return;
-    }
-    snprintf(buf, size, "cuspec_transpose<%s, %d, %d, %d, %d, %d%s>", word(v->dtype), v->p[P_TILE],
-             v->p[P_ROWS], v->p[P_PAD], v->p[P_VEC], v->p[P_SHIFT], v->p[P_WIDE] ? ", 1" : "");
-}
-
-/* Measured on an H200 (the transpose harness, tight leading dimensions):
- * the fastest shared-tile kernels at 8192^2 and 16384^2 for each element
- * size. */
-static void plain_default(struct cuspec__variant *v)
-{
-    static const int by_size[9][4] = {
-        [1] = {128, 32, 1, 8},
-        [2] = {128, 32, 1, 8},
-        [4] = {64, 32, 1, 4},
-        [8] = {64, 8, 1, 1},
-    };
-    size_t size = cuspec_dtype_size(v->dtype);
-    memcpy(&v->p[P_TILE], by_size[size <= 8 ? size : 0], 4 * sizeof(int));
-    v->p[P_SHIFT] = 0;
-    v->p[P_KERNEL] = K_TILE;
-    v->p[P_WIDE] = 0;
-}
-
-/* Bytes take the register kernel: on an H200, tile 256 rows 1 against the
- * best shared-tile kernel (128/2/1/4) moved 0.852 against 0.840x copy at
- * 8192^2, 0.928 against 0.911 at 16384^2 and 0.644 against 0.614 at 4096^2;
- * for halves it lost 3-4% on the large squares. */
-static void defaults(int arch, struct cuspec__variant *v)
-{
-    (void)arch;
-    plain_default(v);
-    if (cuspec_dtype_size(v->dtype) == 1) {
-        static const int regs[4] = {256, 1, 0, 16};
-        memcpy(&v->p[P_TILE], regs, sizeof regs);
-        v->p[P_KERNEL] = K_REGS;
-    }
-}
-
-/* Shifting only helps output rows that do not start on a sector; other
- * kernels need vectors no wider than the shape's alignment class. */
-static int fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
-{
-    if (v->p[P_KERNEL] == K_NARROW)
-        return (narrow_wide(s->rows) || s->cols <= NARROW_MAX) && v->p[P_VEC] <= s->align;
-    if (v->p[P_SHIFT] && s->align >= CUSPEC__SECTOR / (int)cuspec_dtype_size(v->dtype))
-        return 0;
-    return packed_shift(v) || v->p[P_VEC] <= s->align;
-}
-
-/* What cuspec__transpose_fit makes of default v for a square of side
- * `side` in the least aligned class (odd leading dimensions). */
-static void misaligned(struct cuspec__variant *v, unsigned long long side)
-{
-    struct cuspec__spec s = {.rows = side, .cols = side, .align = 1};
-    cuspec__transpose_fit(v, &s, 0);
-}
-
-/* The narrow kernel's default: 256 threads, 16-byte vectors. */
-static void narrow_default(struct cuspec__variant *v)
-{
-    static const int narrow[7] = {[P_TILE] = 16, [P_ROWS] = 8, [P_KERNEL] = K_NARROW};
-    memcpy(v->p, narrow, sizeof narrow);
-    v->p[P_VEC] = 16 / (int)cuspec_dtype_size(v->dtype);
-}
-
-/* The defaults for misaligned rows: k = 0 for large matrices, 1 for small
- * ones (see PK_SMALL), each only where it differs from those before; and
- * for narrow matrices, k = 2 with the widest vectors and k = 3 with none. */
-static int alternate(struct cuspec__variant *v, int k)
-{
-    if (k > 3)
-        return -1;
-    if (k >= 2) {
-        narrow_default(v);
-        if (k == 3)
-            v->p[P_VEC] = 1;
-        return legal(v);
-    }
-    struct cuspec__variant d = *v, large = *v;
-    misaligned(&large, 1ULL << 16);
-    if (k == 0)
-        *v = large;
-    else
-        misaligned(v, 64); /* small, and not narrow */
-    return legal(v) && memcmp(&d, v, sizeof d) != 0 &&
-           (k == 0 || memcmp(&large, v, sizeof large) != 0);
-}
-
-const struct cuspec__family cuspec__family_transpose = {
-    .name = "transpose",
-    .template_file = "transpose.cuh",
-    .n_params = 7,
-    .params =
-        {
-            [P_TILE] = {"tile", 5, {16, 32, 64, 128, 256}},
-            [P_ROWS] = {"rows", 6, {1, 2, 4, 8, 16, 32}},
-            [P_PAD] = {"pad", 2, {0, 1}},
-            [P_VEC] = {"vec", 5, {1, 2, 4, 8, 16}},
-            [P_SHIFT] = {"shift", 2, {0, 1}},
-            [P_KERNEL] = {"kernel", 3, {K_TILE, K_REGS, K_NARROW}},
-            [P_WIDE] = {"wide", 2, {0, 1}},
-        },
-    .n_dtypes = 4,
-    .dtypes = {CUSPEC_U8, CUSPEC_U16, CUSPEC_U32, CUSPEC_U64},
-    .n_ops = 1,
-    .legal = legal,
-    .expr = expr,
-    .threads = threads,
-    .defaults = defaults,
-    .fits = fits,
-    .alternate = alternate,
-    .ops = &cuspec__transpose_ops,
-};
 
 /* Whether v's vector width fits the pointers and leading dimensions. */
 static int vec_fits(const struct cuspec__variant *v, const struct cuspec__shape *s)
 {
-    if (packed_shift(v))
+    if (shifted_subword(v))
         return 1; /* element alignment, which check() ensures */
     unsigned long long vec = (unsigned long long)v->p[P_VEC];
     unsigned long long bytes = vec * cuspec_dtype_size(v->dtype);
@@ -313,129 +49,14 @@ int cuspec__transpose_align(const struct cuspec__shape *s, int kdtype)
     return v.p[P_VEC];
 }
 
-/* Bytes in matrices of up to this many elements take the misaligned
- * default with tiles of 64 (see cuspec__transpose_fit). */
-#define PK_SMALL (1ULL << 22)
-
-void cuspec__transpose_fit(struct cuspec__variant *v, const struct cuspec__spec *s,
-                           int from_record)
-{
-    int size = (int)cuspec_dtype_size(v->dtype), align = s->align;
-    if (cuspec__transpose_narrow(s->rows, s->cols)) {
-        /* Narrow matrices take the narrow kernel, tuned or not (see
-         * NARROW_TAKE). */
-        narrow_default(v);
-        while (v->p[P_VEC] > align)
-            v->p[P_VEC] /= 2;
-        return;
-    }
-    if (v->p[P_KERNEL] == K_NARROW) {
-        plain_default(v); /* a record from a narrow bucket, nearest to this one */
-        from_record = 0;
-    }
-    if (v->p[P_KERNEL] == K_REGS && (s->rows % v->p[P_VEC] != 0 || s->cols % v->p[P_VEC] != 0)) {
-        /* The register kernel's squares (VEC x VEC) that the matrix's edge
-         * cuts go element by element, which only padded leading dimensions
-         * meet.  Measured on an H200, u8, per call, against the shared-tile
-         * default: 1000x1000 (ld 1024) 17.8-20.8 against 9.2-10.1 us,
-         * 8190x8190 (ld 8192) 55.1-55.8 against 43.5-45.1, 10000x3000 (ld
-         * 3008) 35.3-36.1 against 23.9-25.6.  A vector edge path (whole
-         * rows read within ld_in, the last row and the output rows as the
-         * aligned pieces that fit, out of line) did no better: 8190x8190
-         * 45.0 (49.5 with the pieces' stores in rolled loops) against
-         * 41.0, 4090x4090 (ld 4096) 17.9 against 14.3, 16380x16380 (ld
-         * 16384) 143-149 against 143; u8 8192^2 unchanged.  This holds
-         * for records too, a padded layout's tuning included. */
-        plain_default(v);
-        from_record = 0;
-    }
-    if (!from_record && v->p[P_KERNEL] == K_REGS && v->p[P_VEC] > align)
-        plain_default(v); /* its 16-byte vectors do not fit: a shared-tile kernel */
-    if (!from_record && v->p[P_VEC] > align) {
-        /* Measured on an H200 at 8191x8193 and 16383x16385, against
-         * 0.62-0.83x copy unshifted: 4- and 8-byte elements one by one,
-         * shifted (0.89-0.94x); 1- and 2-byte ones read as realigned words
-         * and written as shifted vectors (u8 0.72-0.85x, u16 0.82-0.90x).
-         * Halves take tiles of 64 rows: against 128 (rows 2, vec 8),
-         * 8191x8193 0.805 -> 0.819x copy, 4095x4097 0.56 -> 0.64, 1023x1025
-         * 10.5 -> 7.8 us, 16383x16385 0.902 -> 0.883; and 128 columns
-         * (wide): 8191x8193 0.820 -> 0.847, 16383x16385 0.887 -> 0.917,
-         * 4095x4097 0.64 -> 0.66, 1023x1025 8.0 -> 8.2 us (the tuner, with
-         * every candidate, picks these at 8191x8193 and 16383x16385).
-         * Bytes gain nothing from wide tiles and lose 5-8% with tiles of 64
-         * at 8191x8193 and 10000x3000, but gain in small matrices, whose
-         * grids of 128-tiles leave SMs idle (up to PK_SMALL elements):
-         * 1023x1025 8.0 -> 6.5-6.9 us (5.2 -> 3.6 in a graph), 2047x2049
-         * 10.1 -> 8.7-9.2; 4095x4097 equal.
-         * Also measured and dropped (two rounds each):
-         * - Blocks in clusters of 2-8 down a column of tiles (sm_90),
-         *   each copying the XR rows from the block before through
-         *   distributed shared memory instead of reading them again.
-         *   Each cluster barrier cost about a tenth: u8 8191x8193 0.730
-         *   -> 0.566 (2) .. 0.520x copy (8), 16383x16385 0.868 -> 0.652
-         *   .. 0.617; u16 0.814 -> 0.618, 0.929 -> 0.711.  The barriers
-         *   alone (every block reading its own rows) lost as much; the
-         *   cluster launch alone, 0-2%.
-         * - Tiles that overlap the next by one word, so that no lane
-         *   loads the word after the lanes' last (one shuffle per row
-         *   instead of two, 47 registers instead of 56): u8 8191x8193
-         *   0.691 against 0.691, 16383x16385 0.864-0.873 against
-         *   0.854-0.872.
-         * - Tiles twice as tall as wide, which read the XR rows half as
-         *   often: u8 256 x 128 (rows 2, 4) 0.62-0.64 against 0.70 at
-         *   8191x8193, 0.82 against 0.87 at 16383x16385; u16 128 x 64
-         *   (rows 4) equal to the default. */
-        static const int by_size[9][5] = {/* tile, rows, pad, vec; wide */
-            [1] = {128, 2, 1, 16, 0}, [2] = {64, 2, 1, 8, 1}, [4] = {64, 8, 1, 1, 0},
-            [8] = {64, 8, 1, 1, 0}};
-        const int *d = by_size[size <= 8 ? size : 0];
-        memcpy(&v->p[P_TILE], d, 4 * sizeof *d);
-        v->p[P_SHIFT] = 1;
-        v->p[P_WIDE] = d[4];
-        if (size == 1 && s->rows <= PK_SMALL / s->cols)
-            v->p[P_TILE] = 64;
-    } else if (!from_record) {
-        /* The default's vectors fit: shift 4- and 8-byte rows below a
-         * sector (sub-word ones would lose their packing). */
-        v->p[P_SHIFT] = size >= 4 && align < CUSPEC__SECTOR / size;
-        v->p[P_WIDE] = 0;
-        if (!legal(v))
-            v->p[P_SHIFT] = 0;
-        /* Unshifted, a sub-word kernel has TILE / VEC threads per row of
-         * ROWS, not TILE: a shifted one's few rows may not make a warp. */
-        while (!legal(v) && v->p[P_ROWS] < 32)
-            v->p[P_ROWS] *= 2;
-    }
-    while (!packed_shift(v) && v->p[P_VEC] > align) {
-        v->p[P_VEC] /= 2;
-        while (!legal(v) && v->p[P_ROWS] > 1)
-            v->p[P_ROWS] /= 2;
-    }
-}
-
-int cuspec__transpose_params(cuspec_ctx *ctx, const struct cuspec__spec *s,
-                             struct cuspec__variant *v)
-{
-    int from_record = 0;
-    if (cuspec__transpose_narrow(s->rows, s->cols)) {
-        /* no record applies: no lookup in the store */
-        memset(v, 0, sizeof *v);
-        v->family = s->family;
-        v->dtype = s->dtype;
-    } else {
-        from_record = cuspec__tuned_params(ctx, s, v);
-    }
-    cuspec__transpose_fit(v, s, from_record);
-    return from_record;
-}
-
-/* One launch of k over s, one tile per block: x down the tile rows, y
- * across, z over the batch; s fits the grid's limits. */
+/* One launch of k (variant v, block b) over s, one tile per block: x down
+ * the tile rows, y across, z over the batch; s fits the grid's limits. */
 static int launch_piece(cuspec_ctx *ctx, const struct cuspec__kernel *k,
-                        const struct cuspec__variant *v, struct cuspec__shape s, CUstream stream)
+                        const struct cuspec__variant *v, const struct cuspec__transpose_block *b,
+                        struct cuspec__shape s, CUstream stream)
 {
-    unsigned long long tr = (unsigned)tile_rows(v), tc = (unsigned)tile_cols(v);
-    unsigned grid[3] = {(unsigned)((s.rows + (unsigned)extra_rows(v) + tr - 1) / tr),
+    unsigned long long tr = (unsigned)b->tile_rows, tc = (unsigned)b->tile_cols;
+    unsigned grid[3] = {(unsigned)((s.rows + (unsigned)b->extra_rows + tr - 1) / tr),
                         (unsigned)((s.cols + tc - 1) / tc), (unsigned)s.batch};
     if (v->p[P_KERNEL] == K_NARROW) {
         /* chunks of the long side: the largest power of two, at least 32
@@ -451,7 +72,7 @@ static int launch_piece(cuspec_ctx *ctx, const struct cuspec__kernel *k,
     void *args[] = {&s.in,    &s.out,    &s.rows,      &s.cols,
                     &s.ld_in, &s.ld_out, &s.stride_in, &s.stride_out};
     unsigned long long bytes = 2 * s.rows * s.cols * s.batch * cuspec_dtype_size(v->dtype);
-    return cuspec__launch(ctx, k, v, grid, (unsigned)threads(v), bytes <= CUSPEC__PDL_TILED_BYTES,
+    return cuspec__launch(ctx, k, v, grid, (unsigned)b->threads, bytes <= CUSPEC__PDL_TILED_BYTES,
                           stream, args);
 }
 
@@ -463,18 +84,22 @@ static unsigned long long min_ull(unsigned long long a, unsigned long long b)
 int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
                               const struct cuspec__shape *s, CUstream stream)
 {
-    char kname[256];
-    expr(v, kname, sizeof kname);
-    CUSPEC__RETURN_IF(!vec_fits(v, s), CUSPEC_ERR_INVALID,
-                      "%s needs in, out, ld_in, ld_out (and strides) aligned to %d elements", kname,
-                      v->p[P_VEC]);
+    if (!vec_fits(v, s)) { /* named only here: a call that fits formats nothing */
+        char kname[256];
+        cuspec__variant_name(v, kname, sizeof kname);
+        return cuspec__fail(CUSPEC_ERR_INVALID,
+                            "%s needs in, out, ld_in, ld_out (and strides) aligned to %d elements",
+                            kname, v->p[P_VEC]);
+    }
     struct cuspec__kernel k;
     int rc = cuspec__function(ctx, v, &k);
     /* Where the grid cannot hold the whole matrix (2^31 - 1 tile rows, 65535
      * tile columns, 65535 batch entries), pieces of whole tiles: each is a
      * transpose of its own, so every vector stays aligned. */
-    const unsigned long long max_rows = (1ULL << 30) * (unsigned)tile_rows(v);
-    const unsigned long long max_cols = 65535ULL * (unsigned)tile_cols(v), max_batch = 65535;
+    struct cuspec__transpose_block blk;
+    cuspec__transpose_block_get(v, &blk);
+    const unsigned long long max_rows = (1ULL << 30) * (unsigned)blk.tile_rows;
+    const unsigned long long max_cols = 65535ULL * (unsigned)blk.tile_cols, max_batch = 65535;
     const unsigned long long size = cuspec_dtype_size(v->dtype);
     for (unsigned long long b = 0; rc == CUSPEC_OK && b < s->batch; b += max_batch)
         for (unsigned long long c = 0; rc == CUSPEC_OK && c < s->cols; c += max_cols)
@@ -485,7 +110,7 @@ int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
                 p.rows = min_ull(s->rows - r, max_rows);
                 p.cols = min_ull(s->cols - c, max_cols);
                 p.batch = min_ull(s->batch - b, max_batch);
-                rc = launch_piece(ctx, &k, v, p, stream);
+                rc = launch_piece(ctx, &k, v, &blk, p, stream);
             }
     return rc;
 }
@@ -526,8 +151,10 @@ int cuspec__transpose_layout(unsigned long long rows, unsigned long long cols,
     CUSPEC__RETURN_IF(!extent(1, 0, rows, *ld_in, *ld_in, size, &in_bytes) ||
                           !extent(1, 0, cols, *ld_out, *ld_out, size, &out_bytes) ||
                           in_bytes > SIZE_MAX || out_bytes > SIZE_MAX,
-                      CUSPEC_ERR_INVALID, "a %llux%llu matrix with leading dimensions %llu and "
-                      "%llu does not fit in memory", rows, cols, *ld_in, *ld_out);
+                      CUSPEC_ERR_INVALID,
+                      "a %llux%llu matrix with leading dimensions %llu and "
+                      "%llu does not fit in memory",
+                      rows, cols, *ld_in, *ld_out);
     return CUSPEC_OK;
 }
 

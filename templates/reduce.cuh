@@ -86,10 +86,9 @@
 //   help here and costs FP64 and conversion throughput, which consumer GPUs lack).
 //   Dot uses fused multiply-add (one rounding per element).
 //
-// MEASURED (H200, n = 2^28, scratch/reduce/bench): every variant with about
-// 64 KB of loads in flight per SM (BLOCK*ITEMS*16 B * blocks/SM) reads at
-// 4.45-4.6 TB/s (1.05-1.09x a D2D copy's read+write rate). A single default
-// for all types: BLOCK 256, VEC = 16/sizeof(T), ITEMS 4, G = 4*SMs, SINGLE 1.
+// One default for all types (BLOCK 256, VEC = 16/sizeof(T), ITEMS 4, G = 4*SMs,
+// SINGLE 1): about 64 KB of loads in flight per SM read at the copy rate
+// (docs/experiments/reduce.md: "Loads in flight").
 // ---------------------------------------------------------------------------
 
 #ifndef CUSPEC_REDUCE_CUH_
@@ -104,89 +103,145 @@
 
 #include "prior_grid.cuh"
 
-namespace cuspec_reduce_detail {
+namespace cuspec_reduce_detail
+{
 
 enum { OP_SUM = 0, OP_MIN = 1, OP_MAX = 2, OP_DOT = 3 };
 
-template <typename A, typename B> struct same { static constexpr bool value = false; };
-template <typename A> struct same<A, A> { static constexpr bool value = true; };
+template <typename A, typename B> struct same {
+    static constexpr bool value = false;
+};
+template <typename A> struct same<A, A> {
+    static constexpr bool value = true;
+};
 
 // ---- numeric limits / identities (no <limits> in NVRTC) -------------------
 template <typename X> struct lim;
 template <> struct lim<float> {
     static constexpr bool is_float = true;
-    static __device__ __forceinline__ float hi() { return __int_as_float(0x7f800000); }        // +inf
-    static __device__ __forceinline__ float lo() { return __int_as_float((int)0xff800000u); }  // -inf
+    static __device__ __forceinline__ float hi()
+    {
+        return __int_as_float(0x7f800000); // +inf
+    }
+    static __device__ __forceinline__ float lo()
+    {
+        return __int_as_float((int)0xff800000u); // -inf
+    }
 };
 template <> struct lim<double> {
     static constexpr bool is_float = true;
-    static __device__ __forceinline__ double hi() { return __longlong_as_double(0x7ff0000000000000LL); }
-    static __device__ __forceinline__ double lo() { return __longlong_as_double((long long)0xfff0000000000000ULL); }
+    static __device__ __forceinline__ double hi()
+    {
+        return __longlong_as_double(0x7ff0000000000000LL);
+    }
+    static __device__ __forceinline__ double lo()
+    {
+        return __longlong_as_double((long long)0xfff0000000000000ULL);
+    }
 };
 template <> struct lim<int> {
     static constexpr bool is_float = false;
-    static __device__ __forceinline__ int hi() { return 2147483647; }
-    static __device__ __forceinline__ int lo() { return -2147483647 - 1; }
+    static __device__ __forceinline__ int hi()
+    {
+        return 2147483647;
+    }
+    static __device__ __forceinline__ int lo()
+    {
+        return -2147483647 - 1;
+    }
 };
 template <> struct lim<unsigned int> {
     static constexpr bool is_float = false;
-    static __device__ __forceinline__ unsigned int hi() { return 0xffffffffu; }
-    static __device__ __forceinline__ unsigned int lo() { return 0u; }
+    static __device__ __forceinline__ unsigned int hi()
+    {
+        return 0xffffffffu;
+    }
+    static __device__ __forceinline__ unsigned int lo()
+    {
+        return 0u;
+    }
 };
 template <> struct lim<long long> {
     static constexpr bool is_float = false;
-    static __device__ __forceinline__ long long hi() { return 9223372036854775807LL; }
-    static __device__ __forceinline__ long long lo() { return -9223372036854775807LL - 1; }
+    static __device__ __forceinline__ long long hi()
+    {
+        return 9223372036854775807LL;
+    }
+    static __device__ __forceinline__ long long lo()
+    {
+        return -9223372036854775807LL - 1;
+    }
 };
 template <> struct lim<unsigned long long> {
     static constexpr bool is_float = false;
-    static __device__ __forceinline__ unsigned long long hi() { return 0xffffffffffffffffULL; }
-    static __device__ __forceinline__ unsigned long long lo() { return 0ULL; }
+    static __device__ __forceinline__ unsigned long long hi()
+    {
+        return 0xffffffffffffffffULL;
+    }
+    static __device__ __forceinline__ unsigned long long lo()
+    {
+        return 0ULL;
+    }
 };
 
-template <typename Acc, int OP>
-__device__ __forceinline__ Acc identity() {
-    if constexpr (OP == OP_MIN) return lim<Acc>::hi();
-    else if constexpr (OP == OP_MAX) return lim<Acc>::lo();
-    else return Acc(0);
+template <typename Acc, int OP> __device__ __forceinline__ Acc identity()
+{
+    if constexpr (OP == OP_MIN)
+        return lim<Acc>::hi();
+    else if constexpr (OP == OP_MAX)
+        return lim<Acc>::lo();
+    else
+        return Acc(0);
 }
 
 // ---- combine two partial results -----------------------------------------
 // Integer adds go through unsigned 64-bit (or 32-bit) arithmetic: wrap-around
 // is defined there, and it is bit-identical to two's-complement signed wrap.
-template <typename Acc>
-__device__ __forceinline__ Acc add(Acc x, Acc y) {
-    if constexpr (lim<Acc>::is_float) return x + y;
-    else if constexpr (sizeof(Acc) == 8) return (Acc)((unsigned long long)x + (unsigned long long)y);
-    else return (Acc)((unsigned int)x + (unsigned int)y);
+template <typename Acc> __device__ __forceinline__ Acc add(Acc x, Acc y)
+{
+    if constexpr (lim<Acc>::is_float)
+        return x + y;
+    else if constexpr (sizeof(Acc) == 8)
+        return (Acc)((unsigned long long)x + (unsigned long long)y);
+    else
+        return (Acc)((unsigned int)x + (unsigned int)y);
 }
 
 // min/max: for floats, return x if x is NaN; otherwise if y is NaN the
 // comparison is false and y (NaN) is returned. So NaN wins from either side.
-template <typename Acc>
-__device__ __forceinline__ Acc vmin(Acc x, Acc y) {
-    if constexpr (lim<Acc>::is_float) return (x < y || x != x) ? x : y;
-    else return (y < x) ? y : x;
+template <typename Acc> __device__ __forceinline__ Acc vmin(Acc x, Acc y)
+{
+    if constexpr (lim<Acc>::is_float)
+        return (x < y || x != x) ? x : y;
+    else
+        return (y < x) ? y : x;
 }
-template <typename Acc>
-__device__ __forceinline__ Acc vmax(Acc x, Acc y) {
-    if constexpr (lim<Acc>::is_float) return (x > y || x != x) ? x : y;
-    else return (y > x) ? y : x;
+template <typename Acc> __device__ __forceinline__ Acc vmax(Acc x, Acc y)
+{
+    if constexpr (lim<Acc>::is_float)
+        return (x > y || x != x) ? x : y;
+    else
+        return (y > x) ? y : x;
 }
 
-template <typename Acc, int OP>
-__device__ __forceinline__ Acc combine(Acc x, Acc y) {
-    if constexpr (OP == OP_MIN) return vmin(x, y);
-    else if constexpr (OP == OP_MAX) return vmax(x, y);
-    else return add(x, y);  // sum and dot combine partials by adding
+template <typename Acc, int OP> __device__ __forceinline__ Acc combine(Acc x, Acc y)
+{
+    if constexpr (OP == OP_MIN)
+        return vmin(x, y);
+    else if constexpr (OP == OP_MAX)
+        return vmax(x, y);
+    else
+        return add(x, y); // sum and dot combine partials by adding
 }
 
 // Fold one input element (and b's element for dot) into an accumulator.
-template <typename T, typename Acc, int OP>
-__device__ __forceinline__ Acc step(Acc acc, T x, T y) {
+template <typename T, typename Acc, int OP> __device__ __forceinline__ Acc step(Acc acc, T x, T y)
+{
     if constexpr (OP == OP_DOT) {
-        if constexpr (same<Acc, float>::value) return __fmaf_rn((float)x, (float)y, acc);
-        else if constexpr (same<Acc, double>::value) return __fma_rn((double)x, (double)y, acc);
+        if constexpr (same<Acc, float>::value)
+            return __fmaf_rn((float)x, (float)y, acc);
+        else if constexpr (same<Acc, double>::value)
+            return __fma_rn((double)x, (double)y, acc);
         else if constexpr (sizeof(Acc) == 8) {
             // Widen (sign- or zero-extend per T) then multiply mod 2^64.
             unsigned long long p = (unsigned long long)(Acc)x * (unsigned long long)(Acc)y;
@@ -203,69 +258,83 @@ __device__ __forceinline__ Acc step(Acc acc, T x, T y) {
 
 // ---- vector types: VT = VEC elements of T in one aligned load --------------
 template <typename T, int V> struct vec;
-#define CUSPEC_VEC1(T)                                                          \
-    template <> struct vec<T, 1> {                                              \
-        typedef T type;                                                         \
-        static __device__ __forceinline__ T get(const type &v, int) { return v; } \
+#define CUSPEC_VEC1(T)                                                                             \
+    template <> struct vec<T, 1> {                                                                 \
+        typedef T type;                                                                            \
+        static __device__ __forceinline__ T get(const type &v, int)                                \
+        {                                                                                          \
+            return v;                                                                              \
+        }                                                                                          \
     };
-#define CUSPEC_VEC2(T, VT)                                                      \
-    template <> struct vec<T, 2> {                                              \
-        typedef VT type;                                                        \
-        static __device__ __forceinline__ T get(const type &v, int k) { return k == 0 ? (T)v.x : (T)v.y; } \
+#define CUSPEC_VEC2(T, VT)                                                                         \
+    template <> struct vec<T, 2> {                                                                 \
+        typedef VT type;                                                                           \
+        static __device__ __forceinline__ T get(const type &v, int k)                              \
+        {                                                                                          \
+            return k == 0 ? (T)v.x : (T)v.y;                                                       \
+        }                                                                                          \
     };
-#define CUSPEC_VEC4(T, VT)                                                      \
-    template <> struct vec<T, 4> {                                              \
-        typedef VT type;                                                        \
-        static __device__ __forceinline__ T get(const type &v, int k) {         \
-            return k == 0 ? (T)v.x : k == 1 ? (T)v.y : k == 2 ? (T)v.z : (T)v.w; \
-        }                                                                       \
+#define CUSPEC_VEC4(T, VT)                                                                         \
+    template <> struct vec<T, 4> {                                                                 \
+        typedef VT type;                                                                           \
+        static __device__ __forceinline__ T get(const type &v, int k)                              \
+        {                                                                                          \
+            return k == 0 ? (T)v.x : k == 1 ? (T)v.y : k == 2 ? (T)v.z : (T)v.w;                   \
+        }                                                                                          \
     };
+// One line per element type:
+// clang-format off
 CUSPEC_VEC1(float)              CUSPEC_VEC2(float, float2)          CUSPEC_VEC4(float, float4)
 CUSPEC_VEC1(double)             CUSPEC_VEC2(double, double2)
 CUSPEC_VEC1(int)                CUSPEC_VEC2(int, int2)              CUSPEC_VEC4(int, int4)
 CUSPEC_VEC1(unsigned int)       CUSPEC_VEC2(unsigned int, uint2)    CUSPEC_VEC4(unsigned int, uint4)
 CUSPEC_VEC1(long long)          CUSPEC_VEC2(long long, longlong2)
 CUSPEC_VEC1(unsigned long long) CUSPEC_VEC2(unsigned long long, ulonglong2)
+// clang-format on
 #undef CUSPEC_VEC1
 #undef CUSPEC_VEC2
 #undef CUSPEC_VEC4
 
-// ---- per-thread accumulation over an aligned range of nv vectors ------------
-// Work is cut into tiles of BLOCK*IT vectors; block t%G takes tile t (grid
-// stride). Inside a tile, thread i loads vectors i, i+BLOCK, ..., i+(IT-1)*BLOCK:
-// each of the IT loads is coalesced across the warp, and all IT (2*IT for dot)
-// loads are issued before the first is consumed. acc has V*IT entries, so each
-// loaded element has its own accumulator: the FADD chains are independent and
-// never stall the loads. The < 1 tile remainder is spread over all threads.
-template <typename T, typename Acc, int OP, int BLOCK, int V, int IT>
-__device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__restrict__ b,
-                                           unsigned long long nv, Acc (&acc)[V * IT]) {
+    // ---- per-thread accumulation over an aligned range of nv vectors ------------
+    // Work is cut into tiles of BLOCK*IT vectors; block t%G takes tile t (grid
+    // stride). Inside a tile, thread i loads vectors i, i+BLOCK, ..., i+(IT-1)*BLOCK:
+    // each of the IT loads is coalesced across the warp, and all IT (2*IT for dot)
+    // loads are issued before the first is consumed. acc has V*IT entries, so each
+    // loaded element has its own accumulator: the FADD chains are independent and
+    // never stall the loads. The < 1 tile remainder is spread over all threads.
+    template <typename T, typename Acc, int OP, int BLOCK, int V, int IT>
+    __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__restrict__ b,
+                                               unsigned long long nv, Acc (&acc)[V * IT])
+{
     typedef typename vec<T, V>::type VT;
     const VT *__restrict__ va = reinterpret_cast<const VT *>(a);
     const VT *__restrict__ vb = reinterpret_cast<const VT *>(b);
     constexpr unsigned long long TILE = (unsigned long long)BLOCK * IT;
-    const unsigned long long full_end = (nv / TILE) * TILE;  // end of the full tiles
+    const unsigned long long full_end = (nv / TILE) * TILE; // end of the full tiles
     const unsigned long long gstride = (unsigned long long)gridDim.x * TILE;
 
     // idx < full_end  <=>  this block's tile index < number of full tiles,
     // because threadIdx.x < BLOCK <= TILE.
 #pragma unroll 1
-    for (unsigned long long idx = (unsigned long long)blockIdx.x * TILE + threadIdx.x; idx < full_end;
-         idx += gstride) {
+    for (unsigned long long idx = (unsigned long long)blockIdx.x * TILE + threadIdx.x;
+         idx < full_end; idx += gstride) {
         VT xa[IT];
         VT xb[IT];
 #pragma unroll
-        for (int j = 0; j < IT; ++j) xa[j] = CUSPEC_REDUCE_LOAD(va + idx + (unsigned long long)j * BLOCK);
+        for (int j = 0; j < IT; ++j)
+            xa[j] = CUSPEC_REDUCE_LOAD(va + idx + (unsigned long long)j * BLOCK);
         if constexpr (OP == OP_DOT) {
 #pragma unroll
-            for (int j = 0; j < IT; ++j) xb[j] = CUSPEC_REDUCE_LOAD(vb + idx + (unsigned long long)j * BLOCK);
+            for (int j = 0; j < IT; ++j)
+                xb[j] = CUSPEC_REDUCE_LOAD(vb + idx + (unsigned long long)j * BLOCK);
         }
 #pragma unroll
         for (int j = 0; j < IT; ++j) {
 #pragma unroll
             for (int k = 0; k < V; ++k) {
                 T y = T(0);
-                if constexpr (OP == OP_DOT) y = vec<T, V>::get(xb[j], k);
+                if constexpr (OP == OP_DOT)
+                    y = vec<T, V>::get(xb[j], k);
                 acc[j * V + k] = step<T, Acc, OP>(acc[j * V + k], vec<T, V>::get(xa[j], k), y);
             }
         }
@@ -275,18 +344,21 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
     // Since G*BLOCK >= BLOCK, IT passes cover it; pass j feeds accumulators
     // j*V..j*V+V-1 so no accumulator gets more than one extra element.
     const unsigned long long tstride = (unsigned long long)gridDim.x * BLOCK;
-    const unsigned long long rbase = full_end + (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
+    const unsigned long long rbase =
+        full_end + (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
         const unsigned long long idx = rbase + (unsigned long long)j * tstride;
         if (idx < nv) {
             VT xa = CUSPEC_REDUCE_LOAD(va + idx);
             VT xb = xa;
-            if constexpr (OP == OP_DOT) xb = CUSPEC_REDUCE_LOAD(vb + idx);
+            if constexpr (OP == OP_DOT)
+                xb = CUSPEC_REDUCE_LOAD(vb + idx);
 #pragma unroll
             for (int k = 0; k < V; ++k) {
                 T y = T(0);
-                if constexpr (OP == OP_DOT) y = vec<T, V>::get(xb, k);
+                if constexpr (OP == OP_DOT)
+                    y = vec<T, V>::get(xb, k);
                 acc[j * V + k] = step<T, Acc, OP>(acc[j * V + k], vec<T, V>::get(xa, k), y);
             }
         }
@@ -296,25 +368,28 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
 // ---- warp and block reductions ---------------------------------------------
 // The shuffle overloads for long long / unsigned long long / double move the
 // two 32-bit halves for us.
-template <typename Acc, int OP>
-__device__ __forceinline__ Acc warp_reduce(Acc v) {
+template <typename Acc, int OP> __device__ __forceinline__ Acc warp_reduce(Acc v)
+{
 #pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v = combine<Acc, OP>(v, __shfl_xor_sync(0xffffffffu, v, off));
+    for (int off = 16; off > 0; off >>= 1)
+        v = combine<Acc, OP>(v, __shfl_xor_sync(0xffffffffu, v, off));
     return v;
 }
 
 // Result valid in thread 0. Uses one static shared array per <Acc,OP,BLOCK>;
 // a caller that calls it twice must put a __syncthreads() between the calls
 // (cuspec_reduce does: the ticket broadcast barrier).
-template <typename Acc, int OP, int BLOCK>
-__device__ __forceinline__ Acc block_reduce(Acc v) {
+template <typename Acc, int OP, int BLOCK> __device__ __forceinline__ Acc block_reduce(Acc v)
+{
     constexpr int WARPS = BLOCK / 32;
     __shared__ Acc warp_vals[WARPS];
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     v = warp_reduce<Acc, OP>(v);
-    if (WARPS == 1) return v;
-    if (lane == 0) warp_vals[warp] = v;
+    if (WARPS == 1)
+        return v;
+    if (lane == 0)
+        warp_vals[warp] = v;
     __syncthreads();
     if (warp == 0) {
         v = (lane < WARPS) ? warp_vals[lane] : identity<Acc, OP>();
@@ -325,32 +400,37 @@ __device__ __forceinline__ Acc block_reduce(Acc v) {
 
 // Pairwise tree over a thread's K accumulators (keeps float error ~log2 K).
 // Written as compile-time recursion so every index is a constant and acc[]
-// stays in registers (a run-time-bounded loop here pushed acc[] to local memory).
+// stays in registers (docs/experiments/reduce.md: "Accumulator tree at compile time").
 template <typename Acc, int OP, int W, int K>
-__device__ __forceinline__ void tree_level(Acc (&acc)[K]) {
+__device__ __forceinline__ void tree_level(Acc (&acc)[K])
+{
     if constexpr (W > 1) {
         constexpr int H = (W + 1) / 2;
 #pragma unroll
-        for (int i = 0; i < W / 2; ++i) acc[i] = combine<Acc, OP>(acc[i], acc[i + H]);
+        for (int i = 0; i < W / 2; ++i)
+            acc[i] = combine<Acc, OP>(acc[i], acc[i + H]);
         tree_level<Acc, OP, H, K>(acc);
     }
 }
-template <typename Acc, int OP, int K>
-__device__ __forceinline__ Acc tree(Acc (&acc)[K]) {
+template <typename Acc, int OP, int K> __device__ __forceinline__ Acc tree(Acc (&acc)[K])
+{
     tree_level<Acc, OP, K, K>(acc);
     return acc[0];
 }
 
-}  // namespace cuspec_reduce_detail
+} // namespace cuspec_reduce_detail
 
 // ---------------------------------------------------------------------------
 template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE>
 __global__ void __launch_bounds__(BLOCK)
-cuspec_reduce(const T *__restrict__ a, const T *__restrict__ b, unsigned long long n,
-              Acc *__restrict__ out, Acc *__restrict__ partials, unsigned int *__restrict__ ticket) {
+    cuspec_reduce(const T *__restrict__ a, const T *__restrict__ b, unsigned long long n,
+                  Acc *__restrict__ out, Acc *__restrict__ partials,
+                  unsigned int *__restrict__ ticket)
+{
     using namespace cuspec_reduce_detail;
     static_assert(OP >= 0 && OP <= 3, "OP: 0 sum, 1 min, 2 max, 3 dot");
-    static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: multiple of 32 in [32,1024]");
+    static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0,
+                  "BLOCK: multiple of 32 in [32,1024]");
     static_assert(ITEMS >= 1 && ITEMS <= 16, "ITEMS: 1..16 (1,2,4,8 intended)");
     static_assert(VEC == 1 || VEC == 2 || VEC == 4, "VEC: 1, 2 or 4");
     static_assert(VEC * sizeof(T) <= 16, "VEC*sizeof(T) must be <= 16 bytes");
@@ -363,7 +443,8 @@ cuspec_reduce(const T *__restrict__ a, const T *__restrict__ b, unsigned long lo
     constexpr int K = VEC * ITEMS;
     Acc acc[K];
 #pragma unroll
-    for (int i = 0; i < K; ++i) acc[i] = identity<Acc, OP>();
+    for (int i = 0; i < K; ++i)
+        acc[i] = identity<Acc, OP>();
 
     if constexpr (VEC == 1) {
         accumulate<T, Acc, OP, BLOCK, 1, ITEMS>(a, b, n, acc);
@@ -371,7 +452,8 @@ cuspec_reduce(const T *__restrict__ a, const T *__restrict__ b, unsigned long lo
         constexpr unsigned long long VB = (unsigned long long)VEC * sizeof(T);
         const unsigned long long amis = reinterpret_cast<unsigned long long>(a) & (VB - 1);
         bool vec_ok = true;
-        if constexpr (OP == OP_DOT) vec_ok = (reinterpret_cast<unsigned long long>(b) & (VB - 1)) == amis;
+        if constexpr (OP == OP_DOT)
+            vec_ok = (reinterpret_cast<unsigned long long>(b) & (VB - 1)) == amis;
         if (!vec_ok) {
             // a and b misaligned differently: no common vector body. Scalar loads,
             // with ITEMS*VEC of them in flight so the byte volume in flight matches.
@@ -380,38 +462,45 @@ cuspec_reduce(const T *__restrict__ a, const T *__restrict__ b, unsigned long lo
             // head: elements before the first VB-aligned address (< VEC of them);
             // body: aligned vectors; tail: < VEC leftover elements.
             unsigned long long head = amis ? (VB - amis) / sizeof(T) : 0;
-            if (head > n) head = n;
+            if (head > n)
+                head = n;
             const unsigned long long nv = (n - head) / VEC;
             const unsigned long long tail = (n - head) - nv * VEC;
             const T *bb = nullptr;
-            if constexpr (OP == OP_DOT) bb = b + head;
+            if constexpr (OP == OP_DOT)
+                bb = b + head;
             accumulate<T, Acc, OP, BLOCK, VEC, ITEMS>(a + head, bb, nv, acc);
             const unsigned long long g = (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
             if (g < head) {
                 T y = T(0);
-                if constexpr (OP == OP_DOT) y = CUSPEC_REDUCE_LOAD(b + g);
+                if constexpr (OP == OP_DOT)
+                    y = CUSPEC_REDUCE_LOAD(b + g);
                 acc[0] = step<T, Acc, OP>(acc[0], CUSPEC_REDUCE_LOAD(a + g), y);
             }
             if (g < tail) {
                 const unsigned long long i = n - tail + g;
                 T y = T(0);
-                if constexpr (OP == OP_DOT) y = CUSPEC_REDUCE_LOAD(b + i);
+                if constexpr (OP == OP_DOT)
+                    y = CUSPEC_REDUCE_LOAD(b + i);
                 acc[K - 1] = step<T, Acc, OP>(acc[K - 1], CUSPEC_REDUCE_LOAD(a + i), y);
             }
         }
     }
 
-    CUSPEC_LET_NEXT_GRID();  // the input is read: the grid's tail is what is left
+    CUSPEC_LET_NEXT_GRID(); // the input is read: the grid's tail is what is left
     Acc v = block_reduce<Acc, OP, BLOCK>(tree<Acc, OP, K>(acc));
 
     if constexpr (SINGLE) {
-        if (gridDim.x == 1) {  // nothing to combine across blocks
-            if (threadIdx.x == 0) *out = v;
+        if (gridDim.x == 1) { // nothing to combine across blocks
+            if (threadIdx.x == 0)
+                *out = v;
             return;
         }
     }
-    if (threadIdx.x == 0) partials[blockIdx.x] = v;
-    if constexpr (!SINGLE) return;
+    if (threadIdx.x == 0)
+        partials[blockIdx.x] = v;
+    if constexpr (!SINGLE)
+        return;
 
     // Last-block-done. Thread 0 has stored this block's partial; it then takes a
     // ticket with an atomic increment that has release semantics (publishes the
@@ -437,26 +526,33 @@ cuspec_reduce(const T *__restrict__ a, const T *__restrict__ b, unsigned long lo
         s_last = (prev == gridDim.x - 1);
     }
     __syncthreads();
-    if (!s_last) return;
+    if (!s_last)
+        return;
 
     Acc r = identity<Acc, OP>();
     // __ldcg: read at L2 (coherence point), never a stale L1 line.
-    for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK) r = combine<Acc, OP>(r, __ldcg(partials + i));
+    for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK)
+        r = combine<Acc, OP>(r, __ldcg(partials + i));
     r = block_reduce<Acc, OP, BLOCK>(r);
-    if (threadIdx.x == 0) *out = r;
+    if (threadIdx.x == 0)
+        *out = r;
 }
 
 // Second pass for SINGLE=0: one block of BLOCK threads combines `count` partials.
 template <typename Acc, int OP, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-cuspec_reduce_final(const Acc *__restrict__ partials, unsigned int count, Acc *__restrict__ out) {
+    cuspec_reduce_final(const Acc *__restrict__ partials, unsigned int count, Acc *__restrict__ out)
+{
     using namespace cuspec_reduce_detail;
-    static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: multiple of 32 in [32,1024]");
+    static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0,
+                  "BLOCK: multiple of 32 in [32,1024]");
     CUSPEC_AFTER_PRIOR_GRID();
     Acc r = identity<Acc, OP>();
-    for (unsigned int i = threadIdx.x; i < count; i += BLOCK) r = combine<Acc, OP>(r, partials[i]);
+    for (unsigned int i = threadIdx.x; i < count; i += BLOCK)
+        r = combine<Acc, OP>(r, partials[i]);
     r = block_reduce<Acc, OP, BLOCK>(r);
-    if (threadIdx.x == 0) *out = r;
+    if (threadIdx.x == 0)
+        *out = r;
 }
 
-#endif  // CUSPEC_REDUCE_CUH_
+#endif // CUSPEC_REDUCE_CUH_

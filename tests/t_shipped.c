@@ -2,6 +2,7 @@
  * specialization ptx-list names has a PTX made from the current template
  * text. Fails when a template changed and `make ptx` was not run. */
 #include "catalogue.h"
+#include "image.h"
 #include "template.h"
 #include "tap.h"
 
@@ -11,15 +12,14 @@ static int missing;
 static int check_one(const struct cuspec__variant *v, void *user)
 {
     (void)user;
-    const struct cuspec__family *f = cuspec__family(v->family);
-    const char *hash, *ptx, *entry;
+    const char *hash, *ptx, *entry, *file = cuspec__variant_template(v);
     char name[256];
     cuspec__variant_name(v, name, sizeof name);
-    CHECK(cuspec__template(f->template_file, &hash) != NULL);
+    CHECK(cuspec__template(file, &hash) != NULL);
     if (cuspec__shipped_ptx_find(name, hash, &ptx, &entry) != CUSPEC_OK) {
         if (missing++ < 5)
             TAP_FAIL("no shipped PTX for %s from the current templates/%s: run `make ptx`", name,
-                     f->template_file);
+                     file);
         return 0;
     }
     CHECK(strstr(ptx, ".version") != NULL);

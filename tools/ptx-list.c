@@ -2,6 +2,7 @@
  * specialization on the archs cuspec ships PTX for; tools/regen-ptx.sh makes
  * one PTX file of each. */
 #include "catalogue.h"
+#include "image.h"
 #include "template.h"
 
 #include <stdio.h>
@@ -13,8 +14,7 @@ static int print(const struct cuspec__variant *v, void *user)
 {
     (void)user;
     const char *hash;
-    const struct cuspec__family *f = cuspec__family(v->family);
-    const struct cuspec__file *t = cuspec__template(f->template_file, &hash);
+    const struct cuspec__file *t = cuspec__template(cuspec__variant_template(v), &hash);
     char name[256];
     cuspec__variant_name(v, name, sizeof name);
     printf("%s\t%s\t%s\n", t ? t->name : "?", name, hash);

@@ -2,8 +2,9 @@
 # regen-ptx.sh NVCC PTX_LIST SRCDIR
 # Remakes ptx/: one PTX file per default specialization (as PTX_LIST prints
 # them), compiled offline by nvcc for the baseline virtual arch compute_75,
-# each headed by its name expression and the hash of the template it came
-# from (a CPU test fails when a template changes and this was not re-run).
+# each headed by its name expression and the hash of the code it came from
+# (its template's and its headers', comments aside: a CPU test fails when
+# that code changes and this was not re-run).
 set -eu
 nvcc=$1 list=$2 srcdir=$3
 tmp=$(mktemp -d)

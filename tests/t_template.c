@@ -1,0 +1,235 @@
+/* What store keys hash of a template: its code and its headers' code. A
+ * comment, a blank line or re-indenting changes no hash; a change of code
+ * does, in the file and in the files that include it, and in no other. */
+#include "template.h"
+#include "tap.h"
+
+/* The code text of src, NUL-terminated, in a static buffer. */
+static const char *code_of(const char *src)
+{
+    static char buf[512];
+    size_t len = strlen(src);
+    if (len >= sizeof buf)
+        return "(too long)";
+    buf[cuspec__code_text(src, len, buf)] = '\0';
+    return buf;
+}
+
+TEST(code_text_leaves_out_comments_and_layout)
+{
+    CHECK_STR_EQ(code_of("a /* x */ b"), "a b");
+    CHECK_STR_EQ(code_of("a/**/b"), "a b");
+    CHECK_STR_EQ(code_of("int a; // note\n\n    int b;\n"), "int a; int b;");
+    CHECK_STR_EQ(code_of("f(x,\n  y);"), "f(x, y);");
+    CHECK_STR_EQ(code_of("/* head\n * more */\n#include \"x.cuh\" // why\nint a;\n"),
+                 "#include \"x.cuh\"\nint a;");
+    CHECK_STR_EQ(code_of("int a;\n  #  pragma unroll\n  for (;;)\n"),
+                 "int a;\n# pragma unroll\nfor (;;)");
+    CHECK_STR_EQ(code_of("#define A(x) \\\n    (x) // twice\nA(1)"), "#define A(x) (x)\nA(1)");
+    CHECK_STR_EQ(code_of("// a comment \\\n still the comment\nint a;"), "int a;");
+    /* literals are code, whatever they hold */
+    CHECK_STR_EQ(code_of("s = \"a // b /* c */  d\"; // e"), "s = \"a // b /* c */  d\";");
+    CHECK_STR_EQ(code_of("s = \"q\\\" // r\";"), "s = \"q\\\" // r\";");
+    CHECK_STR_EQ(code_of("c = '/'; d = '\\''; // x"), "c = '/'; d = '\\'';");
+}
+
+/* The hash cuspec__template_index gives files[i]. */
+static void hash_of(const struct cuspec__file *files, size_t n, size_t i, char hex[33])
+{
+    struct cuspec__template_info info[CUSPEC__MAX_TEMPLATES];
+    cuspec__template_index(files, n, info);
+    memcpy(hex, info[i].hash, 33);
+}
+
+/* text with every `from` replaced by `to`, malloc'd; NULL for NULL. */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+    if (text == NULL)
+        return NULL;
+    size_t n = 0, lf = strlen(from), lt = strlen(to);
+    for (const char *p = strstr(text, from); p != NULL; p = strstr(p + lf, from))
+        n++;
+    char *out = malloc(strlen(text) + n * lt + 1), *o = out;
+    if (out == NULL)
+        return NULL;
+    const char *p = text;
+    for (const char *q; (q = strstr(p, from)) != NULL; p = q + lf) {
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, to, lt);
+        o += lt;
+    }
+    strcpy(o, p);
+    return out;
+}
+
+/* Embedded template i's text between `before` and `after`, malloc'd. */
+static char *wrapped(size_t i, const char *before, const char *after)
+{
+    char *text = malloc(strlen(before) + cuspec__templates[i].len + strlen(after) + 1);
+    if (text != NULL)
+        sprintf(text, "%s%s%s", before, cuspec__templates[i].text, after);
+    return text;
+}
+
+/* A line of code to add to a template. */
+static const char one_more[] = "\nstatic const int cuspec_one_more = 1;\n";
+
+/* The embedded templates, with file i's text replaced by `text`. */
+static size_t with_text(struct cuspec__file *files, size_t i, const char *text)
+{
+    size_t n = cuspec__templates_count;
+    memcpy(files, cuspec__templates, n * sizeof *files);
+    files[i].text = text;
+    files[i].len = strlen(text);
+    return n;
+}
+
+/* Whether giving embedded template i `text` changes its hash. */
+static int changes_hash(size_t i, const char *text)
+{
+    struct cuspec__file files[CUSPEC__MAX_TEMPLATES];
+    char want[33], got[33];
+    hash_of(cuspec__templates, cuspec__templates_count, i, want);
+    hash_of(files, with_text(files, i, text), i, got);
+    return strcmp(got, want) != 0;
+}
+
+TEST(a_comment_changes_no_template_hash)
+{
+    /* Changes that touch only comments and layout: comments and blank
+     * lines at the top, a comment after every statement that ends a line,
+     * blank lines doubled, lines indented less. */
+    static const char *const edits[][2] = {
+        {";\n", "; // a note on this statement\n"},
+        {"\n\n", "\n\n\n"},
+        {"\n    ", "\n  "},
+    };
+    CHECK(cuspec__templates_count > 0 && cuspec__templates_count <= CUSPEC__MAX_TEMPLATES);
+    for (size_t i = 0; i < cuspec__templates_count; i++) {
+        char *text = wrapped(i, "/* a new comment\n * over lines */\n// and a line\n\n", "");
+        for (size_t e = 0; e < sizeof edits / sizeof *edits; e++) {
+            char *edited = replace_all(text, edits[e][0], edits[e][1]);
+            free(text);
+            text = edited;
+        }
+        CHECK(text != NULL);
+        if (text != NULL && changes_hash(i, text))
+            TAP_FAIL("a comment changed the hash of %s", cuspec__templates[i].name);
+        free(text);
+    }
+}
+
+TEST(a_code_change_changes_the_hash)
+{
+    for (size_t i = 0; i < cuspec__templates_count; i++) {
+        char *text = wrapped(i, "", one_more);
+        CHECK(text != NULL);
+        if (text != NULL && !changes_hash(i, text))
+            TAP_FAIL("a code change kept the hash of %s", cuspec__templates[i].name);
+        free(text);
+    }
+}
+
+/* A header's change reaches the files that include it, directly or not,
+ * and no others; a commented-out #include is no include. */
+TEST(a_header_change_reaches_its_includers_only)
+{
+    struct cuspec__file files[] = {
+        {"common.cuh", "int c;\n", 0},
+        {"a.cuh", "#include \"common.cuh\"\nint a;\n", 0},
+        {"b.cuh", "#include \"common.cuh\"\nint b;\n", 0},
+        {"c.cuh", "// #include \"common.cuh\"\nint c2;\n", 0},
+        {"d.cuh", "# include \"a.cuh\" /* and through it common.cuh */\nint d;\n", 0},
+        {"x.cuh", "#include \"y.cuh\"\n", 0},
+        {"y.cuh", "#include \"x.cuh\"\n#include <cuda.h>\n", 0},
+    };
+    enum { COMMON, A, B, C, D, X, Y, N };
+    for (int k = 0; k < N; k++)
+        files[k].len = strlen(files[k].text);
+    struct cuspec__template_info before[N], after[N];
+    cuspec__template_index(files, N, before);
+    CHECK_UINT_EQ(before[A].n_headers, 1);
+    CHECK_UINT_EQ(before[A].headers[0], COMMON);
+    CHECK_UINT_EQ(before[C].n_headers, 0);
+    CHECK_UINT_EQ(before[D].n_headers, 2);
+    CHECK_UINT_EQ(before[D].headers[0], A);
+    CHECK_UINT_EQ(before[D].headers[1], COMMON);
+    CHECK_UINT_EQ(before[X].n_headers, 1); /* a cycle ends */
+    CHECK_UINT_EQ(before[Y].n_headers, 1);
+    CHECK(strcmp(before[A].hash, before[B].hash) != 0);
+
+    files[COMMON].text = "int c = 1;\n";
+    files[COMMON].len = strlen(files[COMMON].text);
+    cuspec__template_index(files, N, after);
+    for (int k = 0; k < N; k++) {
+        int changed = strcmp(before[k].hash, after[k].hash) != 0;
+        CHECK_INT_EQ(changed, k == COMMON || k == A || k == B || k == D);
+    }
+    files[B].text = "#include \"common.cuh\"\nint b = 2;\n";
+    files[B].len = strlen(files[B].text);
+    cuspec__template_index(files, N, before);
+    for (int k = 0; k < N; k++)
+        CHECK_INT_EQ(strcmp(before[k].hash, after[k].hash) != 0, k == B);
+}
+
+/* Over the embedded templates: a code change to one file changes its own
+ * hash and those of the files that include it, no other (editing the
+ * narrow transpose keeps the tiled ones' keys). */
+TEST(an_edit_reaches_the_templates_that_include_it)
+{
+    struct cuspec__file files[CUSPEC__MAX_TEMPLATES];
+    static struct cuspec__template_info before[CUSPEC__MAX_TEMPLATES], after[CUSPEC__MAX_TEMPLATES];
+    size_t n = cuspec__templates_count;
+    cuspec__template_index(cuspec__templates, n, before);
+    for (size_t k = 0; k < n; k++) {
+        char *text = wrapped(k, "", one_more);
+        CHECK(text != NULL);
+        if (text == NULL)
+            return;
+        cuspec__template_index(files, with_text(files, k, text), after);
+        for (size_t i = 0; i < n; i++) {
+            int includes = i == k;
+            for (size_t h = 0; h < before[i].n_headers; h++)
+                includes |= before[i].headers[h] == k;
+            if ((strcmp(before[i].hash, after[i].hash) != 0) != includes)
+                TAP_FAIL("editing %s %s the hash of %s", cuspec__templates[k].name,
+                         includes ? "kept" : "changed", cuspec__templates[i].name);
+        }
+        free(text);
+    }
+}
+
+/* The headers NVRTC is given with a template: the files it includes. */
+static void check_headers(const char *file, const char *const *want, size_t n_want)
+{
+    const struct cuspec__file *headers[CUSPEC__MAX_HEADERS];
+    const char *hash;
+    const struct cuspec__file *t = cuspec__template(file, &hash);
+    CHECK(t != NULL);
+    if (t == NULL)
+        return;
+    CHECK_UINT_EQ(strlen(hash), 32);
+    size_t n = cuspec__template_headers(t, headers);
+    CHECK_UINT_EQ(n, n_want);
+    for (size_t h = 0; h < n && h < n_want; h++)
+        CHECK_STR_EQ(headers[h]->name, want[h]);
+}
+
+TEST(templates_come_with_their_headers)
+{
+    static const char *const reduce[] = {"prior_grid.cuh"};
+    static const char *const transpose[] = {"transpose_common.cuh", "prior_grid.cuh"};
+    check_headers("reduce.cuh", reduce, 1);
+    check_headers("prior_grid.cuh", NULL, 0);
+    check_headers("transpose_tile.cuh", transpose, 2);
+    check_headers("transpose_shifted_subword.cuh", transpose, 2);
+    check_headers("transpose_regs.cuh", transpose, 2);
+    check_headers("transpose_narrow.cuh", transpose, 2);
+}
+
+TAP_MAIN(TAP_ENTRY(code_text_leaves_out_comments_and_layout),
+         TAP_ENTRY(a_comment_changes_no_template_hash), TAP_ENTRY(a_code_change_changes_the_hash),
+         TAP_ENTRY(a_header_change_reaches_its_includers_only),
+         TAP_ENTRY(an_edit_reaches_the_templates_that_include_it),
+         TAP_ENTRY(templates_come_with_their_headers))
