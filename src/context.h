@@ -74,13 +74,8 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
 int cuspec__ctx_timing_stream(cuspec_ctx *ctx, CUstream *stream);
 
 /* Calls up to these sizes (bytes read + written) launch programmatically
- * where the kernel allows (k->pdl): their blocks are placed while the kernel
- * before them drains. Larger ones do not: placed early, the blocks of a grid
- * of one or two waves, or of a grid sized to the SMs that strides over its
- * input (reduce, copy), spread unevenly over the SMs that free first. On an
- * H200, back to back in a graph: transposes at 1024^2 f32 4.2 -> 3.4 us, u8
- * 2048^2 4.5 -> 3.6, sums of 2^20 f32 4.2 -> 3.9; but u8 4096^2 (32 MB)
- * 10.5 -> 12.8, f32 sums of 2^22 (16 MB) 7.2 -> 7.5, of 2^24 18.0 -> 20.4. */
+ * where the kernel allows (k->pdl): larger grids placed early spread
+ * unevenly (docs/experiments: "Programmatic dependent launch"). */
 #define CUSPEC__PDL_TILED_BYTES (16ULL << 20)  /* transposes: one tile per block */
 #define CUSPEC__PDL_STRIDED_BYTES (4ULL << 20) /* reduce, copy: grid-stride loops */
 

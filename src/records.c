@@ -183,12 +183,8 @@ static int usable(const struct cuspec__spec *s, const struct cuspec__record *r)
 }
 
 /* How far, in powers of two (a matrix's rows and cols together), a record
- * stands in for a bucket without one.  Farther, the defaults do
- * better: on an H200, records tuned at 1024^2 (u8 64/16/1/4, f32 32/8/1/4)
- * against the defaults took, per call, at 2048^2 u8 7.01 against 6.91 us
- * and f32 12.99 against 12.86; at 4096^2 13.57 against 12.38 and 37.95
- * against 36.90; at 8192^2 39.65 against 37.66 and 139.8 against 132.9.
- * The default suite's buckets lie at most 2 apart. */
+ * stands in for a bucket without one: farther, the defaults do better
+ * (docs/experiments/transpose.md: "Nearest record"). */
 enum { NEAREST_MAX = 2 };
 
 struct near {

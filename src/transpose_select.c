@@ -11,11 +11,8 @@
 enum { NARROW, REGS, SHIFTED_SUBWORD, SHIFTED_TILE, PLAIN_TILE };
 
 /* Each kernel's parameters by element size: tile, rows, pad, vec, wide
- * (none where the kernel does not take the size). Measured on an H200;
- * docs/experiments/transpose.md has them under "Narrow kernel" (256
- * threads, 16-byte vectors), "Register kernel", "Shifted sub-word kernels"
- * with "Misaligned halves: tiles of 64" and "Wide tiles", "Write-side
- * shift" and "Plain tile defaults". */
+ * (none where the kernel does not take the size); why, in
+ * docs/experiments/transpose.md. */
 static const struct params {
     int tile, rows, pad, vec, wide;
 } table[][5] = {

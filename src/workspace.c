@@ -14,10 +14,8 @@
  *   is added before them. Each graph also gets one small allocation node and
  *   its free node, apart from everything else: CUDA then refuses a second
  *   executable of it while one exists, so that two executables of one graph,
- *   which would share its slots, never run at the same time. (Allocating the
- *   scratch in the graph instead, with a memset of the ticket joined to the
- *   first kernel, cost 1.6-2.0 us a call in a graph on an H200: a sum of
- *   2^13 f32 took 4.0-4.4 us instead of 2.4.)
+ *   which would share its slots, never run at the same time
+ *   (docs/experiments/reduce.md: "Scratch in graphs").
  * - Before CUDA 12.3 the capture's graph cannot be named (no
  *   cuStreamGetCaptureInfo v3 here), so a captured call allocates its scratch
  *   in the graph through the stream, and memsets its ticket, at that cost. */

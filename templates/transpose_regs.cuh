@@ -15,10 +15,8 @@
  * VEC rows, NT = TILE / (WX * VEC) * ROWS * 32 threads.  For 1- and 2-byte
  * elements with VEC * S = 16; the host enforces R1-R4 and takes this
  * kernel only where the matrix's edge cuts none of its squares, which go
- * element by element (docs/experiments/transpose.md: "Register kernel" and
- * "Register kernel at cut edges"; the other register-kernel entries there
- * are the variants tried and dropped).  Rows that start anywhere in a word
- * need the shifted sub-word kernel.
+ * element by element (docs/experiments/transpose.md: "Register kernel").
+ * Rows that start anywhere in a word need the shifted sub-word kernel.
  */
 #ifndef CUSPEC_TRANSPOSE_REGS_CUH
 #define CUSPEC_TRANSPOSE_REGS_CUH

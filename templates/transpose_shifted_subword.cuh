@@ -15,8 +15,7 @@
  * a vector that starts at a unit's middle is put together with a funnel
  * shift.  So it needs none of R1-R3's vector alignment, only E's.  XR is a
  * whole sector (SE = 32/S rows) so that the tile holds whole units
- * (docs/experiments/transpose.md: "Shifted sub-word kernels"; the entries
- * on sub-word tiles there are the variants tried and dropped).
+ * (docs/experiments/transpose.md: "Shifted sub-word kernels").
  *
  * TEMPLATE PARAMETERS AND LEGAL VALUES (illegal ones fail a static_assert)
  *   E     unsigned char or unsigned short.

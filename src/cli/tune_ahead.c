@@ -1,8 +1,7 @@
 /* cuspec tune: compiling ahead. The default suite tunes the reductions
  * first. Meanwhile a thread compiles every transpose kernel into the store
  * on half the cores, so that the transposes' searches find their kernels
- * there instead of waiting for NVRTC (on an H200's 16 cores: about 35 of the
- * suite's seconds). */
+ * there instead of waiting for NVRTC. */
 #include "tune.h"
 
 #include <stdio.h>
