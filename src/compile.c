@@ -96,10 +96,10 @@ static void *worker(void *arg)
 
         const struct cuspec__variant *v = &job->variants[i];
         struct cuspec__image img;
-        int found = cuspec__image_get(v, job->arch, CUSPEC__IMAGE_STORE_ONLY, &img) == CUSPEC_OK;
-        int rc = found ? CUSPEC_OK : cuspec__image_get(v, job->arch, job->how, &img);
-        /* Another process may have compiled it while this one waited. */
-        found = found || (rc == CUSPEC_OK && img.tier != CUSPEC__TIER_NVRTC);
+        /* Found: from a store, before NVRTC or after waiting for another
+         * process compiling it. */
+        int rc = cuspec__image_get(v, job->arch, job->how, &img);
+        int found = rc == CUSPEC_OK && img.tier != CUSPEC_TIER_NVRTC;
         if (rc == CUSPEC_OK)
             cuspec__image_free(&img);
         char name[256];

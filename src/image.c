@@ -50,31 +50,25 @@ static void make_key(const struct cuspec__file *tmpl, const char *hash, const ch
              CUSPEC__STORE_FORMAT, PACKAGE_VERSION, tmpl->name, hash, name, opts, arch);
 }
 
+/* The key's cubin or PTX from the stores: one lookup, whichever kind NVRTC
+ * made for this arch. The payload ends in a NUL, which PTX needs. */
 static int from_store(const char *key, struct cuspec__image *img)
 {
-    static const int kinds[] = {CUSPEC_KIND_CUBIN, CUSPEC_KIND_PTX};
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
-        struct cuspec__entry e;
-        int tier;
-        if (cuspec__store_get(key, kinds[i], &e, &tier) != CUSPEC_OK)
-            continue;
-        /* PTX is text the driver reads up to its NUL. */
-        char *data = realloc(e.payload, e.len + 1);
-        if (data == NULL ||
-            !cuspec__text_field(e.meta, "lowered", img->lowered, sizeof img->lowered)) {
-            free(data ? data : e.payload);
-            free(e.meta);
-            continue;
-        }
-        data[e.len] = '\0';
-        free(e.meta);
-        img->data = data;
-        img->len = e.len;
-        img->kind = kinds[i];
-        img->tier = tier;
-        return CUSPEC_OK;
+    struct cuspec__entry e;
+    int tier;
+    if (cuspec__store_get(key, CUSPEC__KIND_COMPILED, &e, &tier) != CUSPEC_OK)
+        return CUSPEC_ERR_NOT_FOUND;
+    int lowered = cuspec__text_field(e.meta, "lowered", img->lowered, sizeof img->lowered);
+    free(e.meta);
+    if (!lowered) {
+        free(e.payload);
+        return CUSPEC_ERR_NOT_FOUND;
     }
-    return CUSPEC_ERR_NOT_FOUND;
+    img->data = e.payload;
+    img->len = e.len;
+    img->kind = e.kind;
+    img->tier = tier;
+    return CUSPEC_OK;
 }
 
 int cuspec__image_get(const struct cuspec__variant *v, int arch, int how, struct cuspec__image *img)
@@ -124,7 +118,7 @@ int cuspec__image_get(const struct cuspec__variant *v, int arch, int how, struct
         memcpy(img->data, ptx, img->len + 1);
         cuspec__strlcpy(img->lowered, entry, sizeof img->lowered);
         img->kind = CUSPEC_KIND_PTX;
-        img->tier = CUSPEC__TIER_PTX;
+        img->tier = CUSPEC_TIER_PTX;
         return CUSPEC_OK;
     }
     return cuspec__fail_context(rc,

@@ -118,7 +118,7 @@ int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
     }
     img->data[img->len] = '\0';
     img->kind = ptx ? CUSPEC_KIND_PTX : CUSPEC_KIND_CUBIN;
-    img->tier = CUSPEC__TIER_NVRTC;
+    img->tier = CUSPEC_TIER_NVRTC;
     cuspec__store_count_compile();
     rc = CUSPEC_OK;
 out:

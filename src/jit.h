@@ -7,7 +7,7 @@
 
 /* Compiles the name expression `name` of template `tmpl` for sm_`arch`: a
  * cubin, or PTX for the newest arch NVRTC knows when it does not know this
- * one. img->tier is CUSPEC__TIER_NVRTC; *nvrtc_version gets "MAJOR.MINOR".
+ * one. img->tier is CUSPEC_TIER_NVRTC; *nvrtc_version gets "MAJOR.MINOR".
  * A failed compile is CUSPEC_ERR_COMPILE with the log, the name expression
  * and the options in the detail. */
 int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,

@@ -138,13 +138,7 @@ static int visit(const cuspec_store_entry *e, void *user)
                      cuspec__family(id.spec.family)->name, cuspec_dtype_name(id.spec.dtype),
                      id.bucket_text, id.device, why, e->path);
     } else {
-        char *payload = malloc(got.len + 1);
-        if (payload != NULL) {
-            memcpy(payload, got.payload, got.len);
-            payload[got.len] = '\0';
-            rc = w->fn(&id, &r, payload, w->user);
-            free(payload);
-        }
+        rc = w->fn(&id, &r, got.payload, w->user);
     }
     cuspec__entry_free(&got);
     return rc;

@@ -24,17 +24,9 @@
 
 /* ## Lookup */
 
-static _Atomic uint64_t n_unique;
-
-/* A name part no other process or thread is using now: the pid keeps
- * processes apart, the counter threads, the clock a reused pid. */
 static unsigned long long unique(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t seed[4] = {(uint64_t)getpid(), atomic_fetch_add(&n_unique, 1), (uint64_t)ts.tv_sec,
-                        (uint64_t)ts.tv_nsec};
-    return (unsigned long long)cuspec__hash64(seed, sizeof seed);
+    return (unsigned long long)cuspec__unique64();
 }
 
 /* The fan-out folder of `hex` in a store (its root open at `root`, named
@@ -121,6 +113,7 @@ static int take(struct cuspec__entry_file *f, struct cuspec__entry *e)
     memcpy(e->meta, f->body + f->key_len, f->meta_len);
     e->meta[f->meta_len] = '\0';
     memmove(f->body, f->body + f->key_len + f->meta_len, (size_t)f->payload_len);
+    f->body[f->payload_len] = '\0'; /* the body has room: it held key and meta too */
     e->payload = f->body;
     e->len = (size_t)f->payload_len;
     e->kind = f->kind;
@@ -159,7 +152,8 @@ static int lookup(const struct cuspec__store_config *c, int user, const char *he
     } else if (rc == CUSPEC_ERR_IO) {
         cuspec__warn("cannot read store entry %s (%s); it is treated as missing", path, problem);
         rc = CUSPEC_ERR_NOT_FOUND;
-    } else if (rc == CUSPEC_OK && f.kind != kind) {
+    } else if (rc == CUSPEC_OK && f.kind != kind &&
+               !(kind == CUSPEC__KIND_COMPILED && f.kind != CUSPEC_KIND_TUNING)) {
         rc = CUSPEC_ERR_NOT_FOUND; /* the same key text, published as another kind */
     } else if (rc == CUSPEC_OK) {
         rc = take(&f, e);
@@ -177,18 +171,20 @@ int cuspec__store_get(const char *key, int kind, struct cuspec__entry *e, int *t
 {
     CUSPEC__RETURN_IF(key == NULL || e == NULL, CUSPEC_ERR_INVALID,
                       "cuspec__store_get: key or entry is NULL");
-    CUSPEC__RETURN_IF(kind < CUSPEC_KIND_CUBIN || kind > CUSPEC_KIND_TUNING, CUSPEC_ERR_INVALID,
-                      "cuspec__store_get: kind %d is not cubin, ptx or tuning", kind);
+    CUSPEC__RETURN_IF((kind < CUSPEC_KIND_CUBIN || kind > CUSPEC_KIND_TUNING) &&
+                          kind != CUSPEC__KIND_COMPILED,
+                      CUSPEC_ERR_INVALID, "cuspec__store_get: kind %d is not cubin, ptx or tuning",
+                      kind);
     memset(e, 0, sizeof *e);
     const struct cuspec__store_config *c = cuspec__store_config();
     char hex[33];
     cuspec__hash128_hex(key, strlen(key), hex);
-    int rc = CUSPEC_ERR_NOT_FOUND, where = CUSPEC__TIER_STORE;
+    int rc = CUSPEC_ERR_NOT_FOUND, where = CUSPEC_TIER_STORE;
     if (c->root_ok)
         rc = lookup(c, 1, hex, key, kind, e);
     if (rc == CUSPEC_ERR_NOT_FOUND && c->system[0] != '\0') {
         rc = lookup(c, 0, hex, key, kind, e);
-        where = CUSPEC__TIER_SYSTEM;
+        where = CUSPEC_TIER_SYSTEM;
     }
     if (rc == CUSPEC_OK) {
         cuspec__store_count(CUSPEC__HITS, 1);
@@ -196,7 +192,8 @@ int cuspec__store_get(const char *key, int kind, struct cuspec__entry *e, int *t
             *tier = where;
     } else if (rc == CUSPEC_ERR_NOT_FOUND) {
         cuspec__store_count(CUSPEC__MISSES, 1);
-        rc = cuspec__fail(rc, "no %s entry for this key in the store", cuspec_kind_name(kind));
+        rc = cuspec__fail(rc, "no %s entry for this key in the store",
+                          kind == CUSPEC__KIND_COMPILED ? "cubin or ptx" : cuspec_kind_name(kind));
     }
     return rc;
 }

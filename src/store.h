@@ -8,27 +8,24 @@
 /* 2: the checksum covers the whole entry, header included. */
 #define CUSPEC__STORE_FORMAT 2
 
-/* Where a kernel came from: the public cuspec_tier values. */
-#define CUSPEC__TIER_TABLE CUSPEC_TIER_TABLE
-#define CUSPEC__TIER_STORE CUSPEC_TIER_STORE
-#define CUSPEC__TIER_SYSTEM CUSPEC_TIER_SYSTEM
-#define CUSPEC__TIER_NVRTC CUSPEC_TIER_NVRTC
-#define CUSPEC__TIER_PTX CUSPEC_TIER_PTX
-
 struct cuspec__entry {
     int kind;   /* cuspec_entry_kind */
     char *meta; /* NUL-terminated "name=value\n" lines */
-    void *payload;
+    void *payload; /* len bytes, then a NUL (PTX and records are text) */
     size_t len;
 };
 void cuspec__entry_free(struct cuspec__entry *e);
 
-/* Looks `key` up in the user store, then the system store. On a hit:
- * CUSPEC_OK, *e filled (free with cuspec__entry_free) and *tier set; a
+/* Looks `key` up, as an entry of `kind`, in the user store, then the system
+ * store. On a hit: CUSPEC_OK, *e filled (free with cuspec__entry_free) and
+ * *tier set; a
  * user-store hit records the use for LRU eviction. On a miss:
  * CUSPEC_ERR_NOT_FOUND. A bad entry met on the way (short, wrong magic or
  * version, bad checksum, other key) is quarantined, counted and warned
  * about, and is a miss. */
+/* As the kind of cuspec__store_get: a cubin or a PTX entry, whichever the
+ * key was published as (e->kind says which). */
+#define CUSPEC__KIND_COMPILED (-1)
 int cuspec__store_get(const char *key, int kind, struct cuspec__entry *e, int *tier);
 
 /* Publishes an entry to the user store atomically (temp file in the same

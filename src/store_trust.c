@@ -30,13 +30,20 @@ static const char *store_name(int system)
     return system ? "system store" : "store";
 }
 
+/* Whether `st`'s owner may have put it in a store: this user, or for the
+ * system store root too. */
+static int owner_ok(const struct stat *st, int system)
+{
+    return st->st_uid == geteuid() || (system && st->st_uid == 0);
+}
+
 /* Whether `st`, of a folder or file inside a store, may be trusted; when not,
  * why in `why`. */
 static int owned_safely(const struct stat *st, int system, const char *path, char *why,
                         size_t size)
 {
     unsigned me = (unsigned)geteuid();
-    if (st->st_uid != me && !(system && st->st_uid == 0)) {
+    if (!owner_ok(st, system)) {
         cuspec__store_format(why, size,
                              "%s is owned by uid %u, not by you (uid %u)%s: loading a cubin runs "
                              "its code (fix: chown %u %s)",
@@ -282,7 +289,7 @@ int cuspec__store_open_file(int dir, const char *name, int system, int *fd, stru
     }
     /* Another user's file is often closed to us too: its fstatat tells. */
     if (*fd < 0 && (err != EACCES || fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) != 0 ||
-                    st->st_uid == geteuid() || (system && st->st_uid == 0))) {
+                    owner_ok(st, system))) {
         cuspec__store_format(why, size, "cannot open it: %s", strerror(err));
         return CUSPEC_ERR_IO;
     }
@@ -293,17 +300,17 @@ int cuspec__store_open_file(int dir, const char *name, int system, int *fd, stru
         return CUSPEC_ERR_IO;
     }
     const char *problem = NULL;
-    unsigned me = (unsigned)geteuid();
+    int owner = owner_ok(st, system);
     if (!S_ISREG(st->st_mode))
         problem = "not a regular file";
-    else if (st->st_uid != me && !(system && st->st_uid == 0))
+    else if (!owner)
         problem = "owned by another user";
     else if (st->st_mode & (S_IWGRP | S_IWOTH))
         problem = "writable by group or others";
     if (problem != NULL) {
-        if (st->st_uid != me && S_ISREG(st->st_mode))
+        if (!owner && S_ISREG(st->st_mode))
             cuspec__store_format(why, size, "%s (uid %u, you are uid %u): not loaded", problem,
-                                 (unsigned)st->st_uid, me);
+                                 (unsigned)st->st_uid, (unsigned)geteuid());
         else
             cuspec__store_format(why, size, "%s (mode %03o): not loaded", problem,
                                  (unsigned)(st->st_mode & 0777));

@@ -157,9 +157,9 @@ static int skip_refused(const char *why)
 /* ## Eviction */
 
 struct lru_item {
+    struct timespec last_use; /* first: earlier_first sorts by it */
     char fan[3], name[40];
     uint64_t size;
-    struct timespec last_use;
 };
 
 struct lru {
@@ -198,10 +198,11 @@ static int collect(int dir, const char *name, const char *path, enum file_type t
     return CUSPEC_OK;
 }
 
-static int older_first(const void *a, const void *b)
+/* qsort order of items whose first member is a struct timespec: earlier
+ * first. */
+static int earlier_first(const void *a, const void *b)
 {
-    const struct timespec *x = &((const struct lru_item *)a)->last_use,
-                          *y = &((const struct lru_item *)b)->last_use;
+    const struct timespec *x = a, *y = b;
     if (x->tv_sec != y->tv_sec)
         return x->tv_sec < y->tv_sec ? -1 : 1;
     return (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
@@ -261,7 +262,7 @@ int cuspec__store_evict(uint64_t bound, uint64_t *removed, uint64_t *total)
         l.items[kept++] = l.items[i];
     }
     l.n = kept;
-    qsort(l.items, l.n, sizeof *l.items, older_first);
+    qsort(l.items, l.n, sizeof *l.items, earlier_first);
     /* One entry that cannot be removed (a folder with something in it)
      * must not stop the others' eviction: it is warned about and passed. */
     for (size_t i = 0; i < l.n && compiled > bound; i++) {
@@ -291,19 +292,18 @@ done:
 
 /* ## Quarantine */
 
-struct quarantined {
-    char name[80];
-    struct timespec moved;
-};
-
-static int moved_first(const void *a, const void *b)
+/* Whether `name` is one that reject() (store.c) gives a moved entry:
+ * "<30 hex>.entry-<16 hex>". */
+static int quarantine_name(const char *name)
 {
-    const struct timespec *x = &((const struct quarantined *)a)->moved,
-                          *y = &((const struct quarantined *)b)->moved;
-    if (x->tv_sec != y->tv_sec)
-        return x->tv_sec < y->tv_sec ? -1 : 1;
-    return (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
+    return strlen(name) == 53 && is_hex(name, 30) && strncmp(name + 30, ".entry-", 7) == 0 &&
+           is_hex(name + 37, 16);
 }
+
+struct quarantined {
+    struct timespec moved; /* first: earlier_first sorts by it */
+    char name[80];
+};
 
 void cuspec__store_quarantine_trim(int qdir)
 {
@@ -319,7 +319,7 @@ void cuspec__store_quarantine_trim(int qdir)
     struct dirent *de;
     struct stat st;
     while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof q->name ||
+        if (!quarantine_name(de->d_name) ||
             fstatat(qdir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
         if (n == cap) {
@@ -333,19 +333,11 @@ void cuspec__store_quarantine_trim(int qdir)
     }
     closedir(d);
     if (n > CUSPEC__QUARANTINE_MAX) {
-        qsort(q, n, sizeof *q, moved_first);
+        qsort(q, n, sizeof *q, earlier_first);
         for (size_t i = 0; i < n - CUSPEC__QUARANTINE_MAX; i++)
             unlinkat(qdir, q[i].name, 0);
     }
     free(q);
-}
-
-/* Whether `name` is one that reject() (store.c) gives a moved entry:
- * "<30 hex>.entry-<16 hex>". */
-static int quarantine_name(const char *name)
-{
-    return strlen(name) == 53 && is_hex(name, 30) && strncmp(name + 30, ".entry-", 7) == 0 &&
-           is_hex(name + 37, 16);
 }
 
 /* Empties <store>/quarantine/: what got moved aside has served its purpose
@@ -445,7 +437,7 @@ static uint64_t count_quarantined(const struct cuspec__store_config *c)
         return 0;
     }
     for (struct dirent *de; (de = readdir(d)) != NULL;)
-        n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+        n += quarantine_name(de->d_name);
     closedir(d);
     return n;
 }

@@ -77,26 +77,21 @@ static void log_load(struct search *s)
     int tier;
     if (cuspec__store_get(s->log_key, CUSPEC_KIND_TUNING, &e, &tier) != CUSPEC_OK)
         return;
-    char *text = malloc(e.len + 1);
-    if (text != NULL) {
-        memcpy(text, e.payload, e.len);
-        text[e.len] = '\0';
-        for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
-            int p[CUSPEC__MAX_PARAMS], status;
-            double us, spread;
-            int used = cuspec__params_read(line, cuspec__words(line) - 3, p);
-            if (used < 0 || sscanf(line + used, "%d %lf %lf", &status, &us, &spread) != 3 ||
-                status < OK || status > WRONG)
-                continue; /* a line we cannot read is a candidate to time again */
-            struct cand *c = find(s, p);
-            if (c != NULL) {
-                c->status = status;
-                c->us = us;
-                c->spread = spread;
-            }
+    /* The payload ends in a NUL: text. */
+    for (char *line = strtok(e.payload, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        int p[CUSPEC__MAX_PARAMS], status;
+        double us, spread;
+        int used = cuspec__params_read(line, cuspec__words(line) - 3, p);
+        if (used < 0 || sscanf(line + used, "%d %lf %lf", &status, &us, &spread) != 3 ||
+            status < OK || status > WRONG)
+            continue; /* a line we cannot read is a candidate to time again */
+        struct cand *c = find(s, p);
+        if (c != NULL) {
+            c->status = status;
+            c->us = us;
+            c->spread = spread;
         }
     }
-    free(text);
     cuspec__entry_free(&e);
 }
 

@@ -32,7 +32,4 @@ struct cuspec__tune_job {
 int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec__tune_io *io,
                         cuspec_tune_result *res, struct cuspec__record *rec);
 
-/* "block=256 items=4 ..." for v. */
-void cuspec__params_text(const struct cuspec__variant *v, char *buf, size_t size);
-
 #endif

@@ -11,15 +11,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-static _Atomic uint64_t n_created;
+#include <unistd.h>
 
 int cuspec__file_create(const char *path, char *tmp, size_t size, int *fd)
 {
@@ -28,12 +25,8 @@ int cuspec__file_create(const char *path, char *tmp, size_t size, int *fd)
     /* A name nobody can guess (pid, counter and clock, hashed); O_EXCL makes
      * even a guessed one harmless: it is refused, not followed. */
     for (int tries = 0; tries < 16 && err == EEXIST; tries++) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        uint64_t seed[4] = {(uint64_t)getpid(), atomic_fetch_add(&n_created, 1),
-                            (uint64_t)ts.tv_sec, (uint64_t)ts.tv_nsec};
         int len = snprintf(tmp, size, "%s.tmp-%016llx", path,
-                           (unsigned long long)cuspec__hash64(seed, sizeof seed));
+                           (unsigned long long)cuspec__unique64());
         if (len < 0 || (size_t)len >= size) {
             tmp[0] = '\0';
             return cuspec__fail(CUSPEC_ERR_INVALID, "the path '%s' is too long", path);

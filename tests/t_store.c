@@ -31,7 +31,7 @@ static void round_trip_child(void)
         struct cuspec__entry e;
         int tier = 0;
         CHECK_INT_EQ(cuspec__store_get(key, kind, &e, &tier), CUSPEC_OK);
-        CHECK_INT_EQ(tier, CUSPEC__TIER_STORE);
+        CHECK_INT_EQ(tier, CUSPEC_TIER_STORE);
         CHECK_INT_EQ(e.kind, kind);
         CHECK(same_payload(&e, 1000 + (size_t)kind, (unsigned)kind));
         CHECK_STR_EQ(e.meta, META);
@@ -434,7 +434,7 @@ static void check_system_tier(void)
     struct cuspec__entry e;
     int tier = 0;
     CHECK_INT_EQ(cuspec__store_get("shipped", CUSPEC_KIND_CUBIN, &e, &tier), CUSPEC_OK);
-    CHECK_INT_EQ(tier, CUSPEC__TIER_SYSTEM);
+    CHECK_INT_EQ(tier, CUSPEC_TIER_SYSTEM);
     CHECK(same_payload(&e, 700, 3));
     cuspec__entry_free(&e);
     cuspec_store_stats s = stats();

@@ -342,7 +342,7 @@ static void system_sub_child(void)
     int rc = cuspec__store_get("kernel", CUSPEC_KIND_CUBIN, &e, &tier);
     if (refused_expect == NULL) {
         CHECK_INT_EQ(rc, CUSPEC_OK);
-        CHECK_INT_EQ(tier, CUSPEC__TIER_SYSTEM);
+        CHECK_INT_EQ(tier, CUSPEC_TIER_SYSTEM);
         cuspec__entry_free(&e);
         CHECK_INT_EQ(n_warnings, 0);
     } else {
