@@ -17,9 +17,15 @@ static size_t n_templates(void)
                                                            : CUSPEC__MAX_TEMPLATES;
 }
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_once_t once_shipped = PTHREAD_ONCE_INIT;
 
+/* The embedded templates' index, made per template the first time it is
+ * asked for (a process loads a few of them): info[i] is valid once
+ * indexed[i] is set, under index_lock; codes[] keeps each file's code. */
+static pthread_mutex_t index_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cuspec__template_info info[CUSPEC__MAX_TEMPLATES];
+static int indexed[CUSPEC__MAX_TEMPLATES];
+static char *codes[CUSPEC__MAX_TEMPLATES];
 
 struct shipped {
     char name[256];
@@ -107,12 +113,22 @@ static size_t included(const struct cuspec__file *files, size_t n, const char *a
     return n;
 }
 
-/* Adds the files that `code` includes, and theirs, to t->headers (each
- * once, never `root`). */
-static void add_includes(const struct cuspec__file *files, const char *const *codes, size_t n,
-                         size_t root, const char *code, struct cuspec__template_info *t)
+/* The code of files[k], made into code[k] the first time. Out of memory, a
+ * file's whole text stands for its code: keys then match no entry made from
+ * code alone, so nothing wrong is ever loaded. */
+static const char *code_of(const struct cuspec__file *files, char **code, size_t k)
 {
-    for (const char *line = code; line != NULL; line = strchr(line, '\n'), line += line != NULL) {
+    if (code[k] == NULL && (code[k] = malloc(files[k].len + 1)) != NULL)
+        code[k][cuspec__code_text(files[k].text, files[k].len, code[k])] = '\0';
+    return code[k] != NULL ? code[k] : files[k].text;
+}
+
+/* Adds the files that `text` includes, and theirs, to t->headers (each
+ * once, never `root`). */
+static void add_includes(const struct cuspec__file *files, char **code, size_t n, size_t root,
+                         const char *text, struct cuspec__template_info *t)
+{
+    for (const char *line = text; line != NULL; line = strchr(line, '\n'), line += line != NULL) {
         const char *at = line[0] == '#' ? line + 1 + (line[1] == ' ') : NULL;
         if (at == NULL || strncmp(at, "include", 7) != 0)
             continue;
@@ -123,37 +139,45 @@ static void add_includes(const struct cuspec__file *files, const char *const *co
         if (seen || t->n_headers == CUSPEC__MAX_HEADERS)
             continue;
         t->headers[t->n_headers++] = k;
-        add_includes(files, codes, n, root, codes[k], t);
+        add_includes(files, code, n, root, code_of(files, code, k), t);
     }
+}
+
+/* files[i]'s headers and hash into *t. */
+static void index_one(const struct cuspec__file *files, char **code, size_t n, size_t i,
+                      struct cuspec__template_info *t)
+{
+    char hexes[32 * (CUSPEC__MAX_HEADERS + 1) + 1];
+    t->n_headers = 0;
+    add_includes(files, code, n, i, code_of(files, code, i), t);
+    /* the hash of the hashes of each file's code, the template's first */
+    for (size_t h = 0; h <= t->n_headers; h++) {
+        const char *text = code_of(files, code, h == 0 ? i : t->headers[h - 1]);
+        cuspec__hash128_hex(text, strlen(text), hexes + 32 * h);
+    }
+    cuspec__hash128_hex(hexes, 32 * (t->n_headers + 1), t->hash);
 }
 
 void cuspec__template_index(const struct cuspec__file *files, size_t n,
                             struct cuspec__template_info *out)
 {
-    /* Out of memory, a file's whole text stands for its code: keys then
-     * match no entry made from code alone, so nothing wrong is ever loaded. */
-    char *codes[CUSPEC__MAX_TEMPLATES];
-    const char *texts[CUSPEC__MAX_TEMPLATES];
-    for (size_t k = 0; k < n; k++) {
-        codes[k] = malloc(files[k].len + 1);
-        if (codes[k] != NULL)
-            codes[k][cuspec__code_text(files[k].text, files[k].len, codes[k])] = '\0';
-        texts[k] = codes[k] != NULL ? codes[k] : files[k].text;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct cuspec__template_info *t = &out[i];
-        char hexes[32 * (CUSPEC__MAX_HEADERS + 1) + 1];
-        t->n_headers = 0;
-        add_includes(files, texts, n, i, texts[i], t);
-        /* the hash of the hashes of each file's code, the template's first */
-        for (size_t h = 0; h <= t->n_headers; h++) {
-            const char *text = texts[h == 0 ? i : t->headers[h - 1]];
-            cuspec__hash128_hex(text, strlen(text), hexes + 32 * h);
-        }
-        cuspec__hash128_hex(hexes, 32 * (t->n_headers + 1), t->hash);
-    }
+    char *code[CUSPEC__MAX_TEMPLATES] = {0};
+    for (size_t i = 0; i < n; i++)
+        index_one(files, code, n, i, &out[i]);
     for (size_t k = 0; k < n; k++)
-        free(codes[k]);
+        free(code[k]);
+}
+
+/* info[i], indexed now if it is not yet. */
+static const struct cuspec__template_info *info_of(size_t i)
+{
+    pthread_mutex_lock(&index_lock);
+    if (!indexed[i]) {
+        index_one(cuspec__templates, codes, n_templates(), i, &info[i]);
+        indexed[i] = 1;
+    }
+    pthread_mutex_unlock(&index_lock);
+    return &info[i];
 }
 
 /* Copies the rest of the line after `tag` in text into buf; 0 if absent. */
@@ -171,10 +195,10 @@ static int header_field(const char *text, const char *tag, char *buf, size_t siz
     return 1;
 }
 
-static void index_files(void)
+/* Indexed apart from the templates, the first time PTX is asked for: most
+ * processes never need it, and reading it is most of the indexing. */
+static void index_shipped(void)
 {
-    cuspec__template_index(cuspec__templates, n_templates(), info);
-
     /* Each shipped file: "// name: EXPR" and "// template-hash: HEX" in its
      * header (tools/regen-ptx.sh writes them), one ".entry NAME(" below. */
     for (size_t i = 0; i < cuspec__shipped_ptx_count && n_shipped < MAX_SHIPPED; i++) {
@@ -198,11 +222,10 @@ static void index_files(void)
 
 const struct cuspec__file *cuspec__template(const char *file, const char **hash)
 {
-    pthread_once(&once, index_files);
     for (size_t i = 0; i < n_templates(); i++)
         if (strcmp(cuspec__templates[i].name, file) == 0) {
             if (hash != NULL)
-                *hash = info[i].hash;
+                *hash = info_of(i)->hash;
             return &cuspec__templates[i];
         }
     return NULL;
@@ -210,17 +233,16 @@ const struct cuspec__file *cuspec__template(const char *file, const char **hash)
 
 size_t cuspec__template_headers(const struct cuspec__file *t, const struct cuspec__file **headers)
 {
-    pthread_once(&once, index_files);
-    size_t i = (size_t)(t - cuspec__templates);
-    for (size_t h = 0; h < info[i].n_headers; h++)
-        headers[h] = &cuspec__templates[info[i].headers[h]];
-    return info[i].n_headers;
+    const struct cuspec__template_info *ti = info_of((size_t)(t - cuspec__templates));
+    for (size_t h = 0; h < ti->n_headers; h++)
+        headers[h] = &cuspec__templates[ti->headers[h]];
+    return ti->n_headers;
 }
 
 int cuspec__shipped_ptx_find(const char *name, const char *hash, const char **ptx,
                              const char **entry)
 {
-    pthread_once(&once, index_files);
+    pthread_once(&once_shipped, index_shipped);
     for (size_t i = 0; i < n_shipped; i++)
         if (strcmp(shipped[i].name, name) == 0 && strcmp(shipped[i].template_hash, hash) == 0) {
             *ptx = shipped[i].ptx;
