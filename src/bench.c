@@ -63,6 +63,8 @@ static void note_kernel(cuspec_bench_result *r)
     if (cuspec_last_launch(&info) == CUSPEC_OK) {
         cuspec__strlcpy(r->kernel, info.kernel, sizeof r->kernel);
         r->tier = info.tier;
+        r->fallback = info.fallback;
+        cuspec__strlcpy(r->wanted, info.wanted, sizeof r->wanted);
     }
 }
 

@@ -1,6 +1,7 @@
 /* The catalogue of kernel families (the registry), and the enumeration of
  * specializations that ahead-of-time compilation and tuning walk. */
 #include "catalogue.h"
+#include "ops.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -105,29 +106,69 @@ static int each_param(const struct cuspec__family *f, struct cuspec__variant *v,
     return 0;
 }
 
+void cuspec__variant_choose(const struct cuspec__spec *s, int arch, struct cuspec__variant *v)
+{
+    cuspec__variant_default(s->family, s->dtype, s->op, arch, v);
+    const struct cuspec__family *f = cuspec__family(s->family);
+    if (f->fit != NULL)
+        f->fit(v, s);
+}
+
+/* The choices found so far, each once. */
+#define MAX_CHOICES 64
+struct choices {
+    int arch;
+    unsigned n;
+    struct cuspec__variant v[MAX_CHOICES];
+    int (*fn)(const struct cuspec__variant *v, void *user);
+    void *user;
+};
+
+static int add_choice(const struct cuspec__variant *v, struct choices *c)
+{
+    for (unsigned i = 0; i < c->n; i++)
+        if (memcmp(&c->v[i], v, sizeof *v) == 0)
+            return 0;
+    if (c->n < MAX_CHOICES)
+        c->v[c->n++] = *v;
+    return c->fn(v, c->user);
+}
+
+static int choose_for_class(const struct cuspec__spec *s, void *user)
+{
+    struct choices *c = user;
+    struct cuspec__variant v;
+    cuspec__variant_choose(s, c->arch, &v);
+    return cuspec__family(v.family)->legal(&v) ? add_choice(&v, c) : 0;
+}
+
+int cuspec__family_choices(int family, int dtype, int op, int arch,
+                           int (*fn)(const struct cuspec__variant *v, void *user), void *user)
+{
+    const struct cuspec__family *f = cuspec__family(family);
+    struct choices c = {.arch = arch, .fn = fn, .user = user};
+    if (f->classes != NULL)
+        return f->classes(dtype, op, choose_for_class, &c);
+    struct cuspec__spec s = {.family = family, .op = op, .dtype = dtype};
+    return choose_for_class(&s, &c);
+}
+
 int cuspec__family_each(int family, int arch, int all,
                         int (*fn)(const struct cuspec__variant *v, void *user), void *user)
 {
     const struct cuspec__family *f = cuspec__family(family);
     for (int d = 0; d < f->n_dtypes; d++)
         for (int op = 0; op < f->n_ops; op++) {
-            struct cuspec__variant v;
-            memset(&v, 0, sizeof v);
-            v.family = family;
-            v.dtype = f->dtypes[d];
-            v.op = op;
             int rc;
             if (all) {
+                struct cuspec__variant v;
+                memset(&v, 0, sizeof v);
+                v.family = family;
+                v.dtype = f->dtypes[d];
+                v.op = op;
                 rc = each_param(f, &v, 0, 0, fn, user);
             } else {
-                f->defaults(arch, &v);
-                rc = f->legal(&v) ? fn(&v, user) : 0;
-                for (int k = 0, r = 0; rc == 0 && f->alternate != NULL && r >= 0; k++) {
-                    struct cuspec__variant a = v;
-                    r = f->alternate(&a, k);
-                    if (r > 0)
-                        rc = fn(&a, user);
-                }
+                rc = cuspec__family_choices(family, f->dtypes[d], op, arch, fn, user);
             }
             if (rc != 0)
                 return rc;

@@ -63,11 +63,15 @@ struct cuspec__family {
     void (*defaults)(int arch, struct cuspec__variant *v);
     /* 1 when v can run the operation spec describes (NULL: any legal v can). */
     int (*fits)(const struct cuspec__variant *v, const struct cuspec__spec *s);
-    /* Turns a default into the k-th variant calls use where the default
-     * does not fit (transpose: misaligned rows, large and small matrices):
-     * 1 done; 0 when that is not legal or repeats the default or an earlier
-     * alternate; -1 when there is no k-th. NULL: none. */
-    int (*alternate)(struct cuspec__variant *v, int k);
+    /* Fits defaults v to the operation s describes: what a call without a
+     * tuning record runs (NULL: the defaults serve every operation). */
+    void (*fit)(struct cuspec__variant *v, const struct cuspec__spec *s);
+    /* Calls fn on one spec of (dtype, op) for each class of shapes and
+     * alignments that `fit` tells apart, so that the defaults fitted to them
+     * are every kernel a call can choose without a record; stops at and
+     * returns the first non-zero fn returns. NULL: the defaults alone. */
+    int (*classes)(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
+                   void *user);
     /* The operation-level hooks (ops.h); NULL: the family is not tunable. */
     const struct cuspec__family_ops *ops;
 };
@@ -96,9 +100,20 @@ void cuspec__variant_default(int family, int dtype, int op, int arch, struct cus
  * parameters that come from outside, such as tuning records. */
 int cuspec__variant_legal(const struct cuspec__variant *v);
 
-/* Calls fn for each specialization of `family` to compile ahead of time: the
- * defaults for sm_`arch` of every dtype and op (and their alternates, which
- * calls need as much), or with `all` every legal
+/* The kernel a call on s runs on sm_`arch` without a tuning record: the
+ * defaults, fitted to s. */
+void cuspec__variant_choose(const struct cuspec__spec *s, int arch, struct cuspec__variant *v);
+
+/* Calls fn once for each kernel a call of (family, dtype, op) can choose on
+ * sm_`arch` without a tuning record (the defaults fitted to every class of
+ * the family's `classes`): what the build prebuilds, `cuspec compile
+ * --check` checks and a call without NVRTC falls back to. Stops at and
+ * returns the first non-zero fn returns. */
+int cuspec__family_choices(int family, int dtype, int op, int arch,
+                           int (*fn)(const struct cuspec__variant *v, void *user), void *user);
+
+/* Calls fn for each specialization of `family` to compile ahead of time:
+ * cuspec__family_choices of every dtype and op, or with `all` every legal
  * combination of parameter values (launch-only parameters at their first
  * value, so each kernel comes once). Stops early and returns a non-zero
  * value fn returns. */

@@ -237,28 +237,37 @@ static int collect(const struct cuspec__variant *v, void *user)
     return 0;
 }
 
-int cuspec_compile(const char *family, int arch, int all_variants, int jobs,
-                   cuspec_progress_fn progress, void *user, cuspec_compile_report *report)
+/* The specializations cuspec_compile and cuspec_compile_check take: of
+ * `family` (NULL or "all": every family) for sm_`arch`, `all` or the
+ * record-free choices. `what` names the caller in errors. */
+static int listed(const char *what, const char *family, int arch, int all, struct list *l)
 {
-    CUSPEC__RETURN_IF(report == NULL, CUSPEC_ERR_INVALID, "cuspec_compile: report is NULL");
-    memset(report, 0, sizeof *report);
     int only = -1;
     if (family != NULL && strcmp(family, "all") != 0) {
         only = cuspec__family_find(family);
         if (only < 0) {
             char names[256];
             cuspec__family_list(0, names, sizeof names);
-            return cuspec__fail(CUSPEC_ERR_INVALID,
-                                "cuspec_compile: unknown family '%s' (%s or all)", family, names);
+            return cuspec__fail(CUSPEC_ERR_INVALID, "%s: unknown family '%s' (%s or all)", what,
+                                family, names);
         }
     }
     CUSPEC__RETURN_IF(arch < 10 || arch > 1000, CUSPEC_ERR_INVALID,
-                      "cuspec_compile: arch %d is not an sm_XY number such as 90", arch);
-    struct list l = {0};
+                      "%s: arch %d is not an sm_XY number such as 90", what, arch);
     int rc = CUSPEC_OK;
     for (int f = 0; f < CUSPEC__N_FAMILIES && rc == CUSPEC_OK; f++)
         if (only < 0 || only == f)
-            rc = cuspec__family_each(f, arch, all_variants, collect, &l);
+            rc = cuspec__family_each(f, arch, all, collect, l);
+    return rc;
+}
+
+int cuspec_compile(const char *family, int arch, int all_variants, int jobs,
+                   cuspec_progress_fn progress, void *user, cuspec_compile_report *report)
+{
+    CUSPEC__RETURN_IF(report == NULL, CUSPEC_ERR_INVALID, "cuspec_compile: report is NULL");
+    memset(report, 0, sizeof *report);
+    struct list l = {0};
+    int rc = listed("cuspec_compile", family, arch, all_variants, &l);
     if (rc == CUSPEC_OK && (rc = cuspec__store_usable()) != CUSPEC_OK) {
         /* filling the store is the whole point */
         report->total = report->failed = l.n;
@@ -268,5 +277,32 @@ int cuspec_compile(const char *family, int arch, int all_variants, int jobs,
         rc = cuspec__compile_many(l.v, l.n, arch, CUSPEC__IMAGE_PUBLISH, jobs, 0, NULL, progress,
                                   user, report);
     free(l.v);
+    return rc;
+}
+
+int cuspec_compile_check(const char *family, int arch, cuspec_check_fn each, void *user,
+                         unsigned *missing)
+{
+    CUSPEC__RETURN_IF(each == NULL, CUSPEC_ERR_INVALID, "cuspec_compile_check: each is NULL");
+    struct list l = {0};
+    unsigned none = 0;
+    int rc = listed("cuspec_compile_check", family, arch, 0, &l);
+    for (unsigned i = 0; rc == CUSPEC_OK && i < l.n; i++) {
+        struct cuspec__image img;
+        char name[256];
+        cuspec__variant_name(&l.v[i], name, sizeof name);
+        if (cuspec__image_get(&l.v[i], arch, CUSPEC__IMAGE_NO_COMPILE, &img) == CUSPEC_OK) {
+            each(name, img.tier, img.arch, user);
+            cuspec__image_free(&img);
+        } else {
+            each(name, 0, 0, user);
+            none++;
+        }
+    }
+    if (rc == CUSPEC_OK)
+        cuspec__clear_error();
+    free(l.v);
+    if (missing != NULL)
+        *missing = none;
     return rc;
 }

@@ -9,6 +9,7 @@
 #include "driver.h"
 #include "device.h"
 #include "hash.h"
+#include "text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,8 @@
 static _Thread_local struct {
     int tier;
     struct cuspec__variant v;
+    int fallback;
+    struct cuspec__variant wanted;
 } last_launch;
 
 static size_t slot_of(const struct cuspec__variant *v)
@@ -210,7 +213,10 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
     return CUSPEC_OK;
 }
 
-int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cuspec__kernel *k)
+/* The kernel of v and the tier it came from (table, or where its image
+ * came from). */
+static int get_kernel(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cuspec__kernel *k,
+                      int *tier)
 {
     pthread_mutex_lock(&ctx->lock);
     struct cuspec__slot *hit = table_find(ctx, v);
@@ -218,8 +224,7 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
         hit->last_use = ++ctx->clock;
         *k = hit->kernel;
         pthread_mutex_unlock(&ctx->lock);
-        last_launch.tier = CUSPEC_TIER_TABLE;
-        last_launch.v = *v;
+        *tier = CUSPEC_TIER_TABLE;
         return CUSPEC_OK;
     }
     pthread_mutex_unlock(&ctx->lock);
@@ -253,9 +258,103 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
         *k = fresh.kernel;
     }
     pthread_mutex_unlock(&ctx->lock);
-    last_launch.tier = img.tier;
-    last_launch.v = *v;
+    *tier = img.tier;
     return CUSPEC_OK;
+}
+
+int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cuspec__kernel *k)
+{
+    int tier, rc = get_kernel(ctx, v, k, &tier);
+    if (rc == CUSPEC_OK) {
+        last_launch.tier = tier;
+        last_launch.v = *v;
+        last_launch.fallback = 0;
+    }
+    return rc;
+}
+
+int cuspec__helper_function(cuspec_ctx *ctx, const struct cuspec__variant *v,
+                            struct cuspec__kernel *k)
+{
+    int tier;
+    return get_kernel(ctx, v, k, &tier);
+}
+
+/* The kernel that served a call on s instead of *v before: *v becomes it
+ * (1), or 0. It must still fit s: a variant stands for several shapes. */
+static int fallback_find(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
+{
+    const struct cuspec__family *f = cuspec__family(s->family);
+    int found = 0;
+    pthread_mutex_lock(&ctx->lock);
+    for (unsigned i = 0; !found && i < ctx->n_fallbacks; i++) {
+        const struct cuspec__fallback *fb = &ctx->fallbacks[i];
+        if (memcmp(&fb->wanted, v, sizeof *v) == 0 && (f->fits == NULL || f->fits(&fb->used, s))) {
+            *v = fb->used;
+            found = 1;
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return found;
+}
+
+static void fallback_keep(cuspec_ctx *ctx, const struct cuspec__variant *wanted,
+                          const struct cuspec__variant *used)
+{
+    pthread_mutex_lock(&ctx->lock);
+    unsigned i = 0;
+    while (i < ctx->n_fallbacks && memcmp(&ctx->fallbacks[i].wanted, wanted, sizeof *wanted) != 0)
+        i++;
+    if (i < CUSPEC__FALLBACKS) {
+        ctx->fallbacks[i] = (struct cuspec__fallback){*wanted, *used};
+        if (i == ctx->n_fallbacks)
+            ctx->n_fallbacks++;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+static void note_fallback(const struct cuspec__variant *wanted)
+{
+    last_launch.fallback = 1;
+    last_launch.wanted = *wanted;
+}
+
+int cuspec__fall_back(cuspec_ctx *ctx, const struct cuspec__spec *s,
+                      const struct cuspec__variant *wanted, int status, struct cuspec__variant *v,
+                      struct cuspec__kernel *k)
+{
+    char why[1024];
+    cuspec__strlcpy(why, cuspec_last_error(), sizeof why);
+    unsigned next = 0;
+    struct cuspec__variant c;
+    while (cuspec__fallback_next(s, ctx->arch, wanted, &next, &c) == CUSPEC_OK) {
+        int rc = cuspec__function(ctx, &c, k);
+        if (rc == CUSPEC_OK) {
+            fallback_keep(ctx, wanted, &c);
+            *v = c;
+            note_fallback(wanted);
+            return CUSPEC_OK;
+        }
+        if (!cuspec__unavailable(rc)) { /* it is there, but will not load: say why */
+            status = rc;
+            cuspec__strlcpy(why, cuspec_last_error(), sizeof why);
+        }
+    }
+    return cuspec__fail(status, "%s; nor is any other kernel that could serve this call", why);
+}
+
+int cuspec__function_for(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v,
+                         struct cuspec__kernel *k)
+{
+    struct cuspec__variant wanted = *v;
+    if (ctx->n_fallbacks > 0 && fallback_find(ctx, s, v)) {
+        int rc = cuspec__function(ctx, v, k);
+        if (rc == CUSPEC_OK)
+            note_fallback(&wanted);
+        return rc;
+    }
+    int rc = cuspec__function(ctx, v, k);
+    return cuspec__unavailable(rc) ? cuspec__fall_back(ctx, s, &wanted, rc, v, k) : rc;
 }
 
 int cuspec_last_launch(cuspec_launch_info *info)
@@ -265,6 +364,10 @@ int cuspec_last_launch(cuspec_launch_info *info)
                       "no operation has run on this thread");
     info->tier = last_launch.tier;
     cuspec__variant_name(&last_launch.v, info->kernel, sizeof info->kernel);
+    info->fallback = last_launch.fallback;
+    info->wanted[0] = '\0';
+    if (last_launch.fallback)
+        cuspec__variant_name(&last_launch.wanted, info->wanted, sizeof info->wanted);
     return CUSPEC_OK;
 }
 

@@ -4,6 +4,7 @@
 #define CUSPEC_CONTEXT_H
 
 #include "catalogue.h"
+#include "ops.h"
 #include "driver.h"
 #include "workspace.h"
 
@@ -34,6 +35,13 @@ struct cuspec__tuned {
     int from_record;
 };
 
+/* A kernel a call wanted that cannot be had here, and the one it ran
+ * instead (cuspec__function_for). */
+#define CUSPEC__FALLBACKS 64
+struct cuspec__fallback {
+    struct cuspec__variant wanted, used;
+};
+
 struct cuspec_ctx {
     cuspec_device_info info;
     char device_id[512]; /* cuspec__device_identity: what tuning records are keyed by */
@@ -48,6 +56,8 @@ struct cuspec_ctx {
     uint64_t clock;
 
     struct cuspec__tuned tuned[CUSPEC__TUNED_SLOTS];
+    struct cuspec__fallback fallbacks[CUSPEC__FALLBACKS];
+    _Atomic unsigned n_fallbacks; /* read without the lock: 0 costs a call nothing */
 
     pthread_mutex_t ws_lock; /* guards the pool below */
     struct cuspec__ws_slot **ws;
@@ -69,6 +79,29 @@ void cuspec__ctx_leave(cuspec_ctx *ctx, int pushed);
 /* The kernel of v, loaded in ctx (which must be current): module table,
  * then cuspec__image_get. Records the tier for cuspec_last_launch(). */
 int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cuspec__kernel *k);
+
+/* cuspec__function for a kernel that helps another (a second pass), which
+ * cuspec_last_launch does not report. */
+int cuspec__helper_function(cuspec_ctx *ctx, const struct cuspec__variant *v,
+                            struct cuspec__kernel *k);
+/* For a call on s: the kernel of *v, or where *v is in no tier and cannot
+ * be compiled here (no NVRTC), that of the first kernel a call on s could
+ * choose without a record (cuspec__family_choices) that fits s and is
+ * available; then *v becomes that one and cuspec_last_launch says so. The
+ * swap is remembered per context. */
+int cuspec__function_for(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v,
+                         struct cuspec__kernel *k);
+/* The search of cuspec__function_for alone, for a call on s that wanted
+ * `wanted`, whose kernel (or one it needs) failed with `status`. */
+int cuspec__fall_back(cuspec_ctx *ctx, const struct cuspec__spec *s,
+                      const struct cuspec__variant *wanted, int status, struct cuspec__variant *v,
+                      struct cuspec__kernel *k);
+/* 1 for the statuses of a kernel that cannot be had here (no NVRTC, or one
+ * that cannot make this arch, or a block that does not fit the device). */
+static inline int cuspec__unavailable(int status)
+{
+    return status == CUSPEC_ERR_NO_NVRTC || status == CUSPEC_ERR_UNSUPPORTED;
+}
 
 /* The stream workloads are timed on (ctx current): one per context. */
 int cuspec__ctx_timing_stream(cuspec_ctx *ctx, CUstream *stream);

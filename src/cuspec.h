@@ -266,6 +266,23 @@ CUSPEC_EXPORT int cuspec_compile(const char *family, int arch, int all_variants,
                                  cuspec_progress_fn progress, void *user,
                                  cuspec_compile_report *report);
 
+/* Called by cuspec_compile_check for each specialization, in order: its
+ * name expression and the tier that would serve it with NVRTC absent,
+ * CUSPEC_TIER_STORE (the user store), CUSPEC_TIER_SYSTEM or CUSPEC_TIER_PTX
+ * (shipped PTX, which the driver compiles), or 0 when none would;
+ * `image_arch` is the sm_XY of the cubin that serves (an older one of the
+ * same major may: cubins run on later minor versions), 0 for PTX or none. */
+typedef void (*cuspec_check_fn)(const char *kernel, int tier, int image_arch, void *user);
+
+/* Checks a deployment, with no GPU and no NVRTC: for every specialization
+ * a call can choose without a tuning record on sm_`arch` (cuspec_compile's
+ * default set) of `family` (NULL or "all" for every family), which tier
+ * would serve it where NVRTC is absent (see cuspec_check_fn). *missing gets
+ * how many none would serve. Returns CUSPEC_OK when the check ran (whatever
+ * it found), else the error (an unknown family, a bad arch). */
+CUSPEC_EXPORT int cuspec_compile_check(const char *family, int arch, cuspec_check_fn each,
+                                       void *user, unsigned *missing);
+
 /* ## Contexts
  *
  * A context ties cuspec to one device: it retains the device's primary
@@ -296,10 +313,17 @@ typedef enum cuspec_tier {
 CUSPEC_EXPORT const char *cuspec_tier_name(int tier);
 
 /* The kernel behind this thread's last successful operation: its tier and
- * its name expression (e.g. "cuspec_copy<uint4, 256, 4>"). */
+ * its name expression (e.g. "cuspec_copy<uint4, 256, 4>"). `fallback` is 1
+ * when the kernel the call chose (`wanted`: its tuning record's, or the
+ * defaults for its shape) was in no tier and could not be compiled here (no
+ * NVRTC): the call ran `kernel` instead, an available one that is correct
+ * for its dtype, shape and alignment, maybe slower. `cuspec compile --check`
+ * lists what a deployment lacks. */
 typedef struct cuspec_launch_info {
     int tier;
     char kernel[256];
+    int fallback;
+    char wanted[256]; /* empty unless fallback */
 } cuspec_launch_info;
 CUSPEC_EXPORT int cuspec_last_launch(cuspec_launch_info *info);
 
@@ -423,6 +447,8 @@ typedef struct cuspec_bench_result {
     double error;     /* float results: |got - ref| / sum|x| (0 for exact types) */
     char kernel[256]; /* name expression of the kernel that ran */
     int tier;         /* where it came from on its first call (cuspec_tier) */
+    int fallback;     /* ran instead of `wanted`, as cuspec_launch_info says */
+    char wanted[256];
 } cuspec_bench_result;
 
 /* The device's copy bandwidth measured now, counting bytes read + written,

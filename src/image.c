@@ -9,6 +9,7 @@
 #include "error.h"
 #include "store.h"
 #include "text.h"
+#include "ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,7 @@ static void make_key(const struct cuspec__file *tmpl, const char *hash, const ch
 
 /* The key's cubin or PTX from the stores: one lookup, whichever kind NVRTC
  * made for this arch. The payload ends in a NUL, which PTX needs. */
-static int from_store(const char *key, struct cuspec__image *img)
+static int from_store(const char *key, int arch, struct cuspec__image *img)
 {
     struct cuspec__entry e;
     int tier;
@@ -68,6 +69,59 @@ static int from_store(const char *key, struct cuspec__image *img)
     img->len = e.len;
     img->kind = e.kind;
     img->tier = tier;
+    img->arch = e.kind == CUSPEC_KIND_CUBIN ? arch : 0;
+    return CUSPEC_OK;
+}
+
+/* NVRTC's image of `key`, published to the store; one process compiles a
+ * key while the others wait for its entry. */
+static int compile(const struct cuspec__file *tmpl, const char *name, const char *key, int arch,
+                   int how, struct cuspec__image *img)
+{
+    struct cuspec__store_lock lock;
+    cuspec__store_lock(key, &lock);
+    if (lock.waited && from_store(key, arch, img) == CUSPEC_OK) {
+        cuspec__store_unlock(&lock);
+        return CUSPEC_OK;
+    }
+    char nvrtc_version[16];
+    int rc = cuspec__jit(tmpl, name, arch, img, nvrtc_version);
+    if (rc == CUSPEC_OK) {
+        char meta[768];
+        snprintf(meta, sizeof meta, "lowered=%s\nnvrtc=%s\n", img->lowered, nvrtc_version);
+        rc = how == CUSPEC__IMAGE_PUBLISH
+                 ? cuspec__store_publish(key, img->kind, meta, img->data, img->len)
+                 : cuspec__store_put(key, img->kind, meta, img->data, img->len);
+        if (rc != CUSPEC_OK)
+            cuspec__image_free(img);
+    }
+    cuspec__store_unlock(&lock);
+    return rc;
+}
+
+/* What serves with no compiler: a cubin of an older arch of the same major
+ * (a cubin runs on later minor versions of its major), then shipped PTX. */
+static int without_compiler(const struct cuspec__file *tmpl, const char *hash, const char *name,
+                            int arch, struct cuspec__image *img)
+{
+    char key[2048];
+    for (int older = arch - 1; older >= arch / 10 * 10; older--) {
+        make_key(tmpl, hash, name, older, key, sizeof key);
+        if (from_store(key, older, img) == CUSPEC_OK && img->kind == CUSPEC_KIND_CUBIN)
+            return CUSPEC_OK;
+        cuspec__image_free(img);
+    }
+    const char *ptx, *entry;
+    if (cuspec__shipped_ptx_find(name, hash, arch, &ptx, &entry) != CUSPEC_OK)
+        return CUSPEC_ERR_NOT_FOUND;
+    img->len = strlen(ptx);
+    img->data = malloc(img->len + 1);
+    CUSPEC__RETURN_IF(img->data == NULL, CUSPEC_ERR_NOMEM, "out of memory for shipped PTX");
+    memcpy(img->data, ptx, img->len + 1);
+    cuspec__strlcpy(img->lowered, entry, sizeof img->lowered);
+    img->kind = CUSPEC_KIND_PTX;
+    img->tier = CUSPEC_TIER_PTX;
+    img->arch = 0;
     return CUSPEC_OK;
 }
 
@@ -81,49 +135,70 @@ int cuspec__image_get(const struct cuspec__variant *v, int arch, int how, struct
     CUSPEC__RETURN_IF(tmpl == NULL, CUSPEC_ERR_NOT_FOUND, "template %s is not embedded", file);
     make_key(tmpl, hash, name, arch, key, sizeof key);
 
-    if (from_store(key, img) == CUSPEC_OK)
+    if (from_store(key, arch, img) == CUSPEC_OK)
         return CUSPEC_OK;
     if (how == CUSPEC__IMAGE_STORE_ONLY)
         return cuspec__fail(CUSPEC_ERR_NOT_FOUND, "%s for sm_%d is not in the store", name, arch);
+    int rc = CUSPEC_ERR_NOT_FOUND;
+    if (how != CUSPEC__IMAGE_NO_COMPILE) {
+        rc = compile(tmpl, name, key, arch, how, img);
+        /* a template that does not compile is a bug to report, not to hide */
+        if (rc == CUSPEC_OK || rc == CUSPEC_ERR_COMPILE || how != CUSPEC__IMAGE_ANY)
+            return rc;
+    }
+    char why[1024]; /* why NVRTC could not make it */
+    cuspec__strlcpy(why, cuspec_last_error(), sizeof why);
+    int found = without_compiler(tmpl, hash, name, arch, img);
+    if (found != CUSPEC_ERR_NOT_FOUND)
+        return found;
+    if (how == CUSPEC__IMAGE_NO_COMPILE)
+        return cuspec__fail(CUSPEC_ERR_NOT_FOUND,
+                            "%s for sm_%d is in no store and there is no shipped PTX for it", name,
+                            arch);
+    return cuspec__fail(rc,
+                        "no kernel %s for sm_%d: it is in no store, there is no shipped PTX for "
+                        "it, and it cannot be compiled here (install NVRTC, or run `cuspec "
+                        "compile --arch sm_%d` where NVRTC is and ship the store; `cuspec "
+                        "compile --check` lists what is missing): %s",
+                        name, arch, arch, why);
+}
 
-    /* One process compiles a key while the others wait for its entry. */
-    struct cuspec__store_lock lock;
-    cuspec__store_lock(key, &lock);
-    if (lock.waited && from_store(key, img) == CUSPEC_OK) {
-        cuspec__store_unlock(&lock);
+/* The kernels a call may fall back to, in order, each once. */
+struct candidates {
+    const struct cuspec__spec *s;
+    const struct cuspec__family *f;
+    unsigned n;
+    struct cuspec__variant v[64];
+};
+
+static int add_candidate(const struct cuspec__variant *v, void *user)
+{
+    struct candidates *c = user;
+    for (unsigned i = 0; i < c->n; i++)
+        if (memcmp(&c->v[i], v, sizeof *v) == 0)
+            return 0;
+    if (c->n < sizeof c->v / sizeof *c->v && (c->f->fits == NULL || c->f->fits(v, c->s)))
+        c->v[c->n++] = *v;
+    return 0;
+}
+
+int cuspec__fallback_next(const struct cuspec__spec *s, int arch,
+                          const struct cuspec__variant *wanted, unsigned *next,
+                          struct cuspec__variant *v)
+{
+    struct candidates c = {.s = s, .f = cuspec__family(s->family)};
+    struct cuspec__variant first;
+    cuspec__variant_choose(s, arch, &first);
+    add_candidate(&first, &c);
+    cuspec__family_choices(s->family, s->dtype, s->op, arch, add_candidate, &c);
+    for (; *next < c.n; ++*next) {
+        struct cuspec__image img;
+        if (memcmp(&c.v[*next], wanted, sizeof *wanted) == 0 ||
+            cuspec__image_get(&c.v[*next], arch, CUSPEC__IMAGE_NO_COMPILE, &img) != CUSPEC_OK)
+            continue;
+        cuspec__image_free(&img);
+        *v = c.v[(*next)++];
         return CUSPEC_OK;
     }
-    char nvrtc_version[16];
-    int rc = cuspec__jit(tmpl, name, arch, img, nvrtc_version);
-    if (rc == CUSPEC_OK) {
-        char meta[768];
-        snprintf(meta, sizeof meta, "lowered=%s\nnvrtc=%s\n", img->lowered, nvrtc_version);
-        rc = how == CUSPEC__IMAGE_PUBLISH
-                 ? cuspec__store_publish(key, img->kind, meta, img->data, img->len)
-                 : cuspec__store_put(key, img->kind, meta, img->data, img->len);
-        cuspec__store_unlock(&lock);
-        if (rc != CUSPEC_OK)
-            cuspec__image_free(img);
-        return rc;
-    }
-    cuspec__store_unlock(&lock);
-    if (rc == CUSPEC_ERR_COMPILE || how >= CUSPEC__IMAGE_NO_PTX)
-        return rc; /* a template that does not compile is a bug to report, not to hide */
-
-    const char *ptx, *entry;
-    if (cuspec__shipped_ptx_find(name, hash, &ptx, &entry) == CUSPEC_OK) {
-        img->len = strlen(ptx);
-        img->data = malloc(img->len + 1);
-        CUSPEC__RETURN_IF(img->data == NULL, CUSPEC_ERR_NOMEM, "out of memory for shipped PTX");
-        memcpy(img->data, ptx, img->len + 1);
-        cuspec__strlcpy(img->lowered, entry, sizeof img->lowered);
-        img->kind = CUSPEC_KIND_PTX;
-        img->tier = CUSPEC_TIER_PTX;
-        return CUSPEC_OK;
-    }
-    return cuspec__fail_context(rc,
-                                "no kernel %s for sm_%d: it is not in the store, there is no "
-                                "shipped PTX for it, and it cannot be compiled here (run `cuspec "
-                                "compile --arch sm_%d` where NVRTC is installed, or install NVRTC)",
-                                name, arch, arch);
+    return CUSPEC_ERR_NOT_FOUND;
 }

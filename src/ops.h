@@ -60,12 +60,11 @@ struct cuspec__family_ops {
     /* The names of the ops in listings (n_ops of them); NULL: "-". */
     const char *const *op_names;
 
-    /* The variant a call on s runs (v is zeroed first): with `records`, the
-     * tuning record for its bucket (cuspec__tuned_params) where one applies,
-     * else the defaults for ctx's device; either fitted to s. Returns 1 when
-     * it came from a record. Without `records`: the tuner's baseline. */
-    int (*choose)(cuspec_ctx *ctx, const struct cuspec__spec *s, int records,
-                  struct cuspec__variant *v);
+    /* The variant a call on s runs (v is zeroed first): the tuning record
+     * for its bucket (cuspec__tuned_params) where one applies, else the
+     * defaults for ctx's device; either fitted to s. Returns 1 when it came
+     * from a record. */
+    int (*choose)(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v);
     /* The spec candidates are checked on: s itself (returns 0), or a smaller
      * one whose result shows the same faults (returns 1). NULL: s. */
     int (*check_spec)(const struct cuspec__spec *s, struct cuspec__spec *small);

@@ -86,7 +86,7 @@ int cuspec_tuned_params(cuspec_ctx *ctx, const cuspec_tune_spec *pub, char *para
     if (rc != CUSPEC_OK)
         return cuspec__fail_context(rc, "cuspec_tuned_params");
     struct cuspec__variant v;
-    int rec = cuspec__ops(s.family)->choose(ctx, &s, 1, &v);
+    int rec = cuspec__ops(s.family)->choose(ctx, &s, &v);
     cuspec__params_text(&v, params, size);
     if (from_record != NULL)
         *from_record = rec;

@@ -133,20 +133,35 @@ const struct cuspec__family cuspec__family_reduce = {
     .ops = &cuspec__reduce_ops,
 };
 
-int cuspec__reduce_variant_on(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
-                              cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream,
-                              const struct cuspec__scratch *held)
+/* The kernels of *v and of its second pass. For a call on s (not NULL),
+ * where either is unavailable, *v falls back (to a one-pass kernel: every
+ * kernel calls choose without a record is one). */
+static int kernels(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v,
+                   struct cuspec__variant *fin, struct cuspec__kernel *k, struct cuspec__kernel *fk)
+{
+    int rc = s != NULL ? cuspec__function_for(ctx, s, v, k) : cuspec__function(ctx, v, k);
+    while (rc == CUSPEC_OK && !v->p[P_SINGLE]) {
+        *fin = *v;
+        fin->p[P_ITEMS] = fin->p[P_VEC] = 1;
+        fin->p[P_SINGLE] = fin->p[P_GRID] = 0;
+        fin->p[P_STAGE] = 1;
+        rc = cuspec__helper_function(ctx, fin, fk);
+        if (rc == CUSPEC_OK || s == NULL || !cuspec__unavailable(rc))
+            return rc;
+        struct cuspec__variant wanted = *v;
+        rc = cuspec__fall_back(ctx, s, &wanted, rc, v, k);
+    }
+    return rc;
+}
+
+/* Runs *v, or for a call on s what it falls back to. */
+static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspec__spec *spec,
+                  cuspec_devptr a, cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream,
+                  const struct cuspec__scratch *held)
 {
     struct cuspec__kernel k, fk;
-    struct cuspec__variant fin = *v;
-    fin.p[P_ITEMS] = fin.p[P_VEC] = 1;
-    fin.p[P_SINGLE] = fin.p[P_GRID] = 0;
-    fin.p[P_STAGE] = 1;
-    /* The second pass's kernel first, so that the main kernel is the one
-     * cuspec_last_launch reports. */
-    int rc = v->p[P_SINGLE] ? CUSPEC_OK : cuspec__function(ctx, &fin, &fk);
-    if (rc == CUSPEC_OK)
-        rc = cuspec__function(ctx, v, &k);
+    struct cuspec__variant fin;
+    int rc = kernels(ctx, spec, v, &fin, &k, &fk);
     if (rc != CUSPEC_OK)
         return rc;
 
@@ -191,6 +206,14 @@ int cuspec__reduce_variant_on(cuspec_ctx *ctx, const struct cuspec__variant *v, 
     return rc;
 }
 
+int cuspec__reduce_variant_on(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
+                              cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream,
+                              const struct cuspec__scratch *held)
+{
+    struct cuspec__variant use = *v;
+    return launch(ctx, &use, NULL, a, b, n, out, stream, held);
+}
+
 int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
                            cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream)
 {
@@ -221,8 +244,8 @@ static int run(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr a, cuspec_devpt
         struct cuspec__variant v = {0};
         struct cuspec__spec spec = {.family = CUSPEC__FAM_REDUCE, .op = op, .dtype = dtype, .n = n};
         cuspec__tuned_params(ctx, &spec, &v);
-        rc = cuspec__reduce_variant(ctx, &v, a, op == CUSPEC__REDUCE_DOT ? b : 0, n, out,
-                                    (CUstream)stream);
+        rc = launch(ctx, &v, &spec, a, op == CUSPEC__REDUCE_DOT ? b : 0, n, out, (CUstream)stream,
+                    NULL);
     } else {
         rc = cuspec__fail_context(rc, "%s", what);
     }

@@ -56,13 +56,8 @@ static int nearby(int bucket, int d, int (*fn)(int bucket, void *user), void *us
     return 0;
 }
 
-static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, int records,
-                  struct cuspec__variant *v)
+static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
 {
-    if (!records) {
-        cuspec__variant_default(s->family, s->dtype, s->op, ctx->arch, v);
-        return 0;
-    }
     memset(v, 0, sizeof *v);
     return cuspec__tuned_params(ctx, s, v);
 }

@@ -2,6 +2,7 @@
  * hash of their code (part of every store key; made once per process), and
  * the shipped PTX, indexed by name expression. */
 #include "template.h"
+#include "text.h"
 #include "hash.h"
 
 #include <pthread.h>
@@ -31,6 +32,7 @@ struct shipped {
     char name[256];
     char template_hash[33];
     char entry[256];
+    int target; /* the sm_XY of its .target: the oldest GPU it runs on */
     const char *ptx;
 };
 static struct shipped shipped[MAX_SHIPPED];
@@ -204,10 +206,11 @@ static void index_shipped(void)
     for (size_t i = 0; i < cuspec__shipped_ptx_count && n_shipped < MAX_SHIPPED; i++) {
         struct shipped *s = &shipped[n_shipped];
         const char *text = cuspec__shipped_ptx[i].text;
-        const char *entry = strstr(text, ".entry ");
+        const char *entry = strstr(text, ".entry "), *target = strstr(text, "\n.target sm_");
         if (!header_field(text, "// name: ", s->name, sizeof s->name) ||
             !header_field(text, "// template-hash: ", s->template_hash, sizeof s->template_hash) ||
-            entry == NULL)
+            entry == NULL || target == NULL ||
+            !cuspec__parse_int(target + strlen("\n.target sm_"), '\n', 10, 1000, &s->target))
             continue;
         entry += strlen(".entry ");
         size_t len = strcspn(entry, "( \n");
@@ -239,12 +242,13 @@ size_t cuspec__template_headers(const struct cuspec__file *t, const struct cuspe
     return ti->n_headers;
 }
 
-int cuspec__shipped_ptx_find(const char *name, const char *hash, const char **ptx,
+int cuspec__shipped_ptx_find(const char *name, const char *hash, int arch, const char **ptx,
                              const char **entry)
 {
     pthread_once(&once_shipped, index_shipped);
     for (size_t i = 0; i < n_shipped; i++)
-        if (strcmp(shipped[i].name, name) == 0 && strcmp(shipped[i].template_hash, hash) == 0) {
+        if (strcmp(shipped[i].name, name) == 0 && strcmp(shipped[i].template_hash, hash) == 0 &&
+            arch >= shipped[i].target) {
             *ptx = shipped[i].ptx;
             *entry = shipped[i].entry;
             return CUSPEC_OK;

@@ -46,9 +46,10 @@ const struct cuspec__file *cuspec__template(const char *file, const char **hash)
 size_t cuspec__template_headers(const struct cuspec__file *t, const struct cuspec__file **headers);
 
 /* Shipped PTX for name expression `name` made from template text with hash
- * `hash`: its text and entry name (static storage), or CUSPEC_ERR_NOT_FOUND.
- * PTX made from another version of the template is never returned. */
-int cuspec__shipped_ptx_find(const char *name, const char *hash, const char **ptx,
+ * `hash` that runs on sm_`arch` (its .target is no newer): its text and
+ * entry name (static storage), or CUSPEC_ERR_NOT_FOUND. PTX made from
+ * another version of the template is never returned. */
+int cuspec__shipped_ptx_find(const char *name, const char *hash, int arch, const char **ptx,
                              const char **entry);
 
 #endif /* CUSPEC_TEMPLATE_H */

@@ -81,8 +81,10 @@ static unsigned long long min_ull(unsigned long long a, unsigned long long b)
     return a < b ? a : b;
 }
 
-int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
-                              const struct cuspec__shape *s, CUstream stream)
+/* Runs *v on checked arguments, or for a call on spec (not NULL) what it
+ * falls back to. */
+static int run_variant(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspec__spec *spec,
+                       const struct cuspec__shape *s, CUstream stream)
 {
     if (!vec_fits(v, s)) { /* named only here: a call that fits formats nothing */
         char kname[256];
@@ -92,7 +94,7 @@ int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
                             kname, v->p[P_VEC]);
     }
     struct cuspec__kernel k;
-    int rc = cuspec__function(ctx, v, &k);
+    int rc = spec != NULL ? cuspec__function_for(ctx, spec, v, &k) : cuspec__function(ctx, v, &k);
     /* Where the grid cannot hold the whole matrix (2^31 - 1 tile rows, 65535
      * tile columns, 65535 batch entries), pieces of whole tiles: each is a
      * transpose of its own, so every vector stays aligned. */
@@ -113,6 +115,13 @@ int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
                 rc = launch_piece(ctx, &k, v, &blk, p, stream);
             }
     return rc;
+}
+
+int cuspec__transpose_variant(cuspec_ctx *ctx, const struct cuspec__variant *v,
+                              const struct cuspec__shape *s, CUstream stream)
+{
+    struct cuspec__variant use = *v;
+    return run_variant(ctx, &use, NULL, s, stream);
 }
 
 /* Elements spanned by `count` matrices of `rows` rows of `cols` elements. */
@@ -220,7 +229,7 @@ int cuspec_transpose_batched(cuspec_ctx *ctx, int dtype, cuspec_devptr in, size_
                                 .align =
                                     cuspec__transpose_align(&s, cuspec__transpose_dtype(dtype))};
     cuspec__transpose_params(ctx, &spec, &v);
-    rc = cuspec__transpose_variant(ctx, &v, &s, (CUstream)stream);
+    rc = run_variant(ctx, &v, &spec, &s, (CUstream)stream);
     cuspec__ctx_leave(ctx, pushed);
     return rc;
 }

@@ -96,6 +96,8 @@ int cuspec__transpose_legal(const struct cuspec__variant *v);
  * struct cuspec__family. */
 void cuspec__transpose_defaults(int arch, struct cuspec__variant *v);
 int cuspec__transpose_fits(const struct cuspec__variant *v, const struct cuspec__spec *s);
-int cuspec__transpose_alternate(struct cuspec__variant *v, int k);
+void cuspec__transpose_fit_default(struct cuspec__variant *v, const struct cuspec__spec *s);
+int cuspec__transpose_classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
+                              void *user);
 
 #endif /* CUSPEC_TRANSPOSE_H */

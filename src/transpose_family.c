@@ -172,6 +172,7 @@ const struct cuspec__family cuspec__family_transpose = {
     .threads = threads,
     .defaults = cuspec__transpose_defaults,
     .fits = cuspec__transpose_fits,
-    .alternate = cuspec__transpose_alternate,
+    .fit = cuspec__transpose_fit_default,
+    .classes = cuspec__transpose_classes,
     .ops = &cuspec__transpose_ops,
 };

@@ -70,6 +70,9 @@ static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
     while ((1 << la) < a)
         la++;
     *bucket = r << 16 | c << 8 | la;
+    /* the bucket's smallest shape: narrow exactly when every shape in it is */
+    s->rows = 1ULL << r;
+    s->cols = 1ULL << c;
     s->align = a;
     return CUSPEC_OK;
 }
@@ -91,16 +94,10 @@ static int nearby(int bucket, int d, int (*fn)(int bucket, void *user), void *us
     return 0;
 }
 
-static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, int records,
-                  struct cuspec__variant *v)
+static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
 {
-    if (records) {
-        memset(v, 0, sizeof *v);
-        return cuspec__transpose_params(ctx, s, v);
-    }
-    cuspec__variant_default(s->family, s->dtype, s->op, ctx->arch, v);
-    cuspec__transpose_fit(v, s, 0);
-    return 0;
+    memset(v, 0, sizeof *v);
+    return cuspec__transpose_params(ctx, s, v);
 }
 
 /* Reading back and comparing a large transpose for every candidate would

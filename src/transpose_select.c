@@ -151,39 +151,40 @@ int cuspec__transpose_fits(const struct cuspec__variant *v, const struct cuspec_
 {
     if (v->p[P_KERNEL] == K_NARROW)
         return (narrow_wide(s->rows) || s->cols <= NARROW_MAX) && v->p[P_VEC] <= s->align;
+    /* A narrow shape's alignment class is the narrow kernel's, which counts
+     * one leading dimension: other kernels' vectors need both. */
+    if (cuspec__transpose_narrow(s->rows, s->cols) && !shifted_subword(v))
+        return v->p[P_VEC] == 1;
     if (v->p[P_SHIFT] && s->align >= CUSPEC__SECTOR / (int)cuspec_dtype_size(v->dtype))
         return 0;
     return shifted_subword(v) || v->p[P_VEC] <= s->align;
 }
 
-/* What cuspec__transpose_fit makes of default v for a square of side
- * `side` in the least aligned class (odd leading dimensions). */
-static void misaligned(struct cuspec__variant *v, unsigned long long side)
+void cuspec__transpose_fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
-    struct cuspec__spec s = {.rows = side, .cols = side, .align = 1};
-    cuspec__transpose_fit(v, &s, 0);
+    cuspec__transpose_fit(v, s, 0);
 }
 
-/* The defaults for misaligned rows: k = 0 for large matrices, 1 for small
- * ones (see SUBWORD_SMALL), each only where it differs from those before;
- * and for narrow matrices, k = 2 with the widest vectors and k = 3 with
- * none. */
-int cuspec__transpose_alternate(struct cuspec__variant *v, int k)
+/* A narrow shape; small and large ones (SUBWORD_SMALL), with sides that
+ * cut the register kernel's squares and sides that do not; each in every
+ * alignment class up to a sector. */
+int cuspec__transpose_classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
+                              void *user)
 {
-    if (k > 3)
-        return -1;
-    if (k >= 2) {
-        take(v, NARROW);
-        if (k == 3)
-            v->p[P_VEC] = 1;
-        return cuspec__transpose_legal(v);
-    }
-    struct cuspec__variant d = *v, large = *v;
-    misaligned(&large, 1ULL << 16);
-    if (k == 0)
-        *v = large;
-    else
-        misaligned(v, 64); /* small, and not narrow */
-    return cuspec__transpose_legal(v) && memcmp(&d, v, sizeof d) != 0 &&
-           (k == 0 || memcmp(&large, v, sizeof large) != 0);
+    static const unsigned long long sides[][2] = {
+        {8, 4096}, {64, 64}, {65, 65}, {4096, 4096}, {4097, 4097}};
+    int size = (int)cuspec_dtype_size(dtype);
+    for (size_t i = 0; i < sizeof sides / sizeof *sides; i++)
+        for (int align = 1; align <= CUSPEC__SECTOR / size; align *= 2) {
+            struct cuspec__spec s = {.family = CUSPEC__FAM_TRANSPOSE,
+                                     .op = op,
+                                     .dtype = dtype,
+                                     .rows = sides[i][0],
+                                     .cols = sides[i][1],
+                                     .align = align};
+            int rc = fn(&s, user);
+            if (rc != 0)
+                return rc;
+        }
+    return 0;
 }

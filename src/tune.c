@@ -79,7 +79,7 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     job.opt.top = job.opt.top > 0 ? job.opt.top : 3;
     job.opt.reps = job.opt.reps > 0 ? job.opt.reps : 15;
     job.device = ctx->device_id;
-    ops->choose(ctx, &job.spec, 0, &job.def);
+    cuspec__variant_choose(&job.spec, ctx->arch, &job.def);
 
     /* Already searched with at least this candidate limit: nothing to do. */
     struct cuspec__record rec;

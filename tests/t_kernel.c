@@ -85,18 +85,27 @@ static void cold_store_without_nvrtc(void)
 {
     struct cuspec__variant v = copy_default();
     struct cuspec__image img;
-    /* sm_86 is not in the store: the default comes from the shipped PTX. */
+    /* sm_86 is not in the store, sm_80 is: its cubin runs on sm_86. */
     CHECK_INT_EQ(cuspec__image_get(&v, 86, CUSPEC__IMAGE_ANY, &img), CUSPEC_OK);
+    CHECK_INT_EQ(img.tier, CUSPEC_TIER_STORE);
+    CHECK_INT_EQ(img.kind, CUSPEC_KIND_CUBIN);
+    CHECK_INT_EQ(img.arch, 80);
+    cuspec__image_free(&img);
+    /* No cubin of major 12: the default comes from the shipped PTX. */
+    CHECK_INT_EQ(cuspec__image_get(&v, 121, CUSPEC__IMAGE_ANY, &img), CUSPEC_OK);
     CHECK_INT_EQ(img.tier, CUSPEC_TIER_PTX);
     CHECK_INT_EQ(img.kind, CUSPEC_KIND_PTX);
+    CHECK_INT_EQ(img.arch, 0);
     CHECK_STR_CONTAINS(img.data, img.lowered);
     cuspec__image_free(&img);
     /* A non-default has no PTX: the error says what to do. */
     v.p[2] = 1; /* items */
-    CHECK_INT_EQ(cuspec__image_get(&v, 86, CUSPEC__IMAGE_ANY, &img), CUSPEC_ERR_NO_NVRTC);
+    CHECK_INT_EQ(cuspec__image_get(&v, 121, CUSPEC__IMAGE_ANY, &img), CUSPEC_ERR_NO_NVRTC);
     CHECK_STR_CONTAINS(cuspec_last_error(), "cuspec_copy<uint4, 256, 1>");
-    CHECK_STR_CONTAINS(cuspec_last_error(), "cuspec compile --arch sm_86");
+    CHECK_STR_CONTAINS(cuspec_last_error(), "cuspec compile --arch sm_121");
     CHECK_STR_CONTAINS(cuspec_last_error(), "CUSPEC_LIBNVRTC");
+    /* Without NVRTC the check looks, whatever `how` NVRTC would be. */
+    CHECK_INT_EQ(cuspec__image_get(&v, 121, CUSPEC__IMAGE_NO_COMPILE, &img), CUSPEC_ERR_NOT_FOUND);
 }
 
 static void compile_error_has_log(void)

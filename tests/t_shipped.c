@@ -1,6 +1,7 @@
-/* The shipped PTX (ptx/, embedded) matches the templates: every default
- * specialization ptx-list names has a PTX made from the current template
- * text. Fails when a template changed and `make ptx` was not run. */
+/* The shipped PTX (ptx/, embedded) matches the templates: every
+ * specialization a call can choose without a record (ptx-list names them)
+ * has a PTX made from the current template text, for every arch from its
+ * target on. Fails when a template changed and `make ptx` was not run. */
 #include "catalogue.h"
 #include "image.h"
 #include "template.h"
@@ -11,12 +12,12 @@ static int missing;
 
 static int check_one(const struct cuspec__variant *v, void *user)
 {
-    (void)user;
+    int arch = *(const int *)user;
     const char *hash, *ptx, *entry, *file = cuspec__variant_template(v);
     char name[256];
     cuspec__variant_name(v, name, sizeof name);
     CHECK(cuspec__template(file, &hash) != NULL);
-    if (cuspec__shipped_ptx_find(name, hash, &ptx, &entry) != CUSPEC_OK) {
+    if (cuspec__shipped_ptx_find(name, hash, arch, &ptx, &entry) != CUSPEC_OK) {
         if (missing++ < 5)
             TAP_FAIL("no shipped PTX for %s from the current templates/%s: run `make ptx`", name,
                      file);
@@ -24,6 +25,9 @@ static int check_one(const struct cuspec__variant *v, void *user)
     }
     CHECK(strstr(ptx, ".version") != NULL);
     CHECK(strstr(ptx, entry) != NULL);
+    /* made for compute_75: no GPU older than that runs it */
+    CHECK_STR_CONTAINS(ptx, "\n.target sm_75\n");
+    CHECK_INT_EQ(cuspec__shipped_ptx_find(name, hash, 70, &ptx, &entry), CUSPEC_ERR_NOT_FOUND);
     return 0;
 }
 
@@ -32,7 +36,7 @@ TEST(every_default_has_current_ptx)
     missing = 0;
     for (size_t a = 0; a < sizeof archs / sizeof *archs; a++)
         for (int f = 0; f < CUSPEC__N_FAMILIES; f++)
-            cuspec__family_each(f, archs[a], 0, check_one, NULL);
+            cuspec__family_each(f, archs[a], 0, check_one, (void *)&archs[a]);
     CHECK_INT_EQ(missing, 0);
 }
 

@@ -22,6 +22,9 @@ static const char help[] =
     "           store (the user store), system (the read-only system store), nvrtc\n"
     "           (compiled now, and published to the store), ptx (shipped PTX,\n"
     "           compiled by the driver)\n"
+    "  instead  only when the kernel the call chose is in no tier and NVRTC is\n"
+    "           absent: the one it wanted; it ran a correct one that is available\n"
+    "           (see 'cuspec compile --check')\n"
     "  check    the result against the CPU reference (float sums: the error\n"
     "           relative to sum|x|)\n"
     "  time     the median of 3 calls timed with CUDA events, and the GB/s it means\n"
@@ -45,7 +48,8 @@ static const char help[] =
     "  --json          one JSON object on stdout instead of the lines\n"
     "\n"
     "Environment: CUSPEC_CACHE_DIR, the store that holds the tuning records and the\n"
-    "compiled kernels (default $XDG_CACHE_HOME/cuspec or ~/.cache/cuspec).\n"
+    "compiled kernels (default $XDG_CACHE_HOME/cuspec or ~/.cache/cuspec), and\n"
+    "CUSPEC_SYSTEM_STORE, the read-only one searched after it.\n"
     "\n"
     "Exit status: 0 the result was right; 1 it was wrong or the call failed; 2 bad\n"
     "command line; 3 no usable CUDA driver or device.\n";
@@ -83,8 +87,10 @@ static void print(const struct opts *o, const cuspec_device_info *d, const cuspe
                                           "ld_out", (json_int_t)s->ld_out));
         cli_json_print(cli_json_extend(
             j,
-            json_pack("{s:o,s:b,s:o,s:s,s:b,s:o,s:o,s:o,s:o,s:o}", "params", cli_json_str(params),
-                      "tuned", tuned, "kernel", cli_json_str(r->kernel), "tier", tier, "correct",
+            json_pack("{s:o,s:b,s:o,s:s,s:o,s:b,s:o,s:o,s:o,s:o,s:o}", "params",
+                      cli_json_str(params), "tuned", tuned, "kernel", cli_json_str(r->kernel),
+                      "tier", tier, "instead_of",
+                      r->fallback ? cli_json_str(r->wanted) : json_null(), "correct",
                       r->correct, "error", cli_json_real("%.3g", r->error), "median_us",
                       cli_json_real("%.3f", r->median_us), "p10_us",
                       cli_json_real("%.3f", r->p10_us), "p90_us", cli_json_real("%.3f", r->p90_us),
@@ -102,6 +108,8 @@ static void print(const struct opts *o, const cuspec_device_info *d, const cuspe
     printf("params    %s (%s)\n", params, tuned ? "tuned" : "default");
     printf("kernel    %s\n", r->kernel);
     printf("tier      %s\n", tier);
+    if (r->fallback)
+        printf("instead   of %s, which is in no tier and cannot be compiled here\n", r->wanted);
     if (r->error > 0)
         printf("check     %s (relative error %.3g)\n", r->correct ? "ok" : "WRONG", r->error);
     else

@@ -1,0 +1,189 @@
+/* Without a GPU: the kernels a call can choose without a tuning record are
+ * exactly the ones the build prebuilds (cuspec__family_choices, checked on
+ * random shapes), and where the one a call wants cannot be had and NVRTC is
+ * absent, what it may run instead starts with the defaults for its shape,
+ * always fits the shape, and is found in the tiers that need no compiler. */
+#include "catalogue.h"
+#include "image.h"
+#include "ops.h"
+#include "transpose.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define MAX_LISTED 256
+static struct cuspec__variant listed[MAX_LISTED];
+static int hit[MAX_LISTED];
+static unsigned n_listed;
+
+static int list(const struct cuspec__variant *v, void *user)
+{
+    (void)user;
+    if (n_listed < MAX_LISTED)
+        listed[n_listed++] = *v;
+    return 0;
+}
+
+static int index_of(const struct cuspec__variant *v)
+{
+    for (unsigned i = 0; i < n_listed; i++)
+        if (memcmp(&listed[i], v, sizeof *v) == 0)
+            return (int)i;
+    return -1;
+}
+
+static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
+static unsigned long long next_random(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* 1 .. 2^20, spread over the powers of two (and so over every class). */
+static unsigned long long random_side(void)
+{
+    return 1 + next_random() % (1ULL << (next_random() % 21));
+}
+
+/* A transpose shape as a call sees it: the alignment class is at most a
+ * sector, and for narrow shapes the narrow kernel's 16 bytes. */
+static void random_transpose(struct cuspec__spec *s)
+{
+    int size = (int)cuspec_dtype_size(s->dtype);
+    s->rows = random_side();
+    s->cols = random_side();
+    int widest = (cuspec__transpose_narrow(s->rows, s->cols) ? 16 : CUSPEC__SECTOR) / size;
+    s->align = 1 << (int)(next_random() % 6);
+    while (s->align > widest)
+        s->align /= 2;
+}
+
+TEST(every_record_free_choice_is_listed_and_every_listed_one_is_made)
+{
+    static const int families[] = {CUSPEC__FAM_REDUCE, CUSPEC__FAM_TRANSPOSE};
+    unsigned outside = 0, unmade = 0, lists = 0;
+    for (size_t fi = 0; fi < sizeof families / sizeof *families; fi++) {
+        const struct cuspec__family *f = cuspec__family(families[fi]);
+        for (int d = 0; d < f->n_dtypes; d++)
+            for (int op = 0; op < f->n_ops; op++) {
+                n_listed = 0;
+                memset(hit, 0, sizeof hit);
+                cuspec__family_choices(families[fi], f->dtypes[d], op, 90, list, NULL);
+                CHECK_UINT_LT(0, n_listed);
+                lists++;
+                for (int i = 0; i < 4000; i++) {
+                    struct cuspec__spec s = {.family = families[fi], .op = op, .dtype = f->dtypes[d]};
+                    if (families[fi] == CUSPEC__FAM_TRANSPOSE)
+                        random_transpose(&s);
+                    else
+                        s.n = next_random() >> (next_random() % 64);
+                    struct cuspec__variant v;
+                    cuspec__variant_choose(&s, 90, &v);
+                    int at = index_of(&v);
+                    if (at < 0 && outside++ < 3) {
+                        char name[256];
+                        cuspec__variant_name(&v, name, sizeof name);
+                        TAP_FAIL("%s for %llux%llu align %d is not listed", name, s.rows, s.cols,
+                                 s.align);
+                    }
+                    if (at >= 0)
+                        hit[at] = 1;
+                }
+                for (unsigned i = 0; i < n_listed; i++)
+                    unmade += !hit[i];
+            }
+    }
+    CHECK_UINT_EQ(outside, 0);
+    /* and none is listed that no call makes: the build compiles no more */
+    CHECK_UINT_EQ(unmade, 0);
+    CHECK_UINT_EQ(lists, 5 * 4 + 4);
+}
+
+static char store_dir[] = "/tmp/cuspec-fallback-XXXXXX";
+
+/* All the candidates for a call on s wanting `wanted` on sm_arch: each fits
+ * s and is not `wanted`; returns how many. */
+static unsigned candidates(const struct cuspec__spec *s, int arch,
+                           const struct cuspec__variant *wanted, struct cuspec__variant *first)
+{
+    const struct cuspec__family *f = cuspec__family(s->family);
+    unsigned next = 0, n = 0;
+    struct cuspec__variant v;
+    while (cuspec__fallback_next(s, arch, wanted, &next, &v) == CUSPEC_OK) {
+        CHECK(f->fits == NULL || f->fits(&v, s));
+        CHECK(memcmp(&v, wanted, sizeof v) != 0);
+        if (n++ == 0)
+            *first = v;
+    }
+    return n;
+}
+
+static void without_nvrtc(void *arg)
+{
+    (void)arg;
+    setenv("CUSPEC_CACHE_DIR", store_dir, 1);
+    setenv("CUSPEC_LIBNVRTC", "/nonexistent", 1);
+    /* A u8 1080 x 1920 transpose (rows of 8-byte alignment) with a record
+     * for a kernel nobody compiled: the defaults for its shape come first. */
+    struct cuspec__spec s = {.family = CUSPEC__FAM_TRANSPOSE,
+                             .dtype = CUSPEC_U8,
+                             .rows = 1080,
+                             .cols = 1920,
+                             .align = 8};
+    struct cuspec__variant wanted, defaults, first;
+    memset(&wanted, 0, sizeof wanted);
+    wanted.family = CUSPEC__FAM_TRANSPOSE;
+    wanted.dtype = CUSPEC_U8;
+    int p[] = {64, 16, 1, 8, 0, K_TILE, 0};
+    memcpy(wanted.p, p, sizeof p);
+    CHECK(cuspec__variant_legal(&wanted));
+    cuspec__variant_choose(&s, 90, &defaults);
+    CHECK_UINT_LT(1, candidates(&s, 90, &wanted, &first));
+    CHECK(memcmp(&first, &defaults, sizeof first) == 0);
+    /* Wanting the defaults themselves: another that fits comes first. */
+    CHECK_UINT_LT(0, candidates(&s, 90, &defaults, &first));
+    CHECK(memcmp(&first, &defaults, sizeof first) != 0);
+
+    /* A narrow shape's class counts one leading dimension: whatever falls
+     * back for it takes no vectors, or the narrow kernel's that fit. */
+    struct cuspec__spec narrow = {.family = CUSPEC__FAM_TRANSPOSE,
+                                  .dtype = CUSPEC_U16,
+                                  .rows = 3,
+                                  .cols = 1000000,
+                                  .align = 1};
+    cuspec__variant_choose(&narrow, 90, &defaults);
+    CHECK_INT_EQ(defaults.p[P_KERNEL], K_NARROW);
+    CHECK_UINT_LT(0, candidates(&narrow, 90, &defaults, &first));
+    CHECK_INT_EQ(first.p[P_VEC] == 1 || shifted_subword(&first), 1);
+
+    /* A two-pass record of f64 sums: the one-pass defaults serve. */
+    struct cuspec__spec sum = {.family = CUSPEC__FAM_REDUCE, .dtype = CUSPEC_F64, .n = 1000003};
+    cuspec__variant_choose(&sum, 90, &defaults);
+    wanted = defaults;
+    wanted.p[3] = 0; /* single */
+    CHECK_UINT_EQ(candidates(&sum, 90, &wanted, &first), 1);
+    CHECK(memcmp(&first, &defaults, sizeof first) == 0);
+
+    /* Older than the shipped PTX, with no cubin: nothing to fall back to. */
+    unsigned next = 0;
+    CHECK_INT_EQ(cuspec__fallback_next(&sum, 70, &wanted, &next, &first), CUSPEC_ERR_NOT_FOUND);
+}
+
+TEST(fallback_starts_with_the_defaults_and_fits_the_shape)
+{
+    tap_in_child(without_nvrtc, NULL);
+}
+
+int main(void)
+{
+    if (mkdtemp(store_dir) == NULL)
+        return 1;
+    static const struct tap_test tests[] = {
+        TAP_ENTRY(every_record_free_choice_is_listed_and_every_listed_one_is_made),
+        TAP_ENTRY(fallback_starts_with_the_defaults_and_fits_the_shape)};
+    int rc = tap_run(tests, sizeof tests / sizeof *tests);
+    return tap_remove_tree(store_dir, 0) == 0 ? rc : 1;
+}
