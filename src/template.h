@@ -37,9 +37,12 @@ struct cuspec__template_info {
 void cuspec__template_index(const struct cuspec__file *files, size_t n,
                             struct cuspec__template_info *out);
 
+/* cuspec__template_index of the embedded templates, made at build time
+ * (tools/template-index): one per cuspec__templates[i]. */
+extern const struct cuspec__template_info cuspec__template_infos[];
+
 /* The embedded template `file` and (where hash is not NULL) its
- * cuspec__template_index hash (made once per process). NULL when there is
- * none. */
+ * cuspec__template_index hash. NULL when there is none. */
 const struct cuspec__file *cuspec__template(const char *file, const char **hash);
 /* The embedded files template t (as cuspec__template gives it) includes, for
  * NVRTC: up to CUSPEC__MAX_HEADERS into headers; returns how many. */

@@ -228,8 +228,24 @@ TEST(templates_come_with_their_headers)
     check_headers("transpose_narrow.cuh", transpose, 2);
 }
 
+/* The index the build embedded is the one the library would make now. */
+TEST(the_build_time_index_is_the_embedded_templates_own)
+{
+    size_t n = cuspec__templates_count;
+    static struct cuspec__template_info now[CUSPEC__MAX_TEMPLATES];
+    CHECK_UINT_LT(0, n);
+    cuspec__template_index(cuspec__templates, n, now);
+    for (size_t i = 0; i < n; i++) {
+        CHECK_STR_EQ(cuspec__template_infos[i].hash, now[i].hash);
+        CHECK_UINT_EQ(cuspec__template_infos[i].n_headers, now[i].n_headers);
+        for (size_t h = 0; h < now[i].n_headers; h++)
+            CHECK_UINT_EQ(cuspec__template_infos[i].headers[h], now[i].headers[h]);
+    }
+}
+
 TAP_MAIN(TAP_ENTRY(code_text_leaves_out_comments_and_layout),
          TAP_ENTRY(a_comment_changes_no_template_hash), TAP_ENTRY(a_code_change_changes_the_hash),
          TAP_ENTRY(a_header_change_reaches_its_includers_only),
          TAP_ENTRY(an_edit_reaches_the_templates_that_include_it),
-         TAP_ENTRY(templates_come_with_their_headers))
+         TAP_ENTRY(templates_come_with_their_headers),
+         TAP_ENTRY(the_build_time_index_is_the_embedded_templates_own))
