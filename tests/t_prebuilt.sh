@@ -6,7 +6,7 @@
 archs=$PREBUILT_ARCHS
 [ -n "$archs" ] || skip "configured --with-prebuilt-archs=none: no prebuilt store"
 n_archs=$(echo $archs | wc -w)
-plan $((2 * n_archs + 8))
+plan $((3 * n_archs + 9))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$tap_out" "$tap_err"' EXIT
 store=$top_builddir/store
@@ -67,4 +67,13 @@ for arch in $archs; do
     all_found "$arch"
 done
 none "stderr" "the installed store is used without a warning" "$(cat "$tmp/warnings")"
+
+# What a packager runs after make install: every arch covered by it alone.
+arch_args=$(for arch in $archs; do printf ' --arch sm_%s' "$arch"; done)
+CUSPEC_CACHE_DIR=$tmp/user CUSPEC_SYSTEM_STORE=$inst/store CUSPEC_LIBNVRTC=/nonexistent \
+    check_exit 0 "cuspec compile --check over the installed store passes" "$CUSPEC" compile --check $arch_args
+for arch in $archs; do
+    check_grep "$tap_out" "^sm_$arch: [0-9]* specializations without NVRTC: 0 from the user store, [0-9]* from the system store, 0 from shipped PTX, 0 missing\$" \
+        "sm_$arch: every specialization from the system store"
+done
 done_testing
