@@ -261,7 +261,8 @@ static void run_pass(void)
         setenv("CUSPEC_LIBNVRTC", "/nonexistent", 1);
     gpu_require();
     rng_seed();
-    if (cuspec_ctx_create(&ctx, 0) != CUSPEC_OK) {
+    int pushed;
+    if (cuspec_ctx_create(&ctx, 0) != CUSPEC_OK || cuspec__ctx_enter(ctx, &pushed) != CUSPEC_OK) {
         TAP_FAIL("cuspec_ctx_create: %s", cuspec_last_error());
         return;
     }
@@ -274,6 +275,7 @@ static void run_pass(void)
     CHECK_UINT_EQ(st.publishes, 0);
     printf("# %d calls served by %d kernels from the system store %s\n", n_calls, n_seen,
            system_store ? system_store : "(installed)");
+    cuspec__ctx_leave(ctx, pushed);
     cuspec_ctx_destroy(ctx);
 }
 
