@@ -60,6 +60,16 @@ CUSPEC_EXPORT const char *cuspec_last_error(void);
 /* The library's version, "MAJOR.MINOR.PATCH". Static storage. */
 CUSPEC_EXPORT const char *cuspec_version(void);
 
+/* The version of this header (the library's when they come from one build;
+ * the build checks that they are configure's). A client may run with a
+ * later library of the same soname, which cuspec_version() names. */
+#define CUSPEC_VERSION_MAJOR 0
+#define CUSPEC_VERSION_MINOR 2
+#define CUSPEC_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH: 200 for 0.2.0, for #if tests. */
+#define CUSPEC_VERSION_NUMBER                                                                      \
+    (CUSPEC_VERSION_MAJOR * 10000 + CUSPEC_VERSION_MINOR * 100 + CUSPEC_VERSION_PATCH)
+
 /* ## Driver and devices
  *
  * The CUDA driver (libcuda.so.1, or $CUSPEC_LIBCUDA) is opened on first use.
