@@ -362,10 +362,10 @@ int cuspec_last_launch(cuspec_launch_info *info)
     CUSPEC__RETURN_IF(info == NULL, CUSPEC_ERR_INVALID, "cuspec_last_launch: info is NULL");
     CUSPEC__RETURN_IF(last_launch.tier == 0, CUSPEC_ERR_NOT_FOUND,
                       "no operation has run on this thread");
+    memset(info, 0, sizeof *info);
     info->tier = last_launch.tier;
     cuspec__variant_name(&last_launch.v, info->kernel, sizeof info->kernel);
     info->fallback = last_launch.fallback;
-    info->wanted[0] = '\0';
     if (last_launch.fallback)
         cuspec__variant_name(&last_launch.wanted, info->wanted, sizeof info->wanted);
     return CUSPEC_OK;

@@ -70,6 +70,22 @@ CUSPEC_EXPORT const char *cuspec_version(void);
 #define CUSPEC_VERSION_NUMBER                                                                      \
     (CUSPEC_VERSION_MAJOR * 10000 + CUSPEC_VERSION_MINOR * 100 + CUSPEC_VERSION_PATCH)
 
+/* ## Structs that grow
+ *
+ * A struct the caller allocates for the library to fill (cuspec_device_info,
+ * cuspec_store_stats, cuspec_bench_result, ...) or to read
+ * (cuspec_tune_spec, cuspec_tune_options) ends in reserved space: a later
+ * version adds its fields there, so the struct's size and every field's
+ * place stay, and a program built against this header runs with a later
+ * library of the same soname. Zero a struct the library reads before
+ * setting its fields (= {0}, or memset): a field added later reads its zero
+ * as "the default", and a call given non-zero reserved space fails with
+ * CUSPEC_ERR_INVALID. A struct the library hands to a callback
+ * (cuspec_store_entry, cuspec_tune_progress, cuspec_tuning_record) is the
+ * library's: it may grow at its end, which a program built before does not
+ * see. A program needs a library at least as new as the header it was built
+ * with. */
+
 /* ## Driver and devices
  *
  * The CUDA driver (libcuda.so.1, or $CUSPEC_LIBCUDA) is opened on first use.
@@ -96,6 +112,7 @@ typedef struct cuspec_device_info {
     int max_smem_per_block; /* bytes, with the opt-in limit */
     int driver_version;     /* as cuspec_driver_version() */
     char uuid[48];          /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_device_info;
 
 /* Fills *info for device `ordinal` (0-based). CUSPEC_ERR_NO_DEVICE when the
@@ -115,6 +132,7 @@ typedef struct cuspec_nvrtc_info {
     int major, minor; /* NVRTC version */
     int n_archs;
     int archs[CUSPEC_MAX_ARCHS]; /* supported sm_XY as 10*X+Y, ascending */
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_nvrtc_info;
 
 /* Loads NVRTC (if not yet loaded) and describes it. CUSPEC_ERR_NO_NVRTC
@@ -180,6 +198,7 @@ typedef struct cuspec_store_stats {
     uint64_t quarantined;             /* bad entries moved aside (at most 64 are kept) */
     /* Counters of this process since it started. */
     uint64_t hits, misses, compiles, publishes, bad_entries, evictions, write_failures;
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_store_stats;
 
 /* Fills *stats: the store's location, what it holds, and this process's
@@ -258,6 +277,7 @@ typedef struct cuspec_compile_report {
     unsigned failed;
     double seconds; /* wall time */
     char first_error[2048];
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_compile_report;
 
 /* Called after each specialization: how many are done, of how many, and the
@@ -334,6 +354,7 @@ typedef struct cuspec_launch_info {
     char kernel[256];
     int fallback;
     char wanted[256]; /* empty unless fallback */
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_launch_info;
 CUSPEC_EXPORT int cuspec_last_launch(cuspec_launch_info *info);
 
@@ -459,6 +480,7 @@ typedef struct cuspec_bench_result {
     int tier;         /* where it came from on its first call (cuspec_tier) */
     int fallback;     /* ran instead of `wanted`, as cuspec_launch_info says */
     char wanted[256];
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_bench_result;
 
 /* The device's copy bandwidth measured now, counting bytes read + written,
@@ -492,6 +514,7 @@ typedef struct cuspec_latency {
     /* Host time to enqueue one call once everything is loaded (microseconds):
      * a raw cuLaunchKernel of the same kernel, and through cuspec. */
     double raw_launch_us, reduce_call_us, copy_call_us;
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_latency;
 
 /* Measures dispatch: run it first on a fresh context for an honest first
@@ -513,6 +536,7 @@ typedef struct cuspec_tune_spec {
     size_t rows, cols; /* transpose */
     size_t ld_in, ld_out; /* transpose: leading dimensions (0: the row length). They
                              choose the alignment class the record is made for */
+    uint64_t reserved[8]; /* must be zero: later fields are taken from here */
 } cuspec_tune_spec;
 
 typedef struct cuspec_tune_progress {
@@ -534,6 +558,7 @@ typedef struct cuspec_tune_options {
     volatile const int *stop; /* when it becomes non-zero, stop after the current candidate */
     void (*progress)(const cuspec_tune_progress *p, void *user);
     void *user;
+    uint64_t reserved[8]; /* must be zero: later fields are taken from here */
 } cuspec_tune_options;
 
 typedef struct cuspec_tune_result {
@@ -546,6 +571,7 @@ typedef struct cuspec_tune_result {
     unsigned reused;     /* timed by an earlier, interrupted or smaller run */
     unsigned failed;     /* did not compile, launch, or give the right result */
     int stopped;         /* the stop flag ended the search early */
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_tune_result;
 
 /* Tunes one operation; the record it writes serves every later call. The

@@ -3,7 +3,7 @@
 
 /* cuspec.h's version macros are written by hand: they must be configure's. */
 #if CUSPEC_VERSION_NUMBER != CUSPEC__CONFIGURE_VERSION_NUMBER
-#error "CUSPEC_VERSION_MAJOR/MINOR/PATCH in src/cuspec.h are not configure.ac's version: set them to it"
+#error "src/cuspec.h: CUSPEC_VERSION_MAJOR/MINOR/PATCH differ from configure.ac's version"
 #endif
 
 const char *cuspec_version(void)

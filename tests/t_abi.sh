@@ -5,7 +5,7 @@
 . "$top_srcdir/tests/tap.sh"
 command -v nm >/dev/null || skip "nm (binutils) is needed"
 [ -f "$LIBCUSPEC" ] || skip "no shared library was built (--disable-shared)"
-plan 4
+plan 6
 
 abi() { $SHELL "$top_srcdir/tools/abi-list.sh" "$@"; }
 check_exit 0 "the interface is the one src/cuspec.abi records" \
@@ -31,6 +31,19 @@ ok $? "a removed symbol and a changed struct under the old version-info are refu
 abi update "$tmp/list" "$((c + 1)):0:$((a + 1))" "$LIBCUSPEC" "$top_srcdir/src/cuspec.h" "$CC" >"$tap_out"
 [ $? -ne 0 ] && grep -q "to $((c + 1)):0:0" "$tap_out"
 ok $? "an addition's bump ($((c + 1)):0:$((a + 1))) does not cover a removal"
+
+# A list from before a symbol was added and a field was taken from a
+# struct's reserved space (the same size): an addition, current + 1 and
+# age + 1, which update records.
+abi print /dev/null "$CUSPEC_LT_VERSION" "$LIBCUSPEC" "$top_srcdir/src/cuspec.h" "$CC" |
+    sed '/^symbol cuspec_version$/d; /^member cuspec_launch_info char wanted\[256\]$/d;
+         s/^\(member cuspec_launch_info uint64_t reserved\)\[8\]$/\1[40]/' >"$tmp/list"
+abi update "$tmp/list" "$CUSPEC_LT_VERSION" "$LIBCUSPEC" "$top_srcdir/src/cuspec.h" "$CC" >"$tap_out"
+grep -q "to $((c + 1)):0:$((a + 1)) (from $CUSPEC_LT_VERSION)" "$tap_out"
+ok $? "an added symbol and a field taken from reserved space ask for $((c + 1)):0:$((a + 1))"
+abi update "$tmp/list" "$((c + 1)):0:$((a + 1))" "$LIBCUSPEC" "$top_srcdir/src/cuspec.h" "$CC" >"$tap_out" &&
+    grep -q "^version-info $((c + 1)):0:$((a + 1))$" "$tmp/list" && grep -q '^symbol cuspec_version$' "$tmp/list"
+ok $? "which update then records"
 
 # CUSPEC_VERSION_* of the header, as a client sees them, against cuspec_version().
 cat >"$tmp/v.c" <<'END'
