@@ -153,8 +153,8 @@ CUSPEC_EXPORT void cuspec_set_warning_handler(cuspec_warning_fn fn, void *user);
  *
  * A size as people write it, read the same way by $CUSPEC_CACHE_MAX_BYTES
  * and by the cuspec command's options: decimal digits, then optionally one
- * suffix K, M or G (either case) for 2^10, 2^20 or 2^30; no sign, space or
- * other suffix. */
+ * suffix K, M or G (either case) for 2^10, 2^20 or 2^30; or 2^K for K from
+ * 0 to 63; no sign, space or other suffix. */
 
 /* The size `text` in *value: CUSPEC_OK, or CUSPEC_ERR_INVALID (and *value
  * unchanged) when it is not such a size or is more than UINT64_MAX. 0 is a

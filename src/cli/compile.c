@@ -196,7 +196,7 @@ static int run(int argc, char **argv)
     for (int i = 0; i < n_archs; i++) {
         cuspec_compile_report rep;
         int rc =
-            cuspec_compile(family, archs[i], all, jobs, isatty(2) ? progress : NULL, NULL, &rep);
+            cuspec_compile(family, archs[i], all, jobs, isatty(2) && !cli_quiet ? progress : NULL, NULL, &rep);
         if (json) {
             char arch[16];
             snprintf(arch, sizeof arch, "sm_%d", archs[i]);
