@@ -78,9 +78,9 @@ CUSPEC_EXPORT const char *cuspec_version(void);
  * version adds its fields there, so the struct's size and every field's
  * place stay, and a program built against this header runs with a later
  * library of the same soname. Zero a struct the library reads before
- * setting its fields (= {0}, or memset): a field added later reads its zero
- * as "the default", and a call given non-zero reserved space fails with
- * CUSPEC_ERR_INVALID. A struct the library hands to a callback
+ * setting its fields (= {0}, designated initializers, or memset): a field
+ * added later reads its zero as "the default", and a call given non-zero
+ * reserved space fails with CUSPEC_ERR_INVALID. A struct the library hands to a callback
  * (cuspec_store_entry, cuspec_tune_progress, cuspec_tuning_record) is the
  * library's: it may grow at its end, which a program built before does not
  * see. A program needs a library at least as new as the header it was built
