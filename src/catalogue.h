@@ -74,6 +74,9 @@ struct cuspec__family {
                    void *user);
     /* The operation-level hooks (ops.h); NULL: the family is not tunable. */
     const struct cuspec__family_ops *ops;
+    /* 1: every kernel starts with CUSPEC_AFTER_PRIOR_GRID() (prior_grid.cuh),
+     * so code made for sm_90 or later may launch programmatically. */
+    int waits_for_prior_grid;
 };
 
 #define CUSPEC__FAMILY_EXTERN(id, name) extern const struct cuspec__family cuspec__family_##name;

@@ -32,7 +32,6 @@
     X(cuModuleLoadDataEx, 1)                                                                       \
     X(cuModuleUnload, 1)                                                                           \
     X(cuModuleGetFunction, 1)                                                                      \
-    X(cuModuleGetGlobal, 0)                                                                        \
     X(cuLaunchKernel, 1)                                                                           \
     X(cuLaunchKernelEx, 0)                                                                         \
     X(cuFuncGetAttribute, 1)                                                                       \
