@@ -78,8 +78,8 @@ def matrix(v, what):
     shape = v.shape if nd == 3 else (1,) + tuple(v.shape)
     batch, rows, cols = shape
     if v.strides is None:
-        return batch, rows, cols, cols, rows * cols
-    strides = v.strides if nd == 3 else (rows * cols,) + tuple(v.strides)
+        return batch, rows, cols, cols, rows * cols if batch > 1 else 0
+    strides = v.strides if nd == 3 else (0,) + tuple(v.strides)
     batch_stride, ld, unit = strides
     if cols > 1 and unit != 1:
         kind = "a transposed view" if rows > 1 and ld == 1 else "not row-major"
@@ -91,7 +91,7 @@ def matrix(v, what):
         raise InvalidArgument("%s's rows overlap (row stride %d < %d columns, strides %r in "
                               "elements); %s" % (what, ld, cols, tuple(v.strides), _COPY_HINT))
     if batch == 1:
-        batch_stride = 0
+        batch_stride = 0  # one matrix: its stride is never used
     elif batch_stride < 0:
         raise InvalidArgument("%s's batch stride %d is negative; %s" % (what, batch_stride,
                                                                         _COPY_HINT))

@@ -2,7 +2,7 @@
 # binding calls, set once at import so that no call converts more than it must.
 import ctypes
 import os
-from ctypes import POINTER, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
+from ctypes import POINTER, c_char_p, c_int, c_size_t, c_uint64, c_void_p
 
 from . import _structs
 from ._version import __version__
