@@ -73,3 +73,28 @@ def detached(functions_=None, device=0):
     ctx = cuspec.Context.__new__(cuspec.Context)
     ctx._attach(functions_ or functions(), None, device, None)
     return ctx
+
+
+class FakeDevice:
+    """Stands for _driver.Device: hands out made-up addresses and records
+    the allocations, frees and stream orderings asked of it."""
+
+    def __init__(self, ordinal=0):
+        self.ordinal = ordinal
+        self.next = 0x100000000
+        self.log = []
+
+    def alloc(self, nbytes, stream):
+        self.next += 1 << 20
+        self.log.append(("alloc", self.next, nbytes, stream))
+        return self.next
+
+    def free(self, pointer, stream, after=()):
+        self.log.append(("free", pointer, stream, tuple(sorted(after))))
+
+    def order(self, first, then):
+        if first != then:
+            self.log.append(("order", first, then))
+
+    def synchronize(self):
+        self.log.append(("synchronize",))
