@@ -204,13 +204,15 @@ def _choose(kind):
     return _generic
 
 
-_parsers = {}
+# type -> its parser, chosen once per type.
+parsers = {}
+
+
+def parser_for(kind):
+    return parsers.setdefault(kind, _choose(kind))
 
 
 def view(x, what, stream):
     """A View of argument `x` (named `what` in errors) for a call on `stream`
     (a handle), or on its framework's current stream when None."""
-    parse = _parsers.get(type(x))
-    if parse is None:
-        parse = _parsers.setdefault(type(x), _choose(type(x)))
-    return parse(x, what, stream)
+    return (parsers.get(type(x)) or parser_for(type(x)))(x, what, stream)

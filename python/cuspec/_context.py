@@ -6,7 +6,7 @@
 from ctypes import byref, c_void_p
 
 from . import _driver, _dtypes, _layout, _structs
-from ._arrays import stream_handle, view
+from ._arrays import parser_for, parsers, stream_handle
 from ._errors import InvalidArgument, from_status, not_in_library
 from ._lib import C
 from ._memory import DeviceArray
@@ -17,11 +17,8 @@ _ARG_OPS = _dtypes.ARG_OPS
 _I64 = _dtypes.I64
 
 
-def _op_code(op):
-    code = _OPS.get(op)
-    if code is None:
-        raise InvalidArgument("unknown op %r (cuspec's: %s)" % (op, ", ".join(_OPS)))
-    return code
+def _unknown_op(op):
+    return InvalidArgument("unknown op %r (cuspec's: %s)" % (op, ", ".join(_OPS)))
 
 
 class Context:
@@ -76,7 +73,7 @@ class Context:
     # ## Arguments and outputs
 
     def _input(self, x, what, stream):
-        v = view(x, what, stream)
+        v = (parsers.get(type(x)) or parser_for(type(x)))(x, what, stream)
         if v.device is not None and v.device != self.device:
             raise InvalidArgument("%s is on device %d, this context on device %d" % (
                 what, v.device, self.device))
@@ -139,7 +136,9 @@ class Context:
         when given (dtype and shape checked) and returned, else into a new
         DeviceArray. `stream`: a torch/cupy stream or a handle; by default
         the current stream of x's framework (else the legacy default)."""
-        code = _op_code(op)
+        code = _OPS.get(op)
+        if code is None:
+            raise _unknown_op(op)
         v = self._input(x, "x", None if stream is None else stream_handle(stream))
         s = v.stream
         if axis is not None and not (len(v.shape) == 1 and axis in (0, -1)):
@@ -159,8 +158,9 @@ class Context:
                 op, v.dtype.name, _dtypes.taken_by(code)))
         n = _layout.run_length(v, "x", False)
         result, out_ptr = self._output(out, "out", (), out_dtype, s)
-        self._check(self._c.cuspec_reduce(self._ptr, code, v.dtype.code, v.ptr, n, out_ptr, s),
-                    "reduce(op=%r)" % op)
+        rc = self._c.cuspec_reduce(self._ptr, code, v.dtype.code, v.ptr, n, out_ptr, s)
+        if rc:
+            raise from_status(rc, "reduce(op=%r)" % op)
         return result
 
     def _reduce_axis(self, v, op, code, axis, out, s):

@@ -53,7 +53,7 @@ def run_length(v, what, ordered):
     argmax give C-order indices); sum, min and max take any dense layout,
     e.g. a transposed view of a contiguous matrix."""
     n = count(v.shape)
-    if n == 0 or is_contiguous(v):
+    if v.strides is None or n == 0 or is_contiguous(v):
         return n
     if not ordered:
         step = 1
