@@ -77,7 +77,10 @@ class Device:
 
     def __del__(self):
         if self.context is not None:
-            self.api.cuDevicePrimaryCtxRelease_v2(self._dev)
+            try:
+                self.api.cuDevicePrimaryCtxRelease_v2(self._dev)
+            except Exception:  # a finalizer cannot raise; the process is likely ending
+                pass
 
     def enter(self):
         """Makes the primary context current for a call (streams 0, 1 and 2
