@@ -17,6 +17,16 @@ _ARG_OPS = _dtypes.ARG_OPS
 _I64 = _dtypes.I64
 
 
+def _out_dtype(op_code, dtype, what):
+    """The DType `what` writes for `dtype`; InvalidArgument naming the
+    dtypes it takes where the library does not take this one."""
+    found = _OUT.get((op_code, dtype.code))
+    if found is None:
+        raise InvalidArgument("%s does not take %s (it takes %s)" % (
+            what, dtype.name, _dtypes.taken_by(op_code)))
+    return found
+
+
 def _unknown_op(op):
     return InvalidArgument("unknown op %r (cuspec's: %s)" % (op, ", ".join(_OPS)))
 
@@ -131,11 +141,12 @@ class Context:
         gives one result per row, -2 one per column.
 
         Sums of integers write 64 bits (i32 -> i64), of f16/bf16 f32; min
-        and max write x's dtype; argmin/argmax the C-order index (i64), or
-        with out=(values, indices) both. The result is written into `out`
-        when given (dtype and shape checked) and returned, else into a new
-        DeviceArray. `stream`: a torch/cupy stream or a handle; by default
-        the current stream of x's framework (else the legacy default)."""
+        and max write x's dtype; argmin/argmax the index (i64: C order, or
+        along the axis), or with out=(values, indices) both. The result is
+        written into `out` when given (dtype and shape checked) and
+        returned, else into a new DeviceArray. `stream`: a torch/cupy stream
+        or a handle; by default the current stream of x's framework (else
+        the legacy default)."""
         code = _OPS.get(op)
         if code is None:
             raise _unknown_op(op)
@@ -147,15 +158,14 @@ class Context:
             argreduce = self._c.cuspec_argreduce
             if argreduce is None:
                 raise not_in_library("cuspec_argreduce", "reduce(op=%r)" % op)
+            value_dtype = _out_dtype(code, v.dtype, "reduce(op=%r)" % op)
             n = _layout.run_length(v, "x", True)
-            result, value_ptr, index_ptr = self._arg_outputs(out, (), v.dtype, s)
+            result, value_ptr, index_ptr = self._arg_outputs(out, (), value_dtype, s)
             self._check(argreduce(self._ptr, code, v.dtype.code, v.ptr, n, value_ptr, index_ptr,
                                   s), "reduce(op=%r)" % op)
             return result
-        out_dtype = _OUT.get((code, v.dtype.code))
-        if out_dtype is None:
-            raise InvalidArgument("reduce(op=%r) does not take %s (it takes %s)" % (
-                op, v.dtype.name, _dtypes.taken_by(code)))
+        out_dtype = _OUT.get((code, v.dtype.code)) or _out_dtype(code, v.dtype, "reduce(op=%r)" %
+                                                                 op)
         n = _layout.run_length(v, "x", False)
         result, out_ptr = self._output(out, "out", (), out_dtype, s)
         rc = self._c.cuspec_reduce(self._ptr, code, v.dtype.code, v.ptr, n, out_ptr, s)
@@ -163,39 +173,45 @@ class Context:
             raise from_status(rc, "reduce(op=%r)" % op)
         return result
 
-    def _reduce_axis(self, v, op, code, axis, out, s):
+    def _axis(self, v, axis, family):
+        """The library function of `family` ("cuspec_reduce", "cuspec_dot")
+        for `axis` of v, its results' shape, and v's matrix shape."""
         nd = len(v.shape)
-        batch, rows, cols, ld, batch_stride = _layout.matrix(v, "x")
+        batch, rows, cols, ld, batch_stride = _layout.matrix(v, "x" if family == "cuspec_reduce"
+                                                             else "a")
         along = axis + nd if type(axis) is int and axis < 0 else axis
         if along == nd - 1:
-            name, extent = "cuspec_reduce_rows", rows
+            name, extent = family + "_rows", rows
         elif along == nd - 2:
-            name, extent = "cuspec_reduce_cols", cols
+            name, extent = family + "_cols", cols
         else:
-            raise InvalidArgument("axis %r of a %d-D x: cuspec reduces along the last axis (one "
-                                  "result per row) or the one before (one per column)" % (axis, nd))
+            raise InvalidArgument("axis %r of a %d-D array: cuspec reduces along the last axis "
+                                  "(one result per row) or the one before (one per column)" % (
+                                      axis, nd))
         f = getattr(self._c, name)
         if f is None:
-            raise not_in_library(name, "reduce(axis=%r)" % axis)
+            raise not_in_library(name, "%s(axis=%r)" % (family[len("cuspec_"):], axis))
         shape = (batch, extent) if nd == 3 else (extent,)
+        return f, shape, _structs.Matrix(rows, cols, ld, batch, batch_stride)
+
+    def _reduce_axis(self, v, op, code, axis, out, s):
+        f, shape, m = self._axis(v, axis, "cuspec_reduce")
+        what = "reduce(op=%r, axis=%r)" % (op, axis)
+        out_dtype = _out_dtype(code, v.dtype, what)
         if op in _ARG_OPS:
-            result, value_ptr, index_ptr = self._arg_outputs(out, shape, v.dtype, s)
+            result, value_ptr, index_ptr = self._arg_outputs(out, shape, out_dtype, s)
         else:
-            out_dtype = _OUT.get((code, v.dtype.code))
-            if out_dtype is None:
-                raise InvalidArgument("reduce(op=%r) does not take %s (it takes %s)" % (
-                    op, v.dtype.name, _dtypes.taken_by(code)))
             result, value_ptr = self._output(out, "out", shape, out_dtype, s)
             index_ptr = 0
-        m = _structs.Matrix(rows, cols, ld, batch, batch_stride)
         self._check(f(self._ptr, code, v.dtype.code, v.ptr, byref(m), value_ptr, index_ptr, s),
-                    "reduce(op=%r, axis=%r)" % (op, axis))
+                    what)
         return result
 
-    def dot(self, a, b, out=None, stream=None):
-        """sum(a * b) over all elements (fused multiply-add for floats): a
-        and b of one dtype, shape and layout. Integer dots write 64 bits,
-        f16/bf16 f32. `out` and `stream` as for reduce."""
+    def dot(self, a, b, out=None, stream=None, axis=None):
+        """sum(a * b) over all elements (fused multiply-add for floats), or
+        along `axis` as reduce's: a and b of one dtype, shape and layout.
+        Integer dots write 64 bits, f16/bf16 f32. `out` and `stream` as for
+        reduce."""
         va = self._input(a, "a", None if stream is None else stream_handle(stream))
         s = va.stream
         vb = self._input(b, "b", s)
@@ -205,19 +221,26 @@ class Context:
         if tuple(va.shape) != tuple(vb.shape):
             raise InvalidArgument("a has shape %r but b %r: dot takes equal shapes" % (
                 tuple(va.shape), tuple(vb.shape)))
+        what = "dot" if axis is None else "dot(axis=%r)" % axis
+        out_dtype = _out_dtype(_dtypes.DOT, va.dtype, what)
+        if axis is not None and not (len(va.shape) == 1 and axis in (0, -1)):
+            f, shape, m = self._axis(va, axis, "cuspec_dot")
+            if _layout.matrix(vb, "b") != _layout.matrix(va, "a"):
+                raise InvalidArgument("a (strides %r) and b (strides %r) are laid out "
+                                      "differently: the library takes one shape for both" % (
+                                          va.strides, vb.strides))
+            result, out_ptr = self._output(out, "out", shape, out_dtype, s)
+            self._check(f(self._ptr, va.dtype.code, va.ptr, vb.ptr, byref(m), out_ptr, s), what)
+            return result
         n = _layout.run_length(va, "a", False)
         _layout.run_length(vb, "b", False)
         if n and not _layout.same_layout(va, vb):
             raise InvalidArgument("a (strides %r) and b (strides %r) are laid out differently: "
                                   "dot pairs their memory element by element" % (va.strides,
                                                                                  vb.strides))
-        out_dtype = _OUT.get((_dtypes.DOT, va.dtype.code))
-        if out_dtype is None:
-            raise InvalidArgument("dot does not take %s (it takes %s)" % (
-                va.dtype.name, _dtypes.taken_by(_dtypes.DOT)))
         result, out_ptr = self._output(out, "out", (), out_dtype, s)
         self._check(self._c.cuspec_dot(self._ptr, va.dtype.code, va.ptr, vb.ptr, n, out_ptr, s),
-                    "dot")
+                    what)
         return result
 
     def transpose(self, x, out=None, stream=None):

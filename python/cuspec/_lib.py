@@ -118,15 +118,17 @@ PROTOTYPES = {
     ),
 }
 
-# Functions that other branches of the library are adding: used where the
-# library has them (feature-detected), else a NotInLibrary error. The axis
-# reductions' prototype is assumed until the library declares it.
+# Functions being added to the library (argmin/argmax, and the reductions
+# along an axis with their cuspec_matrix shape): used where the library has
+# them (feature-detected), else a NotInLibrary error.
 OPTIONAL = {
     "cuspec_argreduce": (c_int, [_ctx, c_int, c_int, _ptr, c_size_t, _ptr, _ptr, _stream]),
     "cuspec_reduce_rows": (c_int, [_ctx, c_int, c_int, _ptr, POINTER(_structs.Matrix), _ptr, _ptr,
                                    _stream]),
     "cuspec_reduce_cols": (c_int, [_ctx, c_int, c_int, _ptr, POINTER(_structs.Matrix), _ptr, _ptr,
                                    _stream]),
+    "cuspec_dot_rows": (c_int, [_ctx, c_int, _ptr, _ptr, POINTER(_structs.Matrix), _ptr, _stream]),
+    "cuspec_dot_cols": (c_int, [_ctx, c_int, _ptr, _ptr, POINTER(_structs.Matrix), _ptr, _stream]),
 }
 
 

@@ -128,8 +128,8 @@ class TuneResult(ctypes.Structure):
 
 
 class Matrix(ctypes.Structure):
-    """The shape of an axis reduction's input (cuspec_matrix): an assumption
-    until the library declares it; see _lib.AXIS."""
+    """cuspec_matrix: the shape of an axis reduction's input (mirrored in
+    MIRRORED, and tests/py_layout, once cuspec.h declares it)."""
 
     _fields_ = [
         ("rows", c_size_t),

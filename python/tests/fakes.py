@@ -6,11 +6,21 @@ library's own errors) or recorders of their arguments."""
 import os
 import sys
 import types
+from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import cuspec  # noqa: E402
 from cuspec import _dlpack, _dtypes, _lib  # noqa: E402
+
+
+def with_arg_ops(test):
+    """Runs `test` with the dtype table of a library that has argmin and
+    argmax (cuspec_reduce_out_dtype gives the input's dtype for the value)."""
+    ops = cuspec._dtypes.OPS
+    table = {(ops[op], d.code): d for op in ("argmin", "argmax")
+             for d in cuspec._dtypes.BY_CODE.values()}
+    return mock.patch.dict(cuspec._dtypes.OUT, table)(test)
 
 
 class FakeCAI:

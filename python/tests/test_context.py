@@ -2,12 +2,14 @@
 error found before the library is called, the library's own errors coming
 back as exceptions, and the arguments each call passes to the library."""
 import unittest
+from unittest import mock
 
-from fakes import FakeCAI, FakeDLPack, Recorder, cuspec, detached, functions
+from fakes import FakeCAI, FakeDLPack, Recorder, cuspec, detached, functions, with_arg_ops
 
 _structs = cuspec._structs
 OPS = cuspec._dtypes.OPS
 CODE = {name: d.code for name, d in cuspec._dtypes.BY_NAME.items()}
+
 
 
 def out(dtype="<f4", shape=(), **kw):
@@ -84,6 +86,7 @@ class ArgReduce(unittest.TestCase):
         self.assertIn("reduce(op='argmin') needs cuspec_argreduce, which the library", str(
             caught.exception))
 
+    @with_arg_ops
     def test_index_alone_or_both(self):
         arg = Recorder()
         ctx = detached(functions(cuspec_argreduce=arg))
@@ -96,6 +99,7 @@ class ArgReduce(unittest.TestCase):
             (None, OPS["argmax"], CODE["u16"], 0x1000, 6, 0, 0x9000000, 0),
             (None, OPS["argmin"], CODE["u16"], 0x1000, 6, 0x8000000, 0x9000000, 0)])
 
+    @with_arg_ops
     def test_order_matters(self):
         ctx = detached(functions(cuspec_argreduce=Recorder()))
         with self.assertRaisesRegex(cuspec.InvalidArgument, "x is not C-contiguous"):
@@ -114,6 +118,7 @@ class Axis(unittest.TestCase):
                                                          "cuspec_reduce_rows"):
             ctx.reduce(FakeCAI((3, 4), "<f4"), axis=1, out=out(shape=(3,)))
 
+    @with_arg_ops
     def test_rows_and_columns(self):
         rows, cols = Recorder(), Recorder()
         ctx = detached(functions(cuspec_reduce_rows=rows, cuspec_reduce_cols=cols))
@@ -134,7 +139,7 @@ class Axis(unittest.TestCase):
 
     def test_errors(self):
         ctx = detached(functions(cuspec_reduce_rows=Recorder(), cuspec_reduce_cols=Recorder()))
-        with self.assertRaisesRegex(cuspec.InvalidArgument, "axis 0 of a 3-D x"):
+        with self.assertRaisesRegex(cuspec.InvalidArgument, "axis 0 of a 3-D array"):
             ctx.reduce(FakeCAI((2, 3, 4), "<f4"), axis=0, out=out(shape=(3, 4)))
         with self.assertRaisesRegex(cuspec.InvalidArgument, r"out has shape \(4,\); this call "
                                                             r"writes \(3,\)"):
@@ -147,6 +152,16 @@ class Axis(unittest.TestCase):
         ctx = detached(functions(cuspec_reduce=reduce, cuspec_reduce_rows=None))
         ctx.reduce(FakeCAI((4,), "<f4"), axis=0, out=out())
         self.assertEqual(reduce.calls[0][4], 4)
+
+
+class ArgDtypes(unittest.TestCase):
+    def test_a_dtype_the_library_does_not_take(self):
+        ctx = detached(functions(cuspec_argreduce=Recorder()))
+        with mock.patch.dict(cuspec._dtypes.OUT, {(OPS["argmin"], CODE["f32"]):
+                                                  cuspec._dtypes.BY_NAME["f32"]}):
+            with self.assertRaisesRegex(cuspec.InvalidArgument, r"reduce\(op='argmin'\) does not "
+                                                                r"take i8 \(it takes f32\)"):
+                ctx.reduce(FakeCAI((4,), "|i1"), "argmin", out=out("<i8"))
 
 
 class Dot(unittest.TestCase):
@@ -170,6 +185,23 @@ class Dot(unittest.TestCase):
             with self.subTest(message=message):
                 with self.assertRaisesRegex(cuspec.InvalidArgument, message):
                     ctx.dot(*args, out=out())
+
+    def test_axis(self):
+        rows, cols = Recorder(), Recorder()
+        ctx = detached(functions(cuspec_dot_rows=rows, cuspec_dot_cols=cols))
+        a = FakeCAI((3, 4), "<f4", strides=(40, 4), ptr=0x1000)
+        b = FakeCAI((3, 4), "<f4", strides=(40, 4), ptr=0x2000)
+        ctx.dot(a, b, axis=1, out=out(shape=(3,)))
+        ctx.dot(a, b, axis=-2, out=out(shape=(4,)))
+        self.assertEqual([(c[1:4], tuple(getattr(c[4]._obj, f) for f, _ in
+                                         _structs.Matrix._fields_), c[5]) for c in
+                          rows.calls + cols.calls],
+                         [((CODE["f32"], 0x1000, 0x2000), (3, 4, 10, 1, 0), 0x9000000)] * 2)
+        with self.assertRaisesRegex(cuspec.InvalidArgument, "one shape for both"):
+            ctx.dot(a, FakeCAI((3, 4), "<f4"), axis=1, out=out(shape=(3,)))
+        missing = detached(functions(cuspec_dot_rows=None))
+        with self.assertRaisesRegex(cuspec.NotInLibrary, "dot\\(axis=1\\) needs cuspec_dot_rows"):
+            missing.dot(a, b, axis=1, out=out(shape=(3,)))
 
     def test_library_error(self):
         with self.assertRaisesRegex(cuspec.InvalidArgument, "^dot: cuspec_dot: ctx is NULL$"):

@@ -175,18 +175,27 @@ class TorchResults(unittest.TestCase):
                                     strided.transpose(1, 2)))
 
     def test_axis(self):
-        rows, cols = cuspec._lib.C.cuspec_reduce_rows, cuspec._lib.C.cuspec_reduce_cols
-        if rows is None or cols is None:
-            self.skipTest("the library has no cuspec_reduce_rows / cuspec_reduce_cols")
-        x = torch.randint(-100, 100, (300, 257), device="cuda", dtype=torch.int32)
-        for axis in (0, 1):
-            with self.subTest(axis=axis):
-                self.assertTrue(torch.equal(torch.from_dlpack(ctx.reduce(x, "sum", axis=axis)),
-                                            x.sum(dim=axis)))
-                self.assertTrue(torch.equal(torch.from_dlpack(ctx.reduce(x, "max", axis=axis)),
-                                            x.amax(dim=axis)))
-                self.assertTrue(torch.equal(torch.from_dlpack(ctx.reduce(x, "argmin", axis=axis)),
-                                            x.argmin(dim=axis)))
+        c = cuspec._lib.C
+        if None in (c.cuspec_reduce_rows, c.cuspec_reduce_cols, c.cuspec_dot_rows,
+                    c.cuspec_dot_cols):
+            self.skipTest("the library has no reductions along an axis")
+        x = torch.randint(-100, 100, (2, 300, 257), device="cuda", dtype=torch.int32)
+        y = torch.randint(-100, 100, (2, 300, 257), device="cuda", dtype=torch.int32)
+        pitched = torch.zeros(300, 300, device="cuda", dtype=torch.int32)[:, 5:262]
+        pitched.copy_(x[0])
+        for axis in (-1, -2):
+            for name, a in (("batch", x), ("matrix", x[1]), ("pitched", pitched)):
+                with self.subTest(axis=axis, input=name):
+                    def got(*args, **kwargs):
+                        return torch.from_dlpack(ctx.reduce(a, *args, axis=axis, **kwargs))
+                    self.assertTrue(torch.equal(got("sum"), a.sum(dim=axis)))
+                    self.assertTrue(torch.equal(got("min"), a.amin(dim=axis)))
+                    self.assertTrue(torch.equal(got("max"), a.amax(dim=axis)))
+                    self.assertTrue(torch.equal(got("argmin"), a.argmin(dim=axis)))
+                    self.assertTrue(torch.equal(got("argmax"), a.argmax(dim=axis)))
+            with self.subTest(axis=axis, op="dot"):
+                want = (x.long() * y.long()).sum(dim=axis)
+                self.assertTrue(torch.equal(torch.from_dlpack(ctx.dot(x, y, axis=axis)), want))
 
 
 @need(torch, "PyTorch")
