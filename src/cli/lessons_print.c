@@ -38,9 +38,9 @@ void cli_lesson_print(FILE *f, const cuspec_lesson_table *t)
     if (c & CUSPEC_LESSON_COL_CPU)
         fprintf(f, " %8s", "vs CPU");
     if (c & CUSPEC_LESSON_COL_COPY)
-        fprintf(f, " %9s", "of memcpy");
+        fprintf(f, " %10s", "of memcpy");
     if (c & CUSPEC_LESSON_COL_PUBLISHED)
-        fprintf(f, " %9s", "published");
+        fprintf(f, " %10s", "published");
     fputc('\n', f);
     for (int i = 0; i < t->n_rows; i++) {
         const cuspec_lesson_row *r = &t->rows[i];
@@ -56,13 +56,13 @@ void cli_lesson_print(FILE *f, const cuspec_lesson_table *t)
         if (c & CUSPEC_LESSON_COL_CPU)
             ratio(f, r->vs_cpu, 8);
         if ((c & CUSPEC_LESSON_COL_COPY) && r->of_copy > 0)
-            fprintf(f, " %9.3f", r->of_copy);
+            fprintf(f, " %10.3f", r->of_copy);
         else if (c & CUSPEC_LESSON_COL_COPY)
-            fprintf(f, " %9s", "-");
+            fprintf(f, " %10s", "-");
         if ((c & CUSPEC_LESSON_COL_PUBLISHED) && r->published > 0)
-            fprintf(f, " %9.*f", r->published >= 100 ? 1 : 2, r->published);
+            fprintf(f, " %10.*f", r->published < 1 ? 3 : r->published < 100 ? 2 : 1, r->published);
         else if (c & CUSPEC_LESSON_COL_PUBLISHED)
-            fprintf(f, " %9s", "");
+            fprintf(f, " %10s", "");
         fputc('\n', f);
     }
     fputc('\n', f);
