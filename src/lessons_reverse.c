@@ -80,17 +80,16 @@ static void explain(cuspec_lesson_table *t, const double *speedup, const size_t 
     size_text(sizes[n - 1], large, sizeof large);
     if (hi < 1.5)
         snprintf(t->summary, sizeof t->summary,
-                 "Staging through shared memory changes the time by %.2fx at %s elements and "
-                 "%.2fx at %s, where the G80 gained %.1fx: since compute capability 2.0 a warp's "
-                 "accesses coalesce into the 32-byte sectors they touch in whatever order its "
-                 "threads use them, and the L2 merges the reversed writes into whole sectors, so "
-                 "the global-only kernel already moves no more bytes and the staged one only adds "
-                 "a barrier.",
+                 "Staged in shared memory, the reverse runs %.2fx as fast as through global "
+                 "memory only at %s elements and %.2fx at %s (on the G80: %.1fx). A warp's "
+                 "accesses now coalesce into the 32-byte sectors they touch, whatever the order "
+                 "of its threads, and the L2 merges the reversed writes into whole sectors: "
+                 "the global-only kernel moves no more bytes, and staging adds a barrier.",
                  speedup[0], small, speedup[n - 1], large, G80_SPEEDUP);
     else
         snprintf(t->summary, sizeof t->summary,
-                 "Staging through shared memory gains %.2fx to %.2fx here (%.1fx on the G80): "
-                 "the reversed writes still cost this card extra memory transactions.",
+                 "Staged in shared memory, the reverse runs %.2fx to %.2fx as fast (on the G80: "
+                 "%.1fx): on this card the reversed writes still cost extra transactions.",
                  lo, hi, G80_SPEEDUP);
 }
 
