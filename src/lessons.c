@@ -111,6 +111,17 @@ int cuspec_lesson_check_size(const char *name, size_t size)
                         i->name, i->size_unit, i->min_size, i->max_size, multiple, size);
 }
 
+const char *cuspec_lesson_kind_name(int kind)
+{
+    static const char *const names[] = {
+        [CUSPEC_LESSON_CPU] = "cpu",
+        [CUSPEC_LESSON_STEP] = "step",
+        [CUSPEC_LESSON_CUSPEC] = "cuspec",
+        [CUSPEC_LESSON_COPY] = "copy",
+    };
+    return kind >= CUSPEC_LESSON_CPU && kind <= CUSPEC_LESSON_COPY ? names[kind] : "?";
+}
+
 /* Fills the columns the rows imply: step speedups within each series, the
  * speedup over the CPU row and the fraction of the memcpy row. */
 static void derive(cuspec_lesson_table *t)

@@ -50,7 +50,7 @@ static int check(struct call *c, float *mirror, float *back)
     if (rc != CUSPEC_OK || memcmp(back, mirror, len * sizeof(float)) == 0)
         return rc;
     size_t at = 0;
-    while (back[at] == mirror[at])
+    while (memcmp(&back[at], &mirror[at], sizeof *back) == 0) /* bits: -0 is not 0 here */
         at++;
     return cuspec__lesson_wrong(c->id, "s = %d on %u floats: a[%zu] is %g, not %g", c->s, c->n, at,
                                 back[at], mirror[at]);

@@ -177,7 +177,7 @@ static int measure(struct call *c, int check_loops, const float *in, const float
     double ms = 0;
     int rc = cuspec__lesson_kernel(c->r, id, &c->k);
     /* enough blocks to fill every multiprocessor */
-    c->blocks = (unsigned)(c->k.blocks_per_sm * c->r->ctx->info.sm_count);
+    c->blocks = rc == CUSPEC_OK ? (unsigned)(c->k.blocks_per_sm * c->r->ctx->info.sm_count) : 0;
     if (rc == CUSPEC_OK && constant != NULL)
         rc = set_constant(c, constant);
     if (rc == CUSPEC_OK)

@@ -61,7 +61,7 @@ static int check(struct call *c, const float *ref, float *back, size_t bytes)
     if (rc != CUSPEC_OK || memcmp(back, ref, bytes) == 0)
         return rc;
     size_t at = 0, n = (size_t)c->n;
-    while (back[at] == ref[at])
+    while (memcmp(&back[at], &ref[at], sizeof *back) == 0) /* bits: -0 is not 0 here */
         at++;
     return cuspec__lesson_wrong(c->id, "%zu x %zu: out[%zu][%zu] is %g, not %g", n, n, at / n,
                                 at % n, back[at], ref[at]);

@@ -34,17 +34,6 @@ int cuspec__lesson_write(const char *path, const cuspec_lesson_table *t,
     return cuspec__file_replace(tmp, path);
 }
 
-const char *cuspec_lesson_kind_name(int kind)
-{
-    static const char *const names[] = {
-        [CUSPEC_LESSON_CPU] = "cpu",
-        [CUSPEC_LESSON_STEP] = "step",
-        [CUSPEC_LESSON_CUSPEC] = "cuspec",
-        [CUSPEC_LESSON_COPY] = "copy",
-    };
-    return kind >= CUSPEC_LESSON_CPU && kind <= CUSPEC_LESSON_COPY ? names[kind] : "?";
-}
-
 /* A CSV field: quoted, with its quotes doubled (RFC 4180). */
 static void field(FILE *f, const char *s)
 {
