@@ -76,7 +76,7 @@ int cuspec__lesson_coalescing(struct cuspec__lesson_run *r, size_t n)
     snprintf(t->problem, sizeof t->problem, "%zu f32 (%.0f MiB), checked on %zu", n,
              (double)n * sizeof(float) / (1 << 20), check_n);
     snprintf(t->counts, sizeof t->counts, "bytes read + written (2 x 4 x n)");
-    snprintf(t->x_name, sizeof t->x_name, "s");
+    snprintf(t->x_name, sizeof t->x_name, "s (offset or stride, in floats)");
     t->columns = CUSPEC_LESSON_COL_X | CUSPEC_LESSON_COL_COPY;
     t->plot = CUSPEC_LESSON_PLOT_LINES;
     r->total = N_ROWS;

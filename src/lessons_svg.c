@@ -125,9 +125,8 @@ static struct frame frame_make(FILE *f, const cuspec_lesson_table *t, double max
         fprintf(f,
                 "<line class=\"ceiling\" data-gbs=\"%.6g\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
                 "y2=\"%.2f\" stroke=\"black\" stroke-dasharray=\"6 4\"/>\n"
-                "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">device-to-device memcpy %.0f "
-                "GB/s</text>\n",
-                copy->gbs, fr.x0, y, fr.x1, y, fr.x1 - 4, y - 6, copy->gbs);
+                "<text x=\"%.2f\" y=\"%.2f\">device-to-device memcpy %.0f GB/s</text>\n",
+                copy->gbs, fr.x0, y, fr.x1, y, fr.x0 + 6, y - 6, copy->gbs);
     }
     return fr;
 }
@@ -179,7 +178,7 @@ static void lines(FILE *f, const cuspec_lesson_table *t)
         }
     struct frame fr = frame_make(f, t, max_gbs);
     double x_step = nice_step(max_x, 8);
-    fr.x_top = max_x > 0 ? ceil(max_x / x_step) * x_step : 1;
+    fr.x_top = max_x > 0 ? max_x : 1; /* the axis ends at the last x, ticks at round ones */
     for (int k = 0; k * x_step <= fr.x_top * (1 + 1e-9); k++) {
         double v = k * x_step, x = x_of(&fr, v);
         fprintf(f,
@@ -224,11 +223,12 @@ static void lines(FILE *f, const cuspec_lesson_table *t)
             xml_text(f, p->series);
             fprintf(f, " %g: %.1f GB/s</title></circle>\n", p->x, p->gbs);
         }
-        double ly = fr.y0 + 16 + 18 * n_series;
+        /* the legend in a row under the axis, where no line can cross it */
+        double lx = fr.x0 + 140 * n_series, ly = fr.y1 + 70;
         fprintf(f,
                 "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
                 "stroke-width=\"2\"/>\n<text class=\"legend\" x=\"%.2f\" y=\"%.2f\">",
-                fr.x1 - 150, ly, fr.x1 - 126, ly, color, fr.x1 - 120, ly + 4);
+                lx, ly, lx + 24, ly, color, lx + 30, ly + 4);
         xml_text(f, r->series);
         fputs("</text>\n", f);
         n_series++;
