@@ -13,7 +13,8 @@
 /* The registry: one line per family, its id and the suffix of its struct
  * (cuspec__family_NAME, defined in the family's own file). A new family is
  * that file and one line here. */
-#define CUSPEC__FAMILIES(X) X(COPY, copy) X(REDUCE, reduce) X(TRANSPOSE, transpose)
+#define CUSPEC__FAMILIES(X)                                                                        \
+    X(COPY, copy) X(REDUCE, reduce) X(TRANSPOSE, transpose) X(LESSONS, lessons)
 
 enum {
 #define CUSPEC__FAMILY_ID(id, name) CUSPEC__FAM_##id,
