@@ -264,7 +264,7 @@ CUSPEC_EXPORT int cuspec_dtype_from_name(const char *name);
 
 /* ## Kernel families and ahead-of-time compilation
  *
- * A family is one CUDA C++ template (copy, reduce, transpose) with the
+ * A family is one CUDA C++ template (copy, reduce, transpose, lessons) with the
  * parameters it is specialized over. */
 
 /* The name of family `index` (0, 1, ...), NULL past the last. */
@@ -620,6 +620,118 @@ CUSPEC_EXPORT int cuspec_tuning_export(cuspec_ctx *ctx, const char *path, unsign
  * written (CUSPEC_ERR_IO, saying why), those published before the failure,
  * each replaced whole. */
 CUSPEC_EXPORT int cuspec_tuning_import(const char *path, unsigned *count);
+
+/* ## Lessons
+ *
+ * The classic memory-access experiments cuspec grew from, run on this
+ * context's device (`cuspec lessons`): transpose, reduce, coalescing,
+ * reverse, memory, dot. Each runs its kernels as they were taught (short,
+ * readable, not tuned: templates/lessons_*.cuh, the "lessons" family,
+ * compiled, stored and prebuilt like every kernel) on fresh random data,
+ * checks every result against a CPU reference (a wrong one fails the
+ * lesson: it is never a row), times each with CUDA events (the median of
+ * repeated runs on the legacy stream, after a warm-up) and closes with
+ * cuspec's own kernel for the same job and the device-to-device copy
+ * ceiling, with the published figures beside the user's where there are
+ * some. GB/s is 1e9 bytes per second of the bytes the table says it counts. */
+
+typedef struct cuspec_lesson_info {
+    const char *name;      /* "transpose" (static storage, as the others) */
+    const char *title;     /* "the matrix transpose, step by step" */
+    const char *size_unit; /* what a size counts: "matrix side", "elements", ... */
+    size_t min_size, max_size, size_multiple; /* the sizes cuspec_lesson_run takes */
+    size_t default_size;                      /* 0: chosen from the device (default_note) */
+    const char *default_note;                 /* the default, in words */
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
+} cuspec_lesson_info;
+
+/* Fills *info for lesson `index` (0, 1, ...); CUSPEC_ERR_NOT_FOUND past the
+ * last. */
+CUSPEC_EXPORT int cuspec_lesson_get_info(int index, cuspec_lesson_info *info);
+/* The index of the lesson named `name`, or -1. */
+CUSPEC_EXPORT int cuspec_lesson_find(const char *name);
+/* CUSPEC_OK when lesson `name` takes problem size `size` (0: its default),
+ * else CUSPEC_ERR_INVALID with a detail giving the range. Needs no GPU. */
+CUSPEC_EXPORT int cuspec_lesson_check_size(const char *name, size_t size);
+
+/* What a row is. */
+typedef enum cuspec_lesson_row_kind {
+    CUSPEC_LESSON_CPU = 1, /* a plain host loop, timed on the host clock */
+    CUSPEC_LESSON_STEP,    /* a kernel of the lesson */
+    CUSPEC_LESSON_CUSPEC,  /* cuspec's own call for the same job */
+    CUSPEC_LESSON_COPY,    /* the ceiling: a device-to-device memcpy */
+} cuspec_lesson_row_kind;
+/* "cpu", "step", "cuspec", "copy"; "?" for an unknown value. */
+CUSPEC_EXPORT const char *cuspec_lesson_kind_name(int kind);
+
+/* The columns a table fills (bits of cuspec_lesson_table.columns). */
+#define CUSPEC_LESSON_COL_X 1u         /* x: the row's parameter (x_name) */
+#define CUSPEC_LESSON_COL_STEP 2u      /* step: speedup over the row before */
+#define CUSPEC_LESSON_COL_CPU 4u       /* vs_cpu: speedup over the CPU row */
+#define CUSPEC_LESSON_COL_COPY 8u      /* of_copy: GB/s over the memcpy row's */
+#define CUSPEC_LESSON_COL_PUBLISHED 16u /* published: the figure of published_on */
+
+/* The plot a table has (`cuspec lessons --plot`). */
+typedef enum cuspec_lesson_plot {
+    CUSPEC_LESSON_PLOT_NONE = 0,
+    CUSPEC_LESSON_PLOT_BARS,  /* GB/s of each row but the memcpy, which is a ceiling line */
+    CUSPEC_LESSON_PLOT_LINES, /* GB/s against x, one line per series */
+} cuspec_lesson_plot;
+
+#define CUSPEC_LESSON_MAX_ROWS 80
+
+typedef struct cuspec_lesson_row {
+    int kind;          /* cuspec_lesson_row_kind */
+    char series[24];   /* the row's group ("offset", "stride", "256K"); "" for none */
+    char label[48];    /* "naive", "stage 3", "s = 4" */
+    char note[160];    /* what the step changes, in a line */
+    double x;          /* the parameter (CUSPEC_LESSON_COL_X), else 0 */
+    double ms;         /* one run: the median between CUDA events (the CPU row: host clock) */
+    double gbs;        /* the bytes the table counts, per second, in 1e9 */
+    double step;       /* the previous row's ms in the same series over this one's; 0: none */
+    double vs_cpu;     /* the CPU row's ms over this one's; 0: none */
+    double of_copy;    /* gbs over the memcpy row's gbs; 0: none */
+    double published;  /* the published figure (published_unit), 0: none */
+    int verified;      /* the result matched the CPU reference (0: the reference or memcpy) */
+    char kernel[256];  /* the kernel's name expression ("" for the CPU and memcpy rows) */
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
+} cuspec_lesson_row;
+
+typedef struct cuspec_lesson_table {
+    char lesson[16];          /* "transpose" */
+    char title[96];           /* "the matrix transpose, step by step" */
+    char problem[96];         /* "4096 x 4096 f32 (64 MiB)" */
+    char counts[96];          /* which bytes GB/s counts: "read + written" */
+    char x_name[32];          /* what x is (CUSPEC_LESSON_COL_X) */
+    char published_on[96];    /* where the published figures come from; "" for none */
+    char published_unit[16];  /* "GB/s", or "x" for a speedup */
+    char summary[512];        /* what the numbers show on this card, in a sentence or two */
+    char device[256];         /* the GPU's name */
+    int sm;                   /* 10 * major + minor */
+    char date[32];            /* "YYYY-MM-DD", UTC */
+    unsigned columns;         /* CUSPEC_LESSON_COL_* bits */
+    int plot;                 /* cuspec_lesson_plot */
+    int n_rows;
+    cuspec_lesson_row rows[CUSPEC_LESSON_MAX_ROWS];
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
+} cuspec_lesson_table;
+
+/* Runs lesson `name` at problem size `size` (0: its default; else as
+ * cuspec_lesson_check_size takes) into *table. `progress` (may be NULL) is
+ * called after each row: rows done, rows in all, the row's label. A result
+ * that differs from the CPU's is CUSPEC_ERR_CUDA naming the kernel; a size
+ * whose buffers do not fit the device's free memory is
+ * CUSPEC_ERR_UNSUPPORTED saying how much it needs. */
+CUSPEC_EXPORT int cuspec_lesson_run(cuspec_ctx *ctx, const char *name, size_t size,
+                                    cuspec_progress_fn progress, void *user,
+                                    cuspec_lesson_table *table);
+
+/* Writes *table to `path` as CSV (RFC 4180: a header line, then one line per
+ * row), or its plot as an SVG file (CUSPEC_ERR_INVALID for a table whose
+ * plot is CUSPEC_LESSON_PLOT_NONE): a new file beside `path` renamed over
+ * it, so `path` is either whole or untouched. CUSPEC_ERR_IO saying why. */
+CUSPEC_EXPORT int cuspec_lesson_write_csv(const cuspec_lesson_table *table, const char *path);
+CUSPEC_EXPORT int cuspec_lesson_write_svg(const cuspec_lesson_table *table, const char *path);
 
 #ifdef __cplusplus
 }

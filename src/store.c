@@ -182,7 +182,7 @@ int cuspec__store_get(const char *key, int kind, struct cuspec__entry *e, int *t
     int rc = CUSPEC_ERR_NOT_FOUND, where = CUSPEC_TIER_STORE;
     if (c->root_ok)
         rc = lookup(c, 1, hex, key, kind, e);
-    if (rc == CUSPEC_ERR_NOT_FOUND && c->system[0] != '\0') {
+    if (rc == CUSPEC_ERR_NOT_FOUND && (c = cuspec__store_config_system())->system[0] != '\0') {
         rc = lookup(c, 0, hex, key, kind, e);
         where = CUSPEC_TIER_SYSTEM;
     }

@@ -35,11 +35,15 @@ struct cuspec__store_config {
     int root_ok;                         /* exists, is ours and not writable by others */
     int root_fd;                         /* the user store's folder, opened once; -1 */
     char problem[1536];                  /* why root is not usable */
+    /* Filled by cuspec__store_config_system() only: */
     char system[CUSPEC__STORE_PATH_MAX]; /* system store; "" when there is none or refused */
     int system_fd;                       /* the system store's folder, opened once; -1 */
     uint64_t max_bytes;                  /* bound on the compiled entries' bytes */
 };
 const struct cuspec__store_config *cuspec__store_config(void);
+/* The same, with the system store opened too (the first time it is asked
+ * for). */
+const struct cuspec__store_config *cuspec__store_config_system(void);
 
 /* The smallest size bound taken from CUSPEC_CACHE_MAX_BYTES: a few compiled
  * kernels (10-40 KB each); a smaller one would evict most of them at every

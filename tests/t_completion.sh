@@ -1,9 +1,10 @@
 #!/bin/sh
 # The bash completion (completions/cuspec) offers commands, subcommands,
-# options and values, and its lists of dtypes and families are the library's.
+# options and values, and its lists of dtypes, families and lessons are the
+# library's.
 . "$top_srcdir/tests/tap.sh"
 command -v bash >/dev/null || skip "bash is needed"
-plan 9
+plan 10
 
 # complete WORDS...: what the completion offers for the last word.
 complete_words() {
@@ -18,7 +19,7 @@ offers() { # EXPECTED NAME WORDS...
     [ "$got" = "$expected " ]
     ok $? "$name"
 }
-offers "--help --version bench cache compile devices help run tune" "commands and --help, --version" ""
+offers "--help --version bench cache compile devices help lessons run tune" "commands and --help, --version" ""
 offers "tune" "a command's start" "tu"
 offers "--list" "an option of tune, from its help" tune --li
 offers "--quiet" "--quiet" devices --qu
@@ -26,6 +27,7 @@ offers "clear" "cache's subcommands" cache cl
 offers "bf16" "dtypes after --dtype" bench transpose --dtype b
 offers "transpose" "families after --family" compile --family tr
 offers "tuning" "kinds after --kind" cache clear --kind t
+offers "reduce reverse" "lesson names" lessons re
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$tap_out" "$tap_err"' EXIT
@@ -39,16 +41,19 @@ int main(void)
             printf("dtypes %s\n", cuspec_dtype_name(i));
     for (int i = 0; cuspec_family_name(i) != NULL; i++)
         printf("families %s\n", cuspec_family_name(i));
+    cuspec_lesson_info info;
+    for (int i = 0; cuspec_lesson_get_info(i, &info) == CUSPEC_OK; i++)
+        printf("lessons %s\n", info.name);
     return 0;
 }
 END
 $CC -I"$top_srcdir/src" -o "$tmp/names" "$tmp/names.c" "$LIBCUSPEC" -Wl,-rpath,"$(dirname "$LIBCUSPEC")" &&
     "$tmp/names" >"$tmp/library"
-bash -c '. "$1"; for l in dtypes families; do eval "for n in \$_cuspec_$l; do echo \$l \$n; done"; done' \
+bash -c '. "$1"; for l in dtypes families lessons; do eval "for n in \$_cuspec_$l; do echo \$l \$n; done"; done' \
     sh "$top_srcdir/completions/cuspec" >"$tmp/completion"
 sort "$tmp/library" >"$tmp/a"
 sort "$tmp/completion" >"$tmp/b"
 diff "$tmp/a" "$tmp/b" | sed 's/^/#   /'
 cmp -s "$tmp/a" "$tmp/b"
-ok $? "the completion's dtypes and families are the library's"
+ok $? "the completion's dtypes, families and lessons are the library's"
 done_testing

@@ -28,6 +28,7 @@ extern const struct command cmd_compile;
 extern const struct command cmd_bench;
 extern const struct command cmd_tune;
 extern const struct command cmd_run;
+extern const struct command cmd_lessons;
 
 /* ## Failures (main.c) */
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const struct command *const commands[] = {
-    &cmd_devices, &cmd_cache, &cmd_compile, &cmd_bench, &cmd_tune, &cmd_run,
+    &cmd_devices, &cmd_cache, &cmd_compile, &cmd_bench, &cmd_tune, &cmd_run, &cmd_lessons,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
