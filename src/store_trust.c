@@ -306,13 +306,13 @@ int cuspec__store_check_file(const struct stat *st, int system, uid_t me, char *
 int cuspec__store_open_file(int dir, const char *name, int system, int *fd, struct stat *st,
                             char *why, size_t size)
 {
-    uid_t me = geteuid();
     /* O_NONBLOCK: a FIFO planted here must not hang the reader; it is then
      * refused as not a regular file. */
     *fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     int err = errno;
     if (*fd < 0 && err == ENOENT)
         return CUSPEC_ERR_NOT_FOUND;
+    uid_t me = geteuid();
     if (*fd < 0 && fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st->st_mode)) {
         cuspec__store_format(why, size, "a symbolic link, not an entry file");
         return CUSPEC_ERR_CORRUPT;
