@@ -4,10 +4,11 @@
  * store_config.c for the store's location).
  *
  * Last use, the clock of the LRU eviction, is the entry file's mtime: a
- * publish sets it and every user-store hit sets it to now with utimensat.
+ * publish sets it and every user-store hit sets it to now with futimens
+ * (unless it is less than a second old: used_just_now).
  * atime is not used because relatime and noatime mounts make it unreliable.
- * A hit thus costs one metadata write, once per process and kernel: the
- * module table serves the later calls. */
+ * A hit thus costs at most one metadata write, once per process and kernel:
+ * the module table serves the later calls. */
 #include "store_files.h"
 #include "error.h"
 #include "hash.h"
@@ -248,6 +249,20 @@ static int open_entry(const struct cuspec__store_config *c, int user, int top, c
     return cuspec__store_open_file(*fan, rel + 3, !user, fd, st, problem, size);
 }
 
+/* Whether the entry's last use is less than a second ago: setting it again
+ * would cost a metadata write (a third of a hit's time) to move the LRU
+ * clock by less than a second, while processes started in a row hit the
+ * same entries. The prebuilt store's rule (Makefile.am) waits a second
+ * after its mark before its hits, so each of them still sets the time. */
+static int used_just_now(const struct stat *st)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    long long ago_ns = (long long)(t.tv_sec - st->st_mtim.tv_sec) * 1000000000LL +
+                       (t.tv_nsec - st->st_mtim.tv_nsec);
+    return ago_ns >= 0 && ago_ns < 1000000000LL;
+}
+
 /* CUSPEC_OK with *e filled, CUSPEC_ERR_NOT_FOUND (absent, bad or unreadable
  * here), or CUSPEC_ERR_NOMEM. */
 static int lookup(const struct cuspec__store_config *c, int user, const char *hex, const char *key,
@@ -292,7 +307,7 @@ static int lookup(const struct cuspec__store_config *c, int user, const char *he
         /* The hit is the entry's last use; a read-only store keeps the old
          * time, which only matters to its eviction, which cannot run. The
          * entry is ours (checked), so its descriptor may set it. */
-        if (rc == CUSPEC_OK && user)
+        if (rc == CUSPEC_OK && user && !used_just_now(&f.st))
             futimens(fd, now);
     }
     cuspec__entry_file_free(&f);

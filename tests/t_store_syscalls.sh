@@ -54,7 +54,8 @@ check_calls() {
     ok $? "$name: at most $max system calls"
 }
 
-# The user store hits: open, fstat, geteuid, one read, the last use, close.
+# The user store hits: open, fstat, geteuid, one read, close, and the last
+# use when it is a second old.
 check_calls "a hit" 6 1 100 hit
 # Both stores miss, with their fan-out folders checked already: an openat2
 # in each.
