@@ -194,8 +194,8 @@ static enum fast open_fast(struct entries *s, int top, const char *rel, int syst
     }
     /* O_NONBLOCK: a FIFO planted here must not hang the reader. */
     struct open_how how = {.flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC,
-                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-                                      RESOLVE_NO_MAGICLINKS};
+                           .resolve =
+                               RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
     *fd = (int)syscall(SYS_openat2, top, rel, &how, sizeof how);
     if (*fd >= 0)
         return FAST_OPENED;

@@ -131,7 +131,7 @@ static ssize_t read_at(int fd, void *buf, size_t n, off_t off)
 
 /* The largest file an entry can be: a bigger one is read no further than
  * its header, which then says what is wrong. */
-#define MAX_ENTRY_SIZE                                                                            \
+#define MAX_ENTRY_SIZE                                                                             \
     (HEADER_SIZE + (uint64_t)CUSPEC__MAX_KEY_LEN + CUSPEC__MAX_META_LEN + CUSPEC__MAX_PAYLOAD_LEN)
 
 /* Reads the header into h and the len bytes after it into body with one

@@ -85,12 +85,10 @@ int cuspec__store_open_file(int dir, const char *name, int system, int *fd, stru
 /* The checks of cuspec__store_open_file on a file's fstat `st`, for a caller
  * that opened it otherwise: CUSPEC_OK or CUSPEC_ERR_CORRUPT saying why. `me`
  * is geteuid(), taken once by the caller. */
-int cuspec__store_check_file(const struct stat *st, int system, uid_t me, char *why,
-                             size_t size);
+int cuspec__store_check_file(const struct stat *st, int system, uid_t me, char *why, size_t size);
 /* Whether `st` is a folder the store may use (the checks of
  * cuspec__store_open_dir, without a word of why). */
 int cuspec__store_dir_ok(const struct stat *st, int system, uid_t me);
-
 
 /* Process counters (relaxed atomics: they are statistics, not
  * synchronisation). */

@@ -39,8 +39,7 @@ static int owner_ok(const struct stat *st, int system, uid_t me)
 
 int cuspec__store_dir_ok(const struct stat *st, int system, uid_t me)
 {
-    return S_ISDIR(st->st_mode) && owner_ok(st, system, me) &&
-           !(st->st_mode & (S_IWGRP | S_IWOTH));
+    return S_ISDIR(st->st_mode) && owner_ok(st, system, me) && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
 /* Whether `st`, of a folder or file inside a store, may be trusted; when not,
@@ -67,8 +66,7 @@ static int owned_safely(const struct stat *st, int system, uid_t me, const char 
 }
 
 /* The same for a folder on the way to a store's root. */
-static int ancestor_safe(const struct stat *st, uid_t me, const char *path, char *why,
-                         size_t size)
+static int ancestor_safe(const struct stat *st, uid_t me, const char *path, char *why, size_t size)
 {
     if (st->st_uid != me && st->st_uid != 0) {
         cuspec__store_format(why, size,
