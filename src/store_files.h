@@ -82,7 +82,13 @@ int cuspec__store_open_dir(int parent, const char *name, int system, int create,
  * a FIFO, another owner's, writable by others); `why` says which. */
 int cuspec__store_open_file(int dir, const char *name, int system, int *fd, struct stat *st,
                             char *why, size_t size);
-
+/* The checks of cuspec__store_open_file on a file's fstat `st`, for a caller
+ * that opened it otherwise: CUSPEC_OK or CUSPEC_ERR_CORRUPT saying why. `me`
+ * is geteuid(), taken once by the caller. */
+int cuspec__store_check_file(const struct stat *st, int system, uid_t me, char *why, size_t size);
+/* Whether `st` is a folder the store may use (the checks of
+ * cuspec__store_open_dir, without a word of why). */
+int cuspec__store_dir_ok(const struct stat *st, int system, uid_t me);
 
 /* Process counters (relaxed atomics: they are statistics, not
  * synchronisation). */
@@ -145,6 +151,10 @@ int cuspec__entry_read(int dir, const char *name, int system, enum cuspec__read_
  * regular one is CUSPEC_ERR_CORRUPT. */
 int cuspec__entry_read_fd(int fd, enum cuspec__read_depth depth, struct cuspec__entry_file *f,
                           char *problem, size_t size);
+/* The same for an open regular file whose fstat `st` the caller has taken
+ * (and checked: cuspec__store_check_file). */
+int cuspec__entry_read_opened(int fd, const struct stat *st, enum cuspec__read_depth depth,
+                              struct cuspec__entry_file *f, char *problem, size_t size);
 void cuspec__entry_file_free(struct cuspec__entry_file *f);
 
 /* Temporary files of a publish in progress are named ".tmp-PID-RANDOM" in
