@@ -69,13 +69,12 @@ int cli_reduce_spec(const struct command *cmd, const char *op, const char *dtype
         if (strcmp(op, cuspec_op_name(i)) == 0)
             s->op = i;
     if (s->op == -2)
-        return cli_usage(cmd, "unknown op '%s' (sum, min, max, dot)", op);
+        return cli_usage(cmd, "unknown op '%s' (sum, min, max, dot, argmin, argmax)", op);
     s->dtype = cuspec_dtype_from_name(dtype);
     if (s->dtype == 0)
         return cli_usage(cmd, "unknown dtype '%s'", dtype);
     if (cuspec_reduce_out_dtype(s->op, s->dtype) == 0)
-        return cli_usage(cmd, "reduce %s does not take dtype '%s' (f32, f64, i32, i64, u32)", op,
-                         dtype);
+        return cli_usage(cmd, "reduce %s does not take dtype '%s'", op, dtype);
     s->n = cli_parse_count(n);
     if (s->n == 0)
         return cli_usage(cmd, "'%s' is not an element count such as 1000, 64K, 16M or 2^20", n);
