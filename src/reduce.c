@@ -280,10 +280,10 @@ int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cus
 static int run(cuspec_ctx *ctx, const char *what, int op, int dtype, cuspec_devptr a,
                cuspec_devptr b, size_t n, cuspec_devptr out, cuspec_devptr index, void *stream)
 {
-    CUSPEC__RETURN_IF(ctx == NULL, CUSPEC_ERR_INVALID, "%s: ctx is NULL", what);
     int result = out_dtype(op, dtype);
     CUSPEC__RETURN_IF(result == 0, CUSPEC_ERR_INVALID, "%s: dtype %d (%s) is not supported", what,
                       dtype, cuspec_dtype_name(dtype) ? cuspec_dtype_name(dtype) : "unknown");
+    CUSPEC__RETURN_IF(ctx == NULL, CUSPEC_ERR_INVALID, "%s: ctx is NULL", what);
     int pushed, rc = cuspec__ctx_enter(ctx, &pushed);
     if (rc != CUSPEC_OK)
         return rc;

@@ -73,8 +73,6 @@ int cli_reduce_spec(const struct command *cmd, const char *op, const char *dtype
     s->dtype = cuspec_dtype_from_name(dtype);
     if (s->dtype == 0)
         return cli_usage(cmd, "unknown dtype '%s'", dtype);
-    if (cuspec_reduce_out_dtype(s->op, s->dtype) == 0)
-        return cli_usage(cmd, "reduce %s does not take dtype '%s'", op, dtype);
     s->n = cli_parse_count(n);
     if (s->n == 0)
         return cli_usage(cmd, "'%s' is not an element count such as 1000, 64K, 16M or 2^20", n);
