@@ -184,8 +184,8 @@ static void fill(int dt, void *buf, size_t count, enum fill how)
             } else if (dt == CUSPEC_F32) {
                 memcpy(p, &f, 4);
             } else {
-                uint16_t h = dt == CUSPEC_BF16 ? (uint16_t)(u >> 16)
-                                               : half_bits((int)(r >> 53) - 1024);
+                uint16_t h =
+                    dt == CUSPEC_BF16 ? (uint16_t)(u >> 16) : half_bits((int)(r >> 53) - 1024);
                 memcpy(p, &h, 2);
             }
             continue;
@@ -518,10 +518,10 @@ static void put_float(int dt, size_t i, double value)
     memcpy(&u, &f, 4);
     uint16_t h = (uint16_t)(u >> 16); /* bf16; f16 below */
     if (dt == CUSPEC_F16)
-        h = isnan(value)            ? 0x7e00
-            : isinf(value)          ? (value < 0 ? 0xfc00 : 0x7c00)
-            : value == 0            ? (signbit(value) ? 0x8000 : 0)
-                                    : half_bits((int)(value * 1024));
+        h = isnan(value)   ? 0x7e00
+            : isinf(value) ? (value < 0 ? 0xfc00 : 0x7c00)
+            : value == 0   ? (signbit(value) ? 0x8000 : 0)
+                           : half_bits((int)(value * 1024));
     if (dt == CUSPEC_F64)
         memcpy(p, &value, 8);
     else if (dt == CUSPEC_F32)
@@ -626,8 +626,8 @@ TEST(argreduce_outputs)
                   "value misaligned", "value (0x");
     check_refused(cuspec_argreduce(ctx, CUSPEC_ARGMIN, CUSPEC_F16, d_a + 1, n, d_out, 0, NULL),
                   "in misaligned", "in (0x");
-    check_refused(cuspec_argreduce(ctx, CUSPEC_ARGMIN, CUSPEC_F16, d_a, n, 0, 0, NULL),
-                  "no output", "both 0");
+    check_refused(cuspec_argreduce(ctx, CUSPEC_ARGMIN, CUSPEC_F16, d_a, n, 0, 0, NULL), "no output",
+                  "both 0");
     check_refused(cuspec_argreduce(ctx, CUSPEC_ARGMIN, CUSPEC_F16, 0, n, d_out, 0, NULL), "in NULL",
                   "in is NULL");
     check_refused(cuspec_reduce(ctx, CUSPEC_ARGMIN, CUSPEC_F16, d_a, n, d_out, NULL),
@@ -713,8 +713,8 @@ TEST(variants_sampled_sizes_offsets)
         const struct cuspec__variant *v = &sample.v[i];
         char label[320], name[256];
         cuspec__variant_name(v, name, sizeof name);
-        snprintf(label, sizeof label, "%s grid=%d:", name, v->p[param_index(&cuspec__family_reduce,
-                                                                            "grid")]);
+        snprintf(label, sizeof label, "%s grid=%d:", name,
+                 v->p[param_index(&cuspec__family_reduce, "grid")]);
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
             size_t off = (i + s) % 4;
             enum fill how = v->op == K_SUM || v->op == K_DOT ? UNIT : i % 2 ? FEW : SPREAD;
