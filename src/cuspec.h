@@ -403,27 +403,33 @@ CUSPEC_EXPORT int cuspec_copy(cuspec_ctx *ctx, cuspec_devptr dst, cuspec_devptr 
 
 /* ## Reductions
  *
- * out[0] = op over in[0 .. n-1]. Float min/max propagate NaN (any NaN in,
- * NaN out); n = 0 writes the identity (sum: 0; min: +inf or the type's
- * largest value; max: -inf or the type's smallest). Integer sums and dots
- * accumulate in 64 bits and write 64 bits: i32 -> i64, u32 -> u64
- * (cuspec_reduce_out_dtype says which), exact unless the true value leaves
- * the 64-bit range (then it wraps). f32 accumulates in f32 with many
- * independent partial sums and a tree: |error| <= 160 * 2^-24 * sum|x| for
- * n = 2^28 (see templates/reduce.cuh). `in` must be aligned to its element
- * size; any such alignment is fast (vector loads start at the first aligned
- * element); with n = 0 it is not read and may be NULL. dtypes: f32, f64, i32,
- * i64, u32. Scratch: see "The rule for streams and graphs" above. */
+ * out[0] = op over in[0 .. n-1], for every dtype: f32, f64, f16, bf16, i8,
+ * u8, i16, u16, i32, u32, i64, u64. Min and max write the winning element
+ * (in the input's dtype); float min/max propagate NaN (any NaN in, NaN out);
+ * n = 0 writes the identity (sum: 0; min: +inf or the type's largest value;
+ * max: -inf or the type's smallest). Integer sums and dots accumulate in 64
+ * bits and write 64 bits of the input's signedness: i8, i16, i32 -> i64;
+ * u8, u16, u32 -> u64 (cuspec_reduce_out_dtype says which), exact unless
+ * the true value leaves the 64-bit range (then it wraps). f16 and bf16 sums
+ * and dots accumulate in f32 and write f32. f32 (and f16, bf16) accumulates
+ * in f32 with many independent partial sums and a tree: |error| <= 160 *
+ * 2^-24 * sum|x| for n = 2^28 (see templates/reduce.cuh). `in` must be
+ * aligned to its element size; any such alignment is fast (16-byte vector
+ * loads start at the first aligned element); with n = 0 it is not read and
+ * may be NULL. Scratch: see "The rule for streams and graphs" above. */
 typedef enum cuspec_op {
     CUSPEC_SUM = 0,
     CUSPEC_MIN = 1,
     CUSPEC_MAX = 2,
+    CUSPEC_ARGMIN = 3, /* cuspec_argreduce only */
+    CUSPEC_ARGMAX = 4, /* cuspec_argreduce only */
 } cuspec_op;
 
-/* "sum", "min", "max"; NULL for an unknown value. */
+/* "sum", "min", "max", "argmin", "argmax"; NULL for an unknown value. */
 CUSPEC_EXPORT const char *cuspec_op_name(int op);
-/* The dtype cuspec_reduce (op) or cuspec_dot (op = -1) writes for `dtype`,
- * 0 when the pair is not supported. */
+/* The dtype cuspec_reduce (op), cuspec_dot (op = -1) or cuspec_argreduce
+ * (op CUSPEC_ARGMIN or CUSPEC_ARGMAX: its value; the index is an i64)
+ * writes for `dtype`, 0 when the pair is not supported. */
 CUSPEC_EXPORT int cuspec_reduce_out_dtype(int op, int dtype);
 
 CUSPEC_EXPORT int cuspec_reduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in, size_t n,
@@ -431,6 +437,17 @@ CUSPEC_EXPORT int cuspec_reduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devpt
 /* out[0] = sum of a[i] * b[i] (fused multiply-add for floats). */
 CUSPEC_EXPORT int cuspec_dot(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec_devptr b, size_t n,
                              cuspec_devptr out, void *stream);
+
+/* argmin (op CUSPEC_ARGMIN) or argmax (CUSPEC_ARGMAX) of in[0 .. n-1], in
+ * one pass over the data: value[0] gets the extreme element (in the input's
+ * dtype) and index[0] its position (an i64, 8-byte aligned). Ties give the
+ * smallest index; a NaN beats every number and the first NaN's index is
+ * given (as NumPy and PyTorch do); -0.0 and +0.0 are equal. Either of value
+ * and index may be 0 (not written), not both. n must be at least 1: an
+ * empty array has no index to give (CUSPEC_ERR_INVALID naming n). Any dtype;
+ * the rest as cuspec_reduce. */
+CUSPEC_EXPORT int cuspec_argreduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in, size_t n,
+                                   cuspec_devptr value, cuspec_devptr index, void *stream);
 
 /* ## Transposes
  *
@@ -489,7 +506,9 @@ typedef struct cuspec_bench_result {
 CUSPEC_EXPORT int cuspec_bench_copy(cuspec_ctx *ctx, size_t bytes, int reps, double *memcpy_gbs,
                                     double *kernel_gbs);
 
-/* cuspec_reduce (op CUSPEC_SUM/MIN/MAX) or cuspec_dot (op -1) of n elements. */
+/* cuspec_reduce (op CUSPEC_SUM/MIN/MAX), cuspec_argreduce (CUSPEC_ARGMIN/
+ * ARGMAX: the value and the index checked) or cuspec_dot (op -1) of n
+ * elements. */
 CUSPEC_EXPORT int cuspec_bench_reduce(cuspec_ctx *ctx, int op, int dtype, size_t n, int reps,
                                       cuspec_bench_result *result);
 
@@ -530,7 +549,8 @@ CUSPEC_EXPORT int cuspec_bench_latency(cuspec_ctx *ctx, cuspec_latency *latency)
 
 typedef struct cuspec_tune_spec {
     const char *family; /* "reduce" or "transpose" */
-    int op;             /* reduce: CUSPEC_SUM, CUSPEC_MIN, CUSPEC_MAX, or -1 for dot */
+    int op;             /* reduce: CUSPEC_SUM, CUSPEC_MIN, CUSPEC_MAX, CUSPEC_ARGMIN,
+                           CUSPEC_ARGMAX, or -1 for dot */
     int dtype;
     size_t n;          /* reduce: elements */
     size_t rows, cols; /* transpose */
@@ -591,7 +611,7 @@ typedef struct cuspec_tuning_record {
     char device[512]; /* "NAME|sm_XY|SMs|memory|driver" */
     char family[16];
     char dtype[8];
-    char op[8];      /* reduce: sum, min, max, dot */
+    char op[8];      /* reduce: sum, min, max, dot, argmin, argmax */
     char bucket[64]; /* "n=2^28", "rows=2^13 cols=2^13 align=8" */
     char kernel[256];
     char params[160];

@@ -1,5 +1,5 @@
-/* The reduce family (templates/reduce.cuh): sum, min, max and dot, and the
- * cuspec_reduce / cuspec_dot operations. */
+/* The reduce family (templates/reduce.cuh): sum, min, max, dot, argmin and
+ * argmax, and the cuspec_reduce / cuspec_dot / cuspec_argreduce operations. */
 #include "reduce.h"
 #include "params.h"
 #include "context.h"
@@ -12,45 +12,87 @@
 
 enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE };
 
-/* Input and accumulator C types of the kernel for (dtype, op). */
+/* The kernel's element type and what it accumulates in, per dtype: sums
+ * and dots in `wide` (64 bits for integers, f32 for the 16-bit floats), the
+ * others in `value`, the type the template computes the elements in. */
+static const struct {
+    const char *t, *wide, *value;
+} kernel_types[] = {
+    [CUSPEC_F32] = {"float", "float", "float"},
+    [CUSPEC_F64] = {"double", "double", "double"},
+    [CUSPEC_I32] = {"int", "long long", "int"},
+    [CUSPEC_I64] = {"long long", "long long", "long long"},
+    [CUSPEC_U32] = {"unsigned int", "unsigned long long", "unsigned int"},
+    [CUSPEC_U64] = {"unsigned long long", "unsigned long long", "unsigned long long"},
+    [CUSPEC_I8] = {"signed char", "long long", "int"},
+    [CUSPEC_U8] = {"unsigned char", "unsigned long long", "unsigned int"},
+    [CUSPEC_I16] = {"short", "long long", "int"},
+    [CUSPEC_U16] = {"unsigned short", "unsigned long long", "unsigned int"},
+    [CUSPEC_F16] = {"cuspec_f16", "float", "float"},
+    [CUSPEC_BF16] = {"cuspec_bf16", "float", "float"},
+};
+#define N_KERNEL_TYPES (int)(sizeof kernel_types / sizeof *kernel_types)
+
+/* Input and accumulator C types of the kernel for (dtype, op), and the
+ * element size; 0 for a dtype the family does not take. */
 static int types(int dtype, int op, const char **t, const char **acc)
 {
+    if (dtype <= 0 || dtype >= N_KERNEL_TYPES || kernel_types[dtype].t == NULL)
+        return 0;
     int wide = op == CUSPEC__REDUCE_SUM || op == CUSPEC__REDUCE_DOT;
-    switch (dtype) {
-    case CUSPEC_F32:
-        *t = *acc = "float";
-        return 4;
-    case CUSPEC_F64:
-        *t = *acc = "double";
-        return 8;
-    case CUSPEC_I64:
-        *t = *acc = "long long";
-        return 8;
-    case CUSPEC_I32:
-        *t = "int";
-        *acc = wide ? "long long" : "int";
-        return 4;
-    case CUSPEC_U32:
-        *t = "unsigned int";
-        *acc = wide ? "unsigned long long" : "unsigned int";
-        return 4;
-    }
-    return 0;
+    *t = kernel_types[dtype].t;
+    *acc = wide ? kernel_types[dtype].wide : kernel_types[dtype].value;
+    return (int)cuspec_dtype_size(dtype);
 }
 
 int cuspec__reduce_op(int op)
 {
-    return op == -1 ? CUSPEC__REDUCE_DOT : op >= 0 && op < CUSPEC__REDUCE_DOT ? op : -1;
+    switch (op) {
+    case -1:
+        return CUSPEC__REDUCE_DOT;
+    case CUSPEC_SUM:
+    case CUSPEC_MIN:
+    case CUSPEC_MAX:
+        return op;
+    case CUSPEC_ARGMIN:
+        return CUSPEC__REDUCE_ARGMIN;
+    case CUSPEC_ARGMAX:
+        return CUSPEC__REDUCE_ARGMAX;
+    }
+    return -1;
 }
 
-/* The result's dtype for kernel op `op` on dtype, or 0. */
+int cuspec__reduce_public_op(int op)
+{
+    return op == CUSPEC__REDUCE_DOT      ? -1
+           : op == CUSPEC__REDUCE_ARGMIN ? CUSPEC_ARGMIN
+           : op == CUSPEC__REDUCE_ARGMAX ? CUSPEC_ARGMAX
+                                         : op;
+}
+
+/* The result's dtype for kernel op `op` on dtype (argmin/argmax: the
+ * value's), or 0: sums and dots of integers are 64-bit of their signedness,
+ * of 16-bit floats f32. */
 static int out_dtype(int op, int dtype)
 {
     const char *t, *acc;
     if (op < 0 || types(dtype, op, &t, &acc) == 0)
         return 0;
-    if (op == CUSPEC__REDUCE_SUM || op == CUSPEC__REDUCE_DOT)
-        return dtype == CUSPEC_I32 ? CUSPEC_I64 : dtype == CUSPEC_U32 ? CUSPEC_U64 : dtype;
+    if (op != CUSPEC__REDUCE_SUM && op != CUSPEC__REDUCE_DOT)
+        return dtype;
+    switch (dtype) {
+    case CUSPEC_I8:
+    case CUSPEC_I16:
+    case CUSPEC_I32:
+        return CUSPEC_I64;
+    case CUSPEC_U8:
+    case CUSPEC_U16:
+    case CUSPEC_U32:
+        return CUSPEC_U64;
+    case CUSPEC_F16:
+    case CUSPEC_BF16:
+        return CUSPEC_F32;
+    }
     return dtype;
 }
 
@@ -61,18 +103,21 @@ int cuspec_reduce_out_dtype(int op, int dtype)
 
 const char *cuspec_op_name(int op)
 {
-    static const char *const names[] = {"sum", "min", "max"};
-    return op >= 0 && op < 3 ? names[op] : NULL;
+    static const char *const names[] = {"sum", "min", "max", "argmin", "argmax"};
+    return op >= 0 && op < (int)(sizeof names / sizeof *names) ? names[op] : NULL;
 }
 
 /* Stage 1 is the second pass of two-launch variants: one canonical form per
  * (dtype, op, block), so it is compiled once. GRID is a launch parameter
- * (blocks per SM, 0 = as many as fit) that does not change the code. */
+ * (blocks per SM, 0 = as many as fit) that does not change the code.
+ * argmin and argmax are one launch only. */
 static int legal(const struct cuspec__variant *v)
 {
     const char *t, *acc;
     int size = types(v->dtype, v->op, &t, &acc);
     if (size == 0 || v->op < 0 || v->op >= CUSPEC__REDUCE_N_OPS)
+        return 0;
+    if (cuspec__reduce_is_arg(v->op) && (v->p[P_SINGLE] != 1 || v->p[P_STAGE] != 0))
         return 0;
     if (v->p[P_STAGE] == 1)
         return v->p[P_ITEMS] == 1 && v->p[P_VEC] == 1 && v->p[P_SINGLE] == 0 && v->p[P_GRID] == 0;
@@ -83,8 +128,11 @@ static void expr(const struct cuspec__variant *v, char *buf, size_t size)
 {
     const char *t = "?", *acc = "?";
     types(v->dtype, v->op, &t, &acc);
-    if (v->p[P_STAGE] == 1)
-        snprintf(buf, size, "cuspec_reduce_final<%s, %d, %d>", acc, v->op, v->p[P_BLOCK]);
+    if (cuspec__reduce_is_arg(v->op))
+        snprintf(buf, size, "cuspec_argreduce<%s, %d, %d, %d, %d>", t, v->op, v->p[P_BLOCK],
+                 v->p[P_ITEMS], v->p[P_VEC]);
+    else if (v->p[P_STAGE] == 1)
+        snprintf(buf, size, "cuspec_reduce_final<%s, %s, %d, %d>", t, acc, v->op, v->p[P_BLOCK]);
     else
         snprintf(buf, size, "cuspec_reduce<%s, %s, %d, %d, %d, %d, %d>", t, acc, v->op,
                  v->p[P_BLOCK], v->p[P_ITEMS], v->p[P_VEC], v->p[P_SINGLE]);
@@ -119,13 +167,14 @@ const struct cuspec__family cuspec__family_reduce = {
         {
             [P_BLOCK] = {"block", 4, {128, 256, 512, 1024}},
             [P_ITEMS] = {"items", 4, {1, 2, 4, 8}},
-            [P_VEC] = {"vec", 3, {1, 2, 4}},
+            [P_VEC] = {"vec", 5, {1, 2, 4, 8, 16}},
             [P_SINGLE] = {"single", 2, {0, 1}},
             [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
             [P_STAGE] = {"stage", 2, {0, 1}, 0, 1},
         },
-    .n_dtypes = 5,
-    .dtypes = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32},
+    .n_dtypes = 12,
+    .dtypes = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32, CUSPEC_U64, CUSPEC_I8,
+               CUSPEC_U8, CUSPEC_I16, CUSPEC_U16, CUSPEC_F16, CUSPEC_BF16},
     .n_ops = CUSPEC__REDUCE_N_OPS,
     .legal = legal,
     .expr = expr,
@@ -155,10 +204,12 @@ static int kernels(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec_
     return rc;
 }
 
-/* Runs *v, or for a call on s what it falls back to. */
+/* Runs *v, or for a call on s what it falls back to. argmin and argmax
+ * write their value at out (when not 0) and their index at `index` (when
+ * not 0). */
 static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspec__spec *spec,
-                  cuspec_devptr a, cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream,
-                  const struct cuspec__scratch *held)
+                  cuspec_devptr a, cuspec_devptr b, size_t n, cuspec_devptr out,
+                  cuspec_devptr index, CUstream stream, const struct cuspec__scratch *held)
 {
     struct cuspec__kernel k, fk;
     struct cuspec__variant fin;
@@ -166,14 +217,16 @@ static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspe
     if (rc != CUSPEC_OK)
         return rc;
 
+    /* argmin/argmax partials are a value and an index: two 8-byte slots. */
+    int arg = cuspec__reduce_is_arg(v->op);
     unsigned long long per_block = (unsigned long long)v->p[P_BLOCK] * v->p[P_ITEMS] * v->p[P_VEC];
     unsigned long long need = n / per_block + (n % per_block != 0);
     int bps = v->p[P_GRID] && v->p[P_GRID] < k.blocks_per_sm ? v->p[P_GRID] : k.blocks_per_sm;
     unsigned long long grid = (unsigned long long)bps * ctx->info.sm_count;
     if (grid > need)
         grid = need;
-    if (grid > CUSPEC__WS_PARTIALS)
-        grid = CUSPEC__WS_PARTIALS;
+    if (grid > CUSPEC__WS_PARTIALS / (arg ? 2 : 1))
+        grid = CUSPEC__WS_PARTIALS / (arg ? 2 : 1);
     if (grid == 0)
         grid = 1;
 
@@ -181,7 +234,7 @@ static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspe
     struct cuspec__scratch s = {0};
     int own = held == NULL && !(v->p[P_SINGLE] && grid == 1);
     if (own)
-        rc = cuspec__scratch_take(ctx, stream, (unsigned)grid, v->p[P_SINGLE], &s);
+        rc = cuspec__scratch_take(ctx, stream, (unsigned)grid * (arg ? 2 : 1), v->p[P_SINGLE], &s);
     else if (held != NULL)
         s = *held;
     if (rc != CUSPEC_OK)
@@ -190,11 +243,12 @@ static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspe
     unsigned long long count = n;
     CUdeviceptr partials = s.partials, ticket = s.ticket;
     void *args[] = {&a, &b, &count, &out, &partials, &ticket};
+    void *arg_args[] = {&a, &count, &out, &index, &partials, &ticket};
     const unsigned dims[3] = {(unsigned)grid, 1, 1}, one[3] = {1, 1, 1};
     unsigned long long bytes =
         n * cuspec_dtype_size(v->dtype) * (v->op == CUSPEC__REDUCE_DOT ? 2 : 1);
     rc = cuspec__launch(ctx, &k, v, dims, (unsigned)v->p[P_BLOCK],
-                        bytes <= CUSPEC__PDL_STRIDED_BYTES, stream, args);
+                        bytes <= CUSPEC__PDL_STRIDED_BYTES, stream, arg ? arg_args : args);
     if (rc == CUSPEC_OK && !v->p[P_SINGLE]) {
         unsigned int parts = (unsigned int)grid;
         void *fargs[] = {&partials, &parts, &out};
@@ -212,7 +266,8 @@ int cuspec__reduce_variant_on(cuspec_ctx *ctx, const struct cuspec__variant *v, 
                               const struct cuspec__scratch *held)
 {
     struct cuspec__variant use = *v;
-    return launch(ctx, &use, NULL, a, b, n, out, stream, held);
+    cuspec_devptr index = cuspec__reduce_is_arg(v->op) ? out + 8 : 0;
+    return launch(ctx, &use, NULL, a, b, n, out, index, stream, held);
 }
 
 int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
@@ -221,22 +276,24 @@ int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cus
     return cuspec__reduce_variant_on(ctx, v, a, b, n, out, stream, NULL);
 }
 
-static int run(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr a, cuspec_devptr b, size_t n,
-               cuspec_devptr out, void *stream)
+/* The public calls, their arguments checked: kernel op `op` on dtype;
+ * argmin/argmax write `out` (the value) and `index` where not 0. */
+static int run(cuspec_ctx *ctx, const char *what, int op, int dtype, cuspec_devptr a,
+               cuspec_devptr b, size_t n, cuspec_devptr out, cuspec_devptr index, void *stream)
 {
-    const char *what = op == CUSPEC__REDUCE_DOT ? "cuspec_dot" : "cuspec_reduce";
-    CUSPEC__RETURN_IF(ctx == NULL, CUSPEC_ERR_INVALID, "%s: ctx is NULL", what);
     int result = out_dtype(op, dtype);
-    CUSPEC__RETURN_IF(op != CUSPEC__REDUCE_DOT && cuspec_op_name(op) == NULL, CUSPEC_ERR_INVALID,
-                      "%s: unknown op %d (CUSPEC_SUM, CUSPEC_MIN or CUSPEC_MAX)", what, op);
-    CUSPEC__RETURN_IF(result == 0, CUSPEC_ERR_INVALID,
-                      "%s: dtype %d (%s) is not supported (f32, f64, i32, i64, u32)", what, dtype,
-                      cuspec_dtype_name(dtype) ? cuspec_dtype_name(dtype) : "unknown");
+    CUSPEC__RETURN_IF(result == 0, CUSPEC_ERR_INVALID, "%s: dtype %d (%s) is not supported", what,
+                      dtype, cuspec_dtype_name(dtype) ? cuspec_dtype_name(dtype) : "unknown");
+    CUSPEC__RETURN_IF(ctx == NULL, CUSPEC_ERR_INVALID, "%s: ctx is NULL", what);
     int pushed, rc = cuspec__ctx_enter(ctx, &pushed);
     if (rc != CUSPEC_OK)
         return rc;
     size_t size = cuspec_dtype_size(dtype);
-    rc = cuspec__check_pointer(ctx, out, cuspec_dtype_size(result), "out");
+    int arg = cuspec__reduce_is_arg(op);
+    if (!arg || out != 0)
+        rc = cuspec__check_pointer(ctx, out, cuspec_dtype_size(result), arg ? "value" : "out");
+    if (rc == CUSPEC_OK && arg && index != 0)
+        rc = cuspec__check_pointer(ctx, index, 8, "index");
     if (rc == CUSPEC_OK && n > 0)
         rc = cuspec__check_pointer(ctx, a, size, op == CUSPEC__REDUCE_DOT ? "a" : "in");
     if (rc == CUSPEC_OK && n > 0 && op == CUSPEC__REDUCE_DOT)
@@ -245,8 +302,8 @@ static int run(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr a, cuspec_devpt
         struct cuspec__variant v = {0};
         struct cuspec__spec spec = {.family = CUSPEC__FAM_REDUCE, .op = op, .dtype = dtype, .n = n};
         cuspec__tuned_params(ctx, &spec, &v);
-        rc = launch(ctx, &v, &spec, a, op == CUSPEC__REDUCE_DOT ? b : 0, n, out, (CUstream)stream,
-                    NULL);
+        rc = launch(ctx, &v, &spec, a, op == CUSPEC__REDUCE_DOT ? b : 0, n, out, index,
+                    (CUstream)stream, NULL);
     } else {
         rc = cuspec__fail_context(rc, "%s", what);
     }
@@ -257,14 +314,34 @@ static int run(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr a, cuspec_devpt
 int cuspec_reduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in, size_t n, cuspec_devptr out,
                   void *stream)
 {
-    /* Dot is an op of the kernel, not of this call (it takes two inputs). */
+    /* Dot is an op of the kernel, not of this call (it takes two inputs);
+     * argmin and argmax write two results. */
+    CUSPEC__RETURN_IF(op == CUSPEC_ARGMIN || op == CUSPEC_ARGMAX, CUSPEC_ERR_INVALID,
+                      "cuspec_reduce: op %d (%s) gives a value and an index: call "
+                      "cuspec_argreduce",
+                      op, cuspec_op_name(op));
     CUSPEC__RETURN_IF(cuspec_op_name(op) == NULL, CUSPEC_ERR_INVALID,
                       "cuspec_reduce: unknown op %d (CUSPEC_SUM, CUSPEC_MIN or CUSPEC_MAX)", op);
-    return run(ctx, op, dtype, in, 0, n, out, stream);
+    return run(ctx, "cuspec_reduce", op, dtype, in, 0, n, out, 0, stream);
 }
 
 int cuspec_dot(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec_devptr b, size_t n,
                cuspec_devptr out, void *stream)
 {
-    return run(ctx, CUSPEC__REDUCE_DOT, dtype, a, b, n, out, stream);
+    return run(ctx, "cuspec_dot", CUSPEC__REDUCE_DOT, dtype, a, b, n, out, 0, stream);
+}
+
+int cuspec_argreduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in, size_t n,
+                     cuspec_devptr value, cuspec_devptr index, void *stream)
+{
+    CUSPEC__RETURN_IF(op != CUSPEC_ARGMIN && op != CUSPEC_ARGMAX, CUSPEC_ERR_INVALID,
+                      "cuspec_argreduce: op %d is neither CUSPEC_ARGMIN (3) nor CUSPEC_ARGMAX (4)",
+                      op);
+    CUSPEC__RETURN_IF(value == 0 && index == 0, CUSPEC_ERR_INVALID,
+                      "cuspec_argreduce: value and index are both 0: nothing to write");
+    CUSPEC__RETURN_IF(n == 0, CUSPEC_ERR_INVALID,
+                      "cuspec_argreduce: n is 0: an empty array has no %s (no index to give)",
+                      cuspec_op_name(op));
+    return run(ctx, "cuspec_argreduce", cuspec__reduce_op(op), dtype, in, 0, n, value, index,
+               stream);
 }

@@ -6,24 +6,35 @@
 
 #include "ops.h"
 
-/* The kernel's ops (the template's Op): the public cuspec_op values, then
- * dot, a map-reduce of two inputs. */
+/* The kernel's ops (the template's OP): sum, min and max (the public
+ * cuspec_op values), dot, a map-reduce of two inputs, then argmin and
+ * argmax (public 3 and 4), which write a value and an index. */
 enum {
     CUSPEC__REDUCE_SUM,
     CUSPEC__REDUCE_MIN,
     CUSPEC__REDUCE_MAX,
     CUSPEC__REDUCE_DOT,
+    CUSPEC__REDUCE_ARGMIN,
+    CUSPEC__REDUCE_ARGMAX,
     CUSPEC__REDUCE_N_OPS
 };
 
 /* The kernel op of public op `op` (-1 is dot in cuspec_reduce_out_dtype
  * and cuspec_tune_spec), or -1 when it names none. */
 int cuspec__reduce_op(int op);
+/* The public op of kernel op `op` (-1 for dot). */
+int cuspec__reduce_public_op(int op);
+/* Whether kernel op `op` is argmin or argmax. */
+static inline int cuspec__reduce_is_arg(int op)
+{
+    return op == CUSPEC__REDUCE_ARGMIN || op == CUSPEC__REDUCE_ARGMAX;
+}
 
 extern const struct cuspec__family_ops cuspec__reduce_ops;
 
 /* Runs reduce variant v (dot, with b, when v->op is CUSPEC__REDUCE_DOT);
- * the context must be current and the arguments checked. */
+ * the context must be current and the arguments checked. argmin and argmax
+ * write their value at out and their index (an i64) at out + 8. */
 int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
                            cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream);
 /* The same on scratch the caller took with cuspec__scratch_take (a whole

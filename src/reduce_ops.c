@@ -66,9 +66,11 @@ static void io(const struct cuspec__spec *s, struct cuspec__io *io)
 {
     unsigned inputs = s->op == CUSPEC__REDUCE_DOT ? 2 : 1;
     size_t bytes = cuspec_dtype_size(s->dtype) * s->n;
+    /* One result, the same for every call; argmin/argmax: the value in the
+     * first 8 bytes, the index in the next. */
     *io = (struct cuspec__io){.inputs = inputs,
                               .in_bytes = bytes,
-                              .out_bytes = 8, /* one result, the same for every call */
+                              .out_bytes = cuspec__reduce_is_arg(s->op) ? 16 : 8,
                               .values = 1,
                               .moved = (double)bytes * inputs};
 }
@@ -82,26 +84,64 @@ static int run(cuspec_ctx *ctx, const struct cuspec__spec *s, const struct cuspe
         return cuspec__reduce_variant_on(ctx, v, in[0], dot ? in[1] : 0, s->n, out, stream, held);
     if (dot)
         return cuspec_dot(ctx, s->dtype, in[0], in[1], s->n, out, stream);
+    if (cuspec__reduce_is_arg(s->op))
+        return cuspec_argreduce(ctx, cuspec__reduce_public_op(s->op), s->dtype, in[0], s->n, out,
+                                out + 8, stream);
     return cuspec_reduce(ctx, s->op, s->dtype, in[0], s->n, out, stream);
 }
 
 /* ## The CPU's answer */
 
 struct answer {
-    size_t index; /* min/max: the element that wins */
+    size_t index; /* min/max, argmin/argmax: the first element that wins */
     double sum, mag;
     uint64_t bits; /* integer sums and dots, modulo 2^64 */
 };
 
+static int is_float(int dtype)
+{
+    return dtype == CUSPEC_F32 || dtype == CUSPEC_F64 || dtype == CUSPEC_F16 ||
+           dtype == CUSPEC_BF16;
+}
+
+/* An IEEE half's value (exactly: every half is a double). */
+static double half_value(uint16_t h)
+{
+    int e = h >> 10 & 0x1f, m = h & 0x3ff;
+    double v = e == 0 ? ldexp(m, -24) : e < 31 ? ldexp(m + 1024, e - 25) : m ? NAN : INFINITY;
+    return h >> 15 ? -v : v;
+}
+
 static double get_f(const void *x, int dtype, size_t i)
 {
-    return dtype == CUSPEC_F32 ? ((const float *)x)[i] : ((const double *)x)[i];
+    switch (dtype) {
+    case CUSPEC_F32:
+        return ((const float *)x)[i];
+    case CUSPEC_F16:
+        return half_value(((const uint16_t *)x)[i]);
+    case CUSPEC_BF16: {
+        uint32_t bits = (uint32_t)((const uint16_t *)x)[i] << 16;
+        float f;
+        memcpy(&f, &bits, 4);
+        return f;
+    }
+    default:
+        return ((const double *)x)[i];
+    }
 }
 
 /* Element i widened to 64 bits the way the kernel accumulates it. */
 static uint64_t get_i(const void *x, int dtype, size_t i)
 {
     switch (dtype) {
+    case CUSPEC_I8:
+        return (uint64_t)(int64_t)((const int8_t *)x)[i];
+    case CUSPEC_U8:
+        return ((const uint8_t *)x)[i];
+    case CUSPEC_I16:
+        return (uint64_t)(int64_t)((const int16_t *)x)[i];
+    case CUSPEC_U16:
+        return ((const uint16_t *)x)[i];
     case CUSPEC_I32:
         return (uint64_t)(int64_t)((const int32_t *)x)[i];
     case CUSPEC_U32:
@@ -111,17 +151,24 @@ static uint64_t get_i(const void *x, int dtype, size_t i)
     }
 }
 
-static int less(const void *x, int dtype, size_t i, size_t j)
+static int is_unsigned(int dtype)
 {
-    switch (dtype) {
-    case CUSPEC_F32:
-    case CUSPEC_F64:
-        return get_f(x, dtype, i) < get_f(x, dtype, j);
-    case CUSPEC_U32:
-        return get_i(x, dtype, i) < get_i(x, dtype, j);
-    default:
-        return (int64_t)get_i(x, dtype, i) < (int64_t)get_i(x, dtype, j);
+    return dtype == CUSPEC_U8 || dtype == CUSPEC_U16 || dtype == CUSPEC_U32 || dtype == CUSPEC_U64;
+}
+
+/* x[i] < x[j]; a NaN is below every number when nan_low (argmin's order)
+ * and above it otherwise (argmax's), and never below another NaN. */
+static int less(const void *x, int dtype, size_t i, size_t j, int nan_low)
+{
+    if (is_float(dtype)) {
+        double a = get_f(x, dtype, i), b = get_f(x, dtype, j);
+        if (isnan(a) || isnan(b))
+            return nan_low ? isnan(a) && !isnan(b) : isnan(b) && !isnan(a);
+        return a < b;
     }
+    if (is_unsigned(dtype))
+        return get_i(x, dtype, i) < get_i(x, dtype, j);
+    return (int64_t)get_i(x, dtype, i) < (int64_t)get_i(x, dtype, j);
 }
 
 /* Computed once per workload and kept: candidates are checked against it,
@@ -133,12 +180,14 @@ static void *reference(const struct cuspec__spec *s, const void *const in[2])
     int dot = s->op == CUSPEC__REDUCE_DOT;
     if (r == NULL)
         return NULL;
-    if (s->op == CUSPEC__REDUCE_MIN || s->op == CUSPEC__REDUCE_MAX) {
+    if (s->op != CUSPEC__REDUCE_SUM && s->op != CUSPEC__REDUCE_DOT) {
+        /* The first of the extremes, a NaN first of all (the workloads'
+         * inputs hold none: min and max need not say which NaN). */
+        int low = s->op == CUSPEC__REDUCE_MIN || s->op == CUSPEC__REDUCE_ARGMIN;
         for (size_t i = 1; i < s->n; i++)
-            if (s->op == CUSPEC__REDUCE_MIN ? less(a, s->dtype, i, r->index)
-                                            : less(a, s->dtype, r->index, i))
+            if (low ? less(a, s->dtype, i, r->index, 1) : less(a, s->dtype, r->index, i, 0))
                 r->index = i;
-    } else if (s->dtype == CUSPEC_F32 || s->dtype == CUSPEC_F64) {
+    } else if (is_float(s->dtype)) {
         for (size_t i = 0; i < s->n; i++) {
             double x = get_f(a, s->dtype, i) * (dot ? get_f(b, s->dtype, i) : 1.0);
             r->sum += x;
@@ -158,11 +207,16 @@ static void compare(const struct cuspec__spec *s, const void *ref, const void *c
     const struct answer *r = ref;
     size_t size = cuspec_dtype_size(s->dtype);
     *error = 0;
-    if (s->op == CUSPEC__REDUCE_MIN || s->op == CUSPEC__REDUCE_MAX) {
-        *correct = s->n > 0 && memcmp(got, (const char *)in[0] + r->index * size, size) == 0;
-    } else if (s->dtype == CUSPEC_F32 || s->dtype == CUSPEC_F64) {
-        double g = s->dtype == CUSPEC_F32 ? *(const float *)got : *(const double *)got;
-        double eps = s->dtype == CUSPEC_F32 ? 0x1p-24 : 0x1p-53;
+    if (s->op != CUSPEC__REDUCE_SUM && s->op != CUSPEC__REDUCE_DOT) {
+        /* the winning element's bytes; argmin/argmax: its index after them */
+        int64_t index;
+        memcpy(&index, (const char *)got + 8, 8);
+        *correct = s->n > 0 && memcmp(got, (const char *)in[0] + r->index * size, size) == 0 &&
+                   (!cuspec__reduce_is_arg(s->op) || index == (int64_t)r->index);
+    } else if (is_float(s->dtype)) {
+        /* 16-bit floats sum in f32 */
+        double g = s->dtype == CUSPEC_F64 ? *(const double *)got : *(const float *)got;
+        double eps = s->dtype == CUSPEC_F64 ? 0x1p-53 : 0x1p-24;
         double diff = fabs(g - r->sum);
         *error = r->mag > 0 ? diff / r->mag : diff;
         *correct = *error <= 200 * eps; /* see the bound in cuspec.h */
@@ -171,7 +225,8 @@ static void compare(const struct cuspec__spec *s, const void *ref, const void *c
     }
 }
 
-static const char *const op_names[CUSPEC__REDUCE_N_OPS] = {"sum", "min", "max", "dot"};
+static const char *const op_names[CUSPEC__REDUCE_N_OPS] = {"sum", "min",    "max",
+                                                           "dot", "argmin", "argmax"};
 
 const struct cuspec__family_ops cuspec__reduce_ops = {
     .from_public = from_public,

@@ -52,7 +52,19 @@ struct fill_part {
     uint64_t state;
 };
 
-/* Random values valid for the dtype: floats uniform in [-1, 1), integers and
+/* The half k / 1024 (|k| <= 1024: exact in an IEEE half), as its bits. */
+static uint16_t half_of(int k)
+{
+    unsigned m = (unsigned)(k < 0 ? -k : k), e = 0;
+    if (m == 0)
+        return 0;
+    while (m >> (e + 1))
+        e++;
+    return (uint16_t)((k < 0 ? 0x8000u : 0) | (e + 5) << 10 | ((m << (10 - e)) & 0x3ffu));
+}
+
+/* Random values valid for the dtype: floats uniform in [-1, 1) (f16 in
+ * steps of 2^-10, bf16 an f32's value cut to its top 16 bits), integers and
  * opaque words over their whole range. */
 static void *fill_part(void *arg)
 {
@@ -64,8 +76,16 @@ static void *fill_part(void *arg)
         s ^= s << 25;
         s ^= s >> 27;
         uint64_t x = s * 0x2545F4914F6CDD1DULL;
-        if (p->dtype == CUSPEC_F32)
-            ((float *)p->buf)[i] = (float)((double)(x >> 40) / (double)(1 << 23) - 1.0);
+        if (p->dtype == CUSPEC_F32 || p->dtype == CUSPEC_BF16) {
+            float f = (float)((double)(x >> 40) / (double)(1 << 23) - 1.0);
+            uint32_t bits;
+            memcpy(&bits, &f, 4);
+            if (p->dtype == CUSPEC_F32)
+                ((float *)p->buf)[i] = f;
+            else
+                ((uint16_t *)p->buf)[i] = (uint16_t)(bits >> 16);
+        } else if (p->dtype == CUSPEC_F16)
+            ((uint16_t *)p->buf)[i] = half_of((int)(x >> 53) - 1024);
         else if (p->dtype == CUSPEC_F64)
             ((double *)p->buf)[i] = (double)(x >> 11) / 4503599627370496.0 - 1.0;
         else

@@ -1,40 +1,58 @@
-// cuspec reduction kernels: sum, min, max and dot over one contiguous array.
+// cuspec reduction kernels: sum, min, max, dot, argmin and argmax over one
+// contiguous array.
 //
-// CUDA C++17 with one #include, prior_grid.cuh beside it, so NVRTC can compile
-// it given that header (-std=c++17, --gpu-architecture=compute_75 or sm_XY);
-// it also compiles when #included from an nvcc .cu file.
+// CUDA C++17 with two #includes, prior_grid.cuh and reduce_types.cuh beside
+// it, so NVRTC can compile it given those headers (-std=c++17,
+// --gpu-architecture=compute_75 or sm_XY); it also compiles when #included
+// from an nvcc .cu file.
 //
 // ---------------------------------------------------------------------------
 // ENTRY POINTS (global namespace, launched by NVRTC name expression, e.g.
-// "cuspec_reduce<float, float, 0, 256, 4, 4, 1>")
+// "cuspec_reduce<float, float, 0, 256, 4, 4, 1>", "cuspec_argreduce<cuspec_f16, 5, 256, 4, 8>")
 //
 //   template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE>
 //   __global__ void cuspec_reduce(const T *a, const T *b, unsigned long long n,
-//                                 Acc *out, Acc *partials, unsigned int *ticket);
-//   template <typename Acc, int OP, int BLOCK>
-//   __global__ void cuspec_reduce_final(const Acc *partials, unsigned int count, Acc *out);
+//                                 Out *out, Acc *partials, unsigned int *ticket);
+//   template <typename T, typename Acc, int OP, int BLOCK>
+//   __global__ void cuspec_reduce_final(const Acc *partials, unsigned int count, Out *out);
+//   template <typename T, int OP, int BLOCK, int ITEMS, int VEC>
+//   __global__ void cuspec_argreduce(const T *a, unsigned long long n, T *value,
+//                                    long long *index, arg<V> *partials, unsigned int *ticket);
 //
 // TEMPLATE PARAMETERS
 //   OP     0 = sum, 1 = min, 2 = max, 3 = dot (sum of a[i]*b[i]); b is only read
-//          for OP 3 and may be NULL otherwise.
-//   T/Acc  (float,float) (double,double) (long long,long long)
-//          (int,long long) for sum/dot,          (int,int) for min/max
-//          (unsigned int,unsigned long long) for sum/dot,
-//          (unsigned int,unsigned int) for min/max.
-//          (Also compile-checked, not in the library's table: (float,double)
-//          sum/dot, (unsigned long long, unsigned long long).)
+//          for OP 3 and may be NULL otherwise. cuspec_argreduce: 4 = argmin,
+//          5 = argmax.
+//   T      the element: float, double, int, unsigned int, long long, unsigned
+//          long long, signed char, unsigned char, short, unsigned short,
+//          cuspec_f16, cuspec_bf16 (reduce_types.cuh). V is the type its
+//          values are computed in (elem<T>::V: float for the 16-bit floats,
+//          int / unsigned int for 8- and 16-bit integers, else T).
+//   Acc    sum/dot: float for float and the 16-bit floats, double for double,
+//          long long for signed integers, unsigned long long for unsigned ones
+//          (also compile-checked, not in the library's table: (float, double)
+//          and 32-bit Acc for 32-bit integers); min/max: V.
+//   Out    what *out holds: Acc for sum/dot, T for min/max (the winning element).
 //   BLOCK  threads per block: 128, 256, 512 or 1024 (any multiple of 32 works).
 //          BLOCK 1024 caps registers at 64/thread: there keep ITEMS*VEC small
 //          (8-byte Acc with ITEMS*VEC = 32 spills heavily; still correct).
 //   ITEMS  vector loads per thread per loop iteration, all issued before any is
 //          used (memory-level parallelism): 1, 2, 4 or 8.
-//   VEC    elements per vector load, VEC*sizeof(T) <= 16: 1, 2, 4 for 4-byte T;
-//          1, 2 for 8-byte T.
+//   VEC    elements per vector load, VEC*sizeof(T) <= 16: 1, 2, 4, 8 or 16.
 //   SINGLE 1: one launch (last-block-done finish: each block stores its partial,
 //          then takes a ticket with an acq_rel atomic; the block that takes the
 //          last ticket combines all partials); 0: the host launches
-//          cuspec_reduce_final<Acc,OP,BLOCK><<<1,BLOCK>>>(partials, grid, out)
-//          after cuspec_reduce.
+//          cuspec_reduce_final<T,Acc,OP,BLOCK><<<1,BLOCK>>>(partials, grid, out)
+//          after cuspec_reduce. cuspec_argreduce is always one launch.
+//
+// ACCUMULATORS
+//   Floats and 4- and 8-byte integers (sum, min, max, dot): one accumulator per
+//   element of a thread's ITEMS loads (VEC*ITEMS), so no add waits on another.
+//   8- and 16-bit integers: one per load; a load's elements are folded first,
+//   exactly, in 32 bits (dp4a / dp2a for sums and 8-bit dots: at most 16 bytes
+//   of values under 2^31), 16-bit dots as 32-bit products added in 64 bits.
+//   argmin/argmax: one (value, index) per load; a load's elements are folded
+//   first in index order.
 //
 // LAUNCH GEOMETRY (host's job)
 //   block = BLOCK threads, no dynamic shared memory (static shared only).
@@ -44,7 +62,8 @@
 //   cuspec_reduce_final: grid 1, block BLOCK (the same BLOCK), count = G.
 //
 // WORKSPACE
-//   partials: at least G elements of Acc (not read by the host; no initialisation).
+//   partials: at least G elements of Acc (cuspec_argreduce: of arg<V>, 16 bytes
+//             each); not read by the host; no initialisation.
 //   ticket:   one unsigned int that must be 0 before the FIRST launch that uses it.
 //             SINGLE=1 leaves it 0 again on exit (the last block's wrapping atomic
 //             increment stores 0), so one workspace serves back-to-back launches on one stream and
@@ -55,20 +74,27 @@
 // POLICIES
 //   n == 0    : *out = identity: sum/dot 0; min +inf (floats) or the type's max;
 //               max -inf (floats) or the type's min (0 for unsigned).
+//               cuspec_argreduce needs n >= 1 (no index to give).
 //   NaN       : float min/max PROPAGATE NaN: if any element is NaN the result is
 //               NaN (which NaN payload is unspecified). The combine returns a NaN
 //               operand from either side and +-inf identities never hide one.
 //               (CUDA fast-math does not assume finite values, so this holds with
 //               --use_fast_math too.) Sum/dot propagate NaN by IEEE arithmetic.
+//   argmin/max: the extreme value and the smallest index that holds it; a NaN
+//               beats every number, and the first NaN's index is given (NumPy's
+//               and PyTorch's rule). -0.0 and +0.0 are equal. value and index
+//               may each be NULL (not written).
 //   Integers  : sums and dots wrap modulo 2^64 (two's complement for signed Acc),
 //               computed with unsigned arithmetic, so results are exact mod 2^64
-//               and independent of order. int/unsigned inputs are widened to
-//               64 bits before adding / multiplying, so an int sum or dot is
-//               exact unless its true value leaves the 64-bit range.
+//               and independent of order. Narrower inputs are widened to 64 bits
+//               (sign- or zero-extended) before adding, so an integer sum or dot
+//               of 8-, 16- or 32-bit elements is exact unless its true value
+//               leaves the 64-bit range.
 //   Determinism: for a fixed (variant, n, pointer alignment mod VEC*sizeof(T), G)
 //               the result is bitwise reproducible (no float atomics).
 //
-// FLOAT SUM / DOT ACCURACY (accumulation in T: f32 in f32, f64 in f64)
+// FLOAT SUM / DOT ACCURACY (accumulation in Acc: f32 and the 16-bit floats in
+// f32, f64 in f64; a 16-bit float widens to f32 exactly)
 //   Each thread keeps K = VEC*ITEMS independent accumulators, each summing
 //   m <= ceil(n / (G*BLOCK*K)) + 2 elements in sequence; then a pairwise
 //   tree in the thread (log2 K levels), a warp butterfly (5), a shared-memory
@@ -77,7 +103,8 @@
 //     h = m + log2 K + 2*log2(BLOCK) + ceil(G/BLOCK),
 //   so the rigorous bound is |err| <= h*u/(1-h*u) * sum|x_i|   (u = 2^-24 for f32).
 //   n = 2^28, BLOCK 256, ITEMS*VEC = 16, G = 4*132 = 528:  m <= 127, h ~ 150,
-//   |err| <= ~150 u sum|x| ~ 8.9e-6 * sum|x|  (worst case, all roundings aligned).
+//   |err| <= ~150 u sum|x| ~ 8.9e-6 * sum|x|  (worst case, all roundings aligned;
+//   16-bit floats, with ITEMS*VEC = 32, have m <= 64 and h ~ 90).
 //   For zero-mean data (e.g. uniform [-1,1)), the rounding errors are
 //   independent and partial sums are random walks, giving a standard deviation
 //   of about u * sqrt(sum x^2 * (m/2 + levels) / 3) ~ 3e-3 absolute at
@@ -86,9 +113,9 @@
 //   help here and costs FP64 and conversion throughput, which consumer GPUs lack).
 //   Dot uses fused multiply-add (one rounding per element).
 //
-// One default for all types (BLOCK 256, VEC = 16/sizeof(T), ITEMS 4, G = 4*SMs,
-// SINGLE 1): about 64 KB of loads in flight per SM read at the copy rate
-// (docs/experiments/reduce.md: "Loads in flight").
+// One default for all types and ops (BLOCK 256, VEC = 16/sizeof(T), ITEMS 4,
+// G = 4*SMs, SINGLE 1): about 64 KB of loads in flight per SM read at the copy
+// rate (docs/experiments/reduce.md: "Loads in flight").
 // ---------------------------------------------------------------------------
 
 #ifndef CUSPEC_REDUCE_CUH_
@@ -102,96 +129,53 @@
 #endif
 
 #include "prior_grid.cuh"
+#include "reduce_types.cuh"
 
 namespace cuspec_reduce_detail
 {
 
-enum { OP_SUM = 0, OP_MIN = 1, OP_MAX = 2, OP_DOT = 3 };
+enum { OP_SUM = 0, OP_MIN = 1, OP_MAX = 2, OP_DOT = 3, OP_ARGMIN = 4, OP_ARGMAX = 5 };
 
-template <typename A, typename B> struct same {
-    static constexpr bool value = false;
-};
-template <typename A> struct same<A, A> {
-    static constexpr bool value = true;
+template <int OP> struct is_arg {
+    static constexpr bool value = OP == OP_ARGMIN || OP == OP_ARGMAX;
 };
 
-// ---- numeric limits / identities (no <limits> in NVRTC) -------------------
-template <typename X> struct lim;
-template <> struct lim<float> {
-    static constexpr bool is_float = true;
-    static __device__ __forceinline__ float hi()
-    {
-        return __int_as_float(0x7f800000); // +inf
-    }
-    static __device__ __forceinline__ float lo()
-    {
-        return __int_as_float((int)0xff800000u); // -inf
-    }
+template <bool C, typename A, typename B> struct pick {
+    typedef A type;
 };
-template <> struct lim<double> {
-    static constexpr bool is_float = true;
-    static __device__ __forceinline__ double hi()
-    {
-        return __longlong_as_double(0x7ff0000000000000LL);
-    }
-    static __device__ __forceinline__ double lo()
-    {
-        return __longlong_as_double((long long)0xfff0000000000000ULL);
-    }
-};
-template <> struct lim<int> {
-    static constexpr bool is_float = false;
-    static __device__ __forceinline__ int hi()
-    {
-        return 2147483647;
-    }
-    static __device__ __forceinline__ int lo()
-    {
-        return -2147483647 - 1;
-    }
-};
-template <> struct lim<unsigned int> {
-    static constexpr bool is_float = false;
-    static __device__ __forceinline__ unsigned int hi()
-    {
-        return 0xffffffffu;
-    }
-    static __device__ __forceinline__ unsigned int lo()
-    {
-        return 0u;
-    }
-};
-template <> struct lim<long long> {
-    static constexpr bool is_float = false;
-    static __device__ __forceinline__ long long hi()
-    {
-        return 9223372036854775807LL;
-    }
-    static __device__ __forceinline__ long long lo()
-    {
-        return -9223372036854775807LL - 1;
-    }
-};
-template <> struct lim<unsigned long long> {
-    static constexpr bool is_float = false;
-    static __device__ __forceinline__ unsigned long long hi()
-    {
-        return 0xffffffffffffffffULL;
-    }
-    static __device__ __forceinline__ unsigned long long lo()
-    {
-        return 0ULL;
-    }
+template <typename A, typename B> struct pick<false, A, B> {
+    typedef B type;
 };
 
-template <typename Acc, int OP> __device__ __forceinline__ Acc identity()
+// argmin / argmax: a value and its index; i is EMPTY until an element is seen
+// (the largest index, so that any element wins a tie with it).
+template <typename X> struct arg {
+    X v;
+    unsigned long long i;
+};
+constexpr unsigned long long EMPTY = ~0ULL;
+
+// What a thread accumulates, and what cuspec_reduce writes.
+template <typename T, typename Acc, int OP> struct acc_of {
+    typedef typename pick<is_arg<OP>::value, arg<typename elem<T>::V>, Acc>::type type;
+};
+template <typename T, typename Acc, int OP> struct out_of {
+    typedef typename pick<OP == OP_SUM || OP == OP_DOT, Acc, T>::type type;
+};
+
+// ---- identities ------------------------------------------------------------
+template <typename T, typename A, int OP> __device__ __forceinline__ A identity()
 {
     if constexpr (OP == OP_MIN)
-        return lim<Acc>::hi();
+        return (A)elem<T>::hi();
     else if constexpr (OP == OP_MAX)
-        return lim<Acc>::lo();
+        return (A)elem<T>::lo();
+    else if constexpr (OP == OP_ARGMIN)
+        return A{elem<T>::hi(), EMPTY};
+    else if constexpr (OP == OP_ARGMAX)
+        return A{elem<T>::lo(), EMPTY};
     else
-        return Acc(0);
+        return A(0);
 }
 
 // ---- combine two partial results -----------------------------------------
@@ -199,7 +183,7 @@ template <typename Acc, int OP> __device__ __forceinline__ Acc identity()
 // is defined there, and it is bit-identical to two's-complement signed wrap.
 template <typename Acc> __device__ __forceinline__ Acc add(Acc x, Acc y)
 {
-    if constexpr (lim<Acc>::is_float)
+    if constexpr (elem<Acc>::is_float)
         return x + y;
     else if constexpr (sizeof(Acc) == 8)
         return (Acc)((unsigned long long)x + (unsigned long long)y);
@@ -211,25 +195,46 @@ template <typename Acc> __device__ __forceinline__ Acc add(Acc x, Acc y)
 // comparison is false and y (NaN) is returned. So NaN wins from either side.
 template <typename Acc> __device__ __forceinline__ Acc vmin(Acc x, Acc y)
 {
-    if constexpr (lim<Acc>::is_float)
+    if constexpr (elem<Acc>::is_float)
         return (x < y || x != x) ? x : y;
     else
         return (y < x) ? y : x;
 }
 template <typename Acc> __device__ __forceinline__ Acc vmax(Acc x, Acc y)
 {
-    if constexpr (lim<Acc>::is_float)
+    if constexpr (elem<Acc>::is_float)
         return (x > y || x != x) ? x : y;
     else
         return (y > x) ? y : x;
 }
 
-template <typename Acc, int OP> __device__ __forceinline__ Acc combine(Acc x, Acc y)
+// argmin/argmax: whether x, which comes after y, takes y's place: x is
+// strictly better, or a NaN where y is none (the first NaN stays). For floats
+// !(x >= y) is x < y or x NaN, and y == y says y is no NaN.
+template <int OP, typename X> __device__ __forceinline__ bool ahead(X x, X y)
+{
+    if constexpr (elem<X>::is_float)
+        return !(OP == OP_ARGMIN ? x >= y : x <= y) && y == y;
+    else
+        return OP == OP_ARGMIN ? x < y : x > y;
+}
+
+// Two (value, index) in any order: the better value, the smaller index on a
+// tie (two NaNs tie).
+template <int OP, typename X> __device__ __forceinline__ arg<X> pick_arg(arg<X> a, arg<X> b)
+{
+    bool tie = a.v == b.v || (a.v != a.v && b.v != b.v);
+    return (tie ? b.i < a.i : ahead<OP>(b.v, a.v)) ? b : a;
+}
+
+template <typename A, int OP> __device__ __forceinline__ A combine(A x, A y)
 {
     if constexpr (OP == OP_MIN)
         return vmin(x, y);
     else if constexpr (OP == OP_MAX)
         return vmax(x, y);
+    else if constexpr (is_arg<OP>::value)
+        return pick_arg<OP>(x, y);
     else
         return add(x, y); // sum and dot combine partials by adding
 }
@@ -237,11 +242,15 @@ template <typename Acc, int OP> __device__ __forceinline__ Acc combine(Acc x, Ac
 // Fold one input element (and b's element for dot) into an accumulator.
 template <typename T, typename Acc, int OP> __device__ __forceinline__ Acc step(Acc acc, T x, T y)
 {
+    const auto vx = elem<T>::val(x);
     if constexpr (OP == OP_DOT) {
+        const auto vy = elem<T>::val(y);
         if constexpr (same<Acc, float>::value)
-            return __fmaf_rn((float)x, (float)y, acc);
+            return __fmaf_rn(vx, vy, acc);
         else if constexpr (same<Acc, double>::value)
-            return __fma_rn((double)x, (double)y, acc);
+            return __fma_rn(vx, vy, acc);
+        else if constexpr (sizeof(T) < 4)
+            return add(acc, (Acc)(vx * vy)); // |x*y| < 2^32: exact in V (int or unsigned)
         else if constexpr (sizeof(Acc) == 8) {
             // Widen (sign- or zero-extend per T) then multiply mod 2^64.
             unsigned long long p = (unsigned long long)(Acc)x * (unsigned long long)(Acc)y;
@@ -252,59 +261,126 @@ template <typename T, typename Acc, int OP> __device__ __forceinline__ Acc step(
         }
     } else {
         (void)y;
-        return combine<Acc, OP>(acc, (Acc)x);
+        return combine<Acc, OP>(acc, (Acc)vx);
     }
 }
 
-// ---- vector types: VT = VEC elements of T in one aligned load --------------
-template <typename T, int V> struct vec;
-#define CUSPEC_VEC1(T)                                                                             \
-    template <> struct vec<T, 1> {                                                                 \
-        typedef T type;                                                                            \
-        static __device__ __forceinline__ T get(const type &v, int)                                \
-        {                                                                                          \
-            return v;                                                                              \
-        }                                                                                          \
-    };
-#define CUSPEC_VEC2(T, VT)                                                                         \
-    template <> struct vec<T, 2> {                                                                 \
-        typedef VT type;                                                                           \
-        static __device__ __forceinline__ T get(const type &v, int k)                              \
-        {                                                                                          \
-            return k == 0 ? (T)v.x : (T)v.y;                                                       \
-        }                                                                                          \
-    };
-#define CUSPEC_VEC4(T, VT)                                                                         \
-    template <> struct vec<T, 4> {                                                                 \
-        typedef VT type;                                                                           \
-        static __device__ __forceinline__ T get(const type &v, int k)                              \
-        {                                                                                          \
-            return k == 0 ? (T)v.x : k == 1 ? (T)v.y : k == 2 ? (T)v.z : (T)v.w;                   \
-        }                                                                                          \
-    };
-// One line per element type:
-// clang-format off
-CUSPEC_VEC1(float)              CUSPEC_VEC2(float, float2)          CUSPEC_VEC4(float, float4)
-CUSPEC_VEC1(double)             CUSPEC_VEC2(double, double2)
-CUSPEC_VEC1(int)                CUSPEC_VEC2(int, int2)              CUSPEC_VEC4(int, int4)
-CUSPEC_VEC1(unsigned int)       CUSPEC_VEC2(unsigned int, uint2)    CUSPEC_VEC4(unsigned int, uint4)
-CUSPEC_VEC1(long long)          CUSPEC_VEC2(long long, longlong2)
-CUSPEC_VEC1(unsigned long long) CUSPEC_VEC2(unsigned long long, ulonglong2)
-// clang-format on
-#undef CUSPEC_VEC1
-#undef CUSPEC_VEC2
-#undef CUSPEC_VEC4
+// One element at index i (argmin/argmax) or one step (the others).
+template <typename T, typename Acc, int OP, typename A>
+__device__ __forceinline__ A take(A acc, T x, T y, unsigned long long i)
+{
+    if constexpr (is_arg<OP>::value)
+        return combine<A, OP>(acc, A{elem<T>::val(x), i});
+    else
+        return step<T, Acc, OP>(acc, x, y);
+}
 
-    // ---- per-thread accumulation over an aligned range of nv vectors ------------
-    // Work is cut into tiles of BLOCK*IT vectors; block t%G takes tile t (grid
-    // stride). Inside a tile, thread i loads vectors i, i+BLOCK, ..., i+(IT-1)*BLOCK:
-    // each of the IT loads is coalesced across the warp, and all IT (2*IT for dot)
-    // loads are issued before the first is consumed. acc has V*IT entries, so each
-    // loaded element has its own accumulator: the FADD chains are independent and
-    // never stall the loads. The < 1 tile remainder is spread over all threads.
-    template <typename T, typename Acc, int OP, int BLOCK, int V, int IT>
-    __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__restrict__ b,
-                                               unsigned long long nv, Acc (&acc)[V * IT])
+template <typename T> __device__ __forceinline__ T load1(const T *p)
+{
+    typedef typename vec<T, 1>::type R;
+    return vec<T, 1>::get(CUSPEC_REDUCE_LOAD(reinterpret_cast<const R *>(p)), 0);
+}
+
+// ---- one vector load's elements --------------------------------------------
+// Accumulators per load: one per element, or one for the whole load (see
+// ACCUMULATORS above).
+template <typename T, int OP, int V> struct slots {
+    static constexpr int value = is_arg<OP>::value || (!elem<T>::is_float && sizeof(T) < 4) ? 1 : V;
+};
+
+// 32 bits of 8-bit (16-bit) integers times those of y, added to s:
+// dp4a (dp2a with y's low two bytes).
+template <typename T>
+__device__ __forceinline__ unsigned int dp(unsigned int x, unsigned int y, unsigned int s)
+{
+    unsigned int r;
+    if constexpr (sizeof(T) == 1 && elem<T>::is_signed)
+        asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(s));
+    else if constexpr (sizeof(T) == 1)
+        asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(s));
+    else if constexpr (elem<T>::is_signed)
+        asm("dp2a.lo.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(s));
+    else
+        asm("dp2a.lo.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(s));
+    return r;
+}
+
+// A load of 8- or 16-bit integers folded into one Acc, exactly.
+template <typename T, typename Acc, int OP, int V>
+__device__ __forceinline__ Acc fold(const typename vec<T, V>::type &xa,
+                                    const typename vec<T, V>::type &xb)
+{
+    constexpr int BYTES = V * (int)sizeof(T);
+    if constexpr ((OP == OP_SUM || (OP == OP_DOT && sizeof(T) == 1)) && BYTES >= 4) {
+        constexpr unsigned int ONES = sizeof(T) == 1 ? 0x01010101u : 0x0101u;
+        unsigned int s = 0;
+#pragma unroll
+        for (int w = 0; w < BYTES / 4; ++w)
+            s = dp<T>(word(xa, w), OP == OP_DOT ? word(xb, w) : ONES, s);
+        if constexpr (elem<T>::is_signed)
+            return (Acc)(int)s;
+        else
+            return (Acc)s;
+    } else {
+        Acc f = identity<T, Acc, OP>();
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            f = step<T, Acc, OP>(f, vec<T, V>::get(xa, k), vec<T, V>::get(xb, k));
+        return f;
+    }
+}
+
+// A load's elements in index order (element 0 at index `at`), then the slot.
+// The slot only holds smaller indices, so a tie keeps it.
+template <typename T, int OP, int V, typename X>
+__device__ __forceinline__ void fold_arg(const typename vec<T, V>::type &x, unsigned long long at,
+                                         arg<X> &slot)
+{
+    X best = elem<T>::val(vec<T, V>::get(x, 0));
+    int bk = 0;
+#pragma unroll
+    for (int k = 1; k < V; ++k) {
+        const X c = elem<T>::val(vec<T, V>::get(x, k));
+        if (ahead<OP>(c, best)) {
+            best = c;
+            bk = k;
+        }
+    }
+    if (ahead<OP>(best, slot.v) || slot.i == EMPTY) {
+        slot.v = best;
+        slot.i = at + bk;
+    }
+}
+
+// Load j of a thread's ITEMS (elements from index `at`) into its slots.
+template <typename T, typename Acc, int OP, int V, int W, typename A, int K>
+__device__ __forceinline__ void consume(A (&acc)[K], int j, const typename vec<T, V>::type &xa,
+                                        const typename vec<T, V>::type &xb, unsigned long long at)
+{
+    if constexpr (is_arg<OP>::value) {
+        fold_arg<T, OP, V>(xa, at, acc[j]);
+    } else if constexpr (W == V) {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            acc[j * V + k] =
+                step<T, Acc, OP>(acc[j * V + k], vec<T, V>::get(xa, k), vec<T, V>::get(xb, k));
+    } else {
+        acc[j] = combine<Acc, OP>(acc[j], fold<T, Acc, OP, V>(xa, xb));
+    }
+}
+
+// ---- per-thread accumulation over an aligned range of nv vectors ------------
+// Work is cut into tiles of BLOCK*IT vectors; block t%G takes tile t (grid
+// stride). Inside a tile, thread i loads vectors i, i+BLOCK, ..., i+(IT-1)*BLOCK:
+// each of the IT loads is coalesced across the warp, and all IT (2*IT for dot)
+// loads are issued before the first is consumed. Load j feeds slots
+// j*W..j*W+W-1, W = V or 1 (slots): chains of adds that never stall the
+// loads. The < 1 tile remainder is spread over all threads. Vector 0 starts
+// at element index `first` (argmin/argmax).
+template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, typename A>
+__device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__restrict__ b,
+                                           unsigned long long nv, unsigned long long first,
+                                           A (&acc)[W * IT])
 {
     typedef typename vec<T, V>::type VT;
     const VT *__restrict__ va = reinterpret_cast<const VT *>(a);
@@ -329,20 +405,14 @@ CUSPEC_VEC1(unsigned long long) CUSPEC_VEC2(unsigned long long, ulonglong2)
                 xb[j] = CUSPEC_REDUCE_LOAD(vb + idx + (unsigned long long)j * BLOCK);
         }
 #pragma unroll
-        for (int j = 0; j < IT; ++j) {
-#pragma unroll
-            for (int k = 0; k < V; ++k) {
-                T y = T(0);
-                if constexpr (OP == OP_DOT)
-                    y = vec<T, V>::get(xb[j], k);
-                acc[j * V + k] = step<T, Acc, OP>(acc[j * V + k], vec<T, V>::get(xa[j], k), y);
-            }
-        }
+        for (int j = 0; j < IT; ++j)
+            consume<T, Acc, OP, V, W>(acc, j, xa[j], OP == OP_DOT ? xb[j] : xa[j],
+                                      first + (idx + (unsigned long long)j * BLOCK) * V);
     }
 
     // Remainder (< TILE vectors): thread g takes vectors full_end + g + j*G*BLOCK.
-    // Since G*BLOCK >= BLOCK, IT passes cover it; pass j feeds accumulators
-    // j*V..j*V+V-1 so no accumulator gets more than one extra element.
+    // Since G*BLOCK >= BLOCK, IT passes cover it; pass j feeds the slots of
+    // load j, so no accumulator gets more than one extra load.
     const unsigned long long tstride = (unsigned long long)gridDim.x * BLOCK;
     const unsigned long long rbase =
         full_end + (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
@@ -354,13 +424,7 @@ CUSPEC_VEC1(unsigned long long) CUSPEC_VEC2(unsigned long long, ulonglong2)
             VT xb = xa;
             if constexpr (OP == OP_DOT)
                 xb = CUSPEC_REDUCE_LOAD(vb + idx);
-#pragma unroll
-            for (int k = 0; k < V; ++k) {
-                T y = T(0);
-                if constexpr (OP == OP_DOT)
-                    y = vec<T, V>::get(xb, k);
-                acc[j * V + k] = step<T, Acc, OP>(acc[j * V + k], vec<T, V>::get(xa, k), y);
-            }
+            consume<T, Acc, OP, V, W>(acc, j, xa, xb, first + idx * V);
         }
     }
 }
@@ -368,32 +432,41 @@ CUSPEC_VEC1(unsigned long long) CUSPEC_VEC2(unsigned long long, ulonglong2)
 // ---- warp and block reductions ---------------------------------------------
 // The shuffle overloads for long long / unsigned long long / double move the
 // two 32-bit halves for us.
-template <typename Acc, int OP> __device__ __forceinline__ Acc warp_reduce(Acc v)
+template <typename X> __device__ __forceinline__ X shfl(X v, int off)
+{
+    return __shfl_xor_sync(0xffffffffu, v, off);
+}
+template <typename X> __device__ __forceinline__ arg<X> shfl(arg<X> v, int off)
+{
+    return arg<X>{shfl(v.v, off), shfl(v.i, off)};
+}
+
+template <typename A, int OP> __device__ __forceinline__ A warp_reduce(A v)
 {
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1)
-        v = combine<Acc, OP>(v, __shfl_xor_sync(0xffffffffu, v, off));
+        v = combine<A, OP>(v, shfl(v, off));
     return v;
 }
 
-// Result valid in thread 0. Uses one static shared array per <Acc,OP,BLOCK>;
+// Result valid in thread 0. Uses one static shared array per <A,OP,BLOCK>;
 // a caller that calls it twice must put a __syncthreads() between the calls
-// (cuspec_reduce does: the ticket broadcast barrier).
-template <typename Acc, int OP, int BLOCK> __device__ __forceinline__ Acc block_reduce(Acc v)
+// (reduce_body does: the ticket broadcast barrier).
+template <typename T, typename A, int OP, int BLOCK> __device__ __forceinline__ A block_reduce(A v)
 {
     constexpr int WARPS = BLOCK / 32;
-    __shared__ Acc warp_vals[WARPS];
+    __shared__ A warp_vals[WARPS];
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    v = warp_reduce<Acc, OP>(v);
+    v = warp_reduce<A, OP>(v);
     if (WARPS == 1)
         return v;
     if (lane == 0)
         warp_vals[warp] = v;
     __syncthreads();
     if (warp == 0) {
-        v = (lane < WARPS) ? warp_vals[lane] : identity<Acc, OP>();
-        v = warp_reduce<Acc, OP>(v);
+        v = (lane < WARPS) ? warp_vals[lane] : identity<T, A, OP>();
+        v = warp_reduce<A, OP>(v);
     }
     return v;
 }
@@ -401,53 +474,64 @@ template <typename Acc, int OP, int BLOCK> __device__ __forceinline__ Acc block_
 // Pairwise tree over a thread's K accumulators (keeps float error ~log2 K).
 // Written as compile-time recursion so every index is a constant and acc[]
 // stays in registers (docs/experiments/reduce.md: "Accumulator tree at compile time").
-template <typename Acc, int OP, int W, int K>
-__device__ __forceinline__ void tree_level(Acc (&acc)[K])
+template <typename A, int OP, int W, int K> __device__ __forceinline__ void tree_level(A (&acc)[K])
 {
     if constexpr (W > 1) {
         constexpr int H = (W + 1) / 2;
 #pragma unroll
         for (int i = 0; i < W / 2; ++i)
-            acc[i] = combine<Acc, OP>(acc[i], acc[i + H]);
-        tree_level<Acc, OP, H, K>(acc);
+            acc[i] = combine<A, OP>(acc[i], acc[i + H]);
+        tree_level<A, OP, H, K>(acc);
     }
 }
-template <typename Acc, int OP, int K> __device__ __forceinline__ Acc tree(Acc (&acc)[K])
+template <typename A, int OP, int K> __device__ __forceinline__ A tree(A (&acc)[K])
 {
-    tree_level<Acc, OP, K, K>(acc);
+    tree_level<A, OP, K, K>(acc);
     return acc[0];
 }
 
-} // namespace cuspec_reduce_detail
-
-// ---------------------------------------------------------------------------
-template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE>
-__global__ void __launch_bounds__(BLOCK)
-    cuspec_reduce(const T *__restrict__ a, const T *__restrict__ b, unsigned long long n,
-                  Acc *__restrict__ out, Acc *__restrict__ partials,
-                  unsigned int *__restrict__ ticket)
+// The result: min/max back in T, argmin/argmax's value and index where asked.
+template <typename T, int OP, typename A, typename Out>
+__device__ __forceinline__ void finish(const A &r, Out *out, long long *index)
 {
-    using namespace cuspec_reduce_detail;
-    static_assert(OP >= 0 && OP <= 3, "OP: 0 sum, 1 min, 2 max, 3 dot");
+    if constexpr (is_arg<OP>::value) {
+        if (out != nullptr)
+            *out = elem<T>::put(r.v);
+        if (index != nullptr)
+            *index = (long long)r.i;
+    } else if constexpr (OP == OP_MIN || OP == OP_MAX) {
+        *out = elem<T>::put(r);
+    } else {
+        *out = r;
+    }
+}
+
+// ---- one pass over the input, every op --------------------------------------
+template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE, typename A,
+          typename Out>
+__device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__restrict__ b,
+                                            unsigned long long n, Out *__restrict__ out,
+                                            long long *__restrict__ index, A *__restrict__ partials,
+                                            unsigned int *__restrict__ ticket)
+{
     static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0,
                   "BLOCK: multiple of 32 in [32,1024]");
     static_assert(ITEMS >= 1 && ITEMS <= 16, "ITEMS: 1..16 (1,2,4,8 intended)");
-    static_assert(VEC == 1 || VEC == 2 || VEC == 4, "VEC: 1, 2 or 4");
+    static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8 || VEC == 16,
+                  "VEC: 1, 2, 4, 8 or 16");
     static_assert(VEC * sizeof(T) <= 16, "VEC*sizeof(T) must be <= 16 bytes");
     static_assert(SINGLE == 0 || SINGLE == 1, "SINGLE: 0 or 1");
-    static_assert(lim<T>::is_float == lim<Acc>::is_float, "T and Acc: both float or both integer");
-    static_assert((OP != OP_MIN && OP != OP_MAX) || same<T, Acc>::value, "min/max: Acc must be T");
-    static_assert(sizeof(Acc) >= sizeof(T), "Acc narrower than T");
     CUSPEC_AFTER_PRIOR_GRID();
 
-    constexpr int K = VEC * ITEMS;
-    Acc acc[K];
+    constexpr int W = slots<T, OP, VEC>::value;
+    constexpr int K = W * ITEMS;
+    A acc[K];
 #pragma unroll
     for (int i = 0; i < K; ++i)
-        acc[i] = identity<Acc, OP>();
+        acc[i] = identity<T, A, OP>();
 
     if constexpr (VEC == 1) {
-        accumulate<T, Acc, OP, BLOCK, 1, ITEMS>(a, b, n, acc);
+        accumulate<T, Acc, OP, BLOCK, 1, ITEMS, 1>(a, b, n, 0, acc);
     } else {
         constexpr unsigned long long VB = (unsigned long long)VEC * sizeof(T);
         const unsigned long long amis = reinterpret_cast<unsigned long long>(a) & (VB - 1);
@@ -456,8 +540,8 @@ __global__ void __launch_bounds__(BLOCK)
             vec_ok = (reinterpret_cast<unsigned long long>(b) & (VB - 1)) == amis;
         if (!vec_ok) {
             // a and b misaligned differently: no common vector body. Scalar loads,
-            // with ITEMS*VEC of them in flight so the byte volume in flight matches.
-            accumulate<T, Acc, OP, BLOCK, 1, K>(a, b, n, acc);
+            // one per slot in flight.
+            accumulate<T, Acc, OP, BLOCK, 1, K, 1>(a, b, n, 0, acc);
         } else {
             // head: elements before the first VB-aligned address (< VEC of them);
             // body: aligned vectors; tail: < VEC leftover elements.
@@ -469,31 +553,31 @@ __global__ void __launch_bounds__(BLOCK)
             const T *bb = nullptr;
             if constexpr (OP == OP_DOT)
                 bb = b + head;
-            accumulate<T, Acc, OP, BLOCK, VEC, ITEMS>(a + head, bb, nv, acc);
+            accumulate<T, Acc, OP, BLOCK, VEC, ITEMS, W>(a + head, bb, nv, head, acc);
             const unsigned long long g = (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
             if (g < head) {
-                T y = T(0);
+                T y = T();
                 if constexpr (OP == OP_DOT)
-                    y = CUSPEC_REDUCE_LOAD(b + g);
-                acc[0] = step<T, Acc, OP>(acc[0], CUSPEC_REDUCE_LOAD(a + g), y);
+                    y = load1(b + g);
+                acc[0] = take<T, Acc, OP>(acc[0], load1(a + g), y, g);
             }
             if (g < tail) {
                 const unsigned long long i = n - tail + g;
-                T y = T(0);
+                T y = T();
                 if constexpr (OP == OP_DOT)
-                    y = CUSPEC_REDUCE_LOAD(b + i);
-                acc[K - 1] = step<T, Acc, OP>(acc[K - 1], CUSPEC_REDUCE_LOAD(a + i), y);
+                    y = load1(b + i);
+                acc[K - 1] = take<T, Acc, OP>(acc[K - 1], load1(a + i), y, i);
             }
         }
     }
 
     CUSPEC_LET_NEXT_GRID(); // the input is read: the grid's tail is what is left
-    Acc v = block_reduce<Acc, OP, BLOCK>(tree<Acc, OP, K>(acc));
+    A v = block_reduce<T, A, OP, BLOCK>(tree<A, OP, K>(acc));
 
     if constexpr (SINGLE) {
         if (gridDim.x == 1) { // nothing to combine across blocks
             if (threadIdx.x == 0)
-                *out = v;
+                finish<T, OP>(v, out, index);
             return;
         }
     }
@@ -529,30 +613,73 @@ __global__ void __launch_bounds__(BLOCK)
     if (!s_last)
         return;
 
-    Acc r = identity<Acc, OP>();
+    A r = identity<T, A, OP>();
     // __ldcg: read at L2 (coherence point), never a stale L1 line.
-    for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK)
-        r = combine<Acc, OP>(r, __ldcg(partials + i));
-    r = block_reduce<Acc, OP, BLOCK>(r);
+    for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK) {
+        if constexpr (is_arg<OP>::value)
+            r = combine<A, OP>(r, A{__ldcg(&partials[i].v), __ldcg(&partials[i].i)});
+        else
+            r = combine<A, OP>(r, __ldcg(partials + i));
+    }
+    r = block_reduce<T, A, OP, BLOCK>(r);
     if (threadIdx.x == 0)
-        *out = r;
+        finish<T, OP>(r, out, index);
+}
+
+} // namespace cuspec_reduce_detail
+
+// ---------------------------------------------------------------------------
+template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE>
+__global__ void __launch_bounds__(BLOCK)
+    cuspec_reduce(const T *__restrict__ a, const T *__restrict__ b, unsigned long long n,
+                  typename cuspec_reduce_detail::out_of<T, Acc, OP>::type *__restrict__ out,
+                  Acc *__restrict__ partials, unsigned int *__restrict__ ticket)
+{
+    using namespace cuspec_reduce_detail;
+    typedef typename elem<T>::V V;
+    static_assert(OP >= 0 && OP <= 3, "OP: 0 sum, 1 min, 2 max, 3 dot (argmin, argmax: "
+                                      "cuspec_argreduce)");
+    static_assert(elem<T>::is_float == elem<Acc>::is_float,
+                  "T and Acc: both float or both integer");
+    static_assert((OP != OP_MIN && OP != OP_MAX) || same<V, Acc>::value,
+                  "min/max: Acc must be T's value type");
+    static_assert(sizeof(Acc) >= sizeof(V), "Acc narrower than T");
+    reduce_body<T, Acc, OP, BLOCK, ITEMS, VEC, SINGLE>(a, b, n, out, (long long *)nullptr, partials,
+                                                       ticket);
 }
 
 // Second pass for SINGLE=0: one block of BLOCK threads combines `count` partials.
-template <typename Acc, int OP, int BLOCK>
+template <typename T, typename Acc, int OP, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-    cuspec_reduce_final(const Acc *__restrict__ partials, unsigned int count, Acc *__restrict__ out)
+    cuspec_reduce_final(const Acc *__restrict__ partials, unsigned int count,
+                        typename cuspec_reduce_detail::out_of<T, Acc, OP>::type *__restrict__ out)
 {
     using namespace cuspec_reduce_detail;
     static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0,
                   "BLOCK: multiple of 32 in [32,1024]");
+    static_assert(OP >= 0 && OP <= 3, "OP: 0 sum, 1 min, 2 max, 3 dot");
     CUSPEC_AFTER_PRIOR_GRID();
-    Acc r = identity<Acc, OP>();
+    Acc r = identity<T, Acc, OP>();
     for (unsigned int i = threadIdx.x; i < count; i += BLOCK)
         r = combine<Acc, OP>(r, partials[i]);
-    r = block_reduce<Acc, OP, BLOCK>(r);
+    r = block_reduce<T, Acc, OP, BLOCK>(r);
     if (threadIdx.x == 0)
-        *out = r;
+        finish<T, OP>(r, out, (long long *)nullptr);
+}
+
+// argmin (OP 4) / argmax (OP 5): the value to *value and its index to *index
+// (either may be NULL); n >= 1. One launch.
+template <typename T, int OP, int BLOCK, int ITEMS, int VEC>
+__global__ void __launch_bounds__(BLOCK) cuspec_argreduce(
+    const T *__restrict__ a, unsigned long long n, T *__restrict__ value,
+    long long *__restrict__ index,
+    cuspec_reduce_detail::arg<typename cuspec_reduce_detail::elem<T>::V> *__restrict__ partials,
+    unsigned int *__restrict__ ticket)
+{
+    using namespace cuspec_reduce_detail;
+    static_assert(OP == OP_ARGMIN || OP == OP_ARGMAX, "OP: 4 argmin, 5 argmax");
+    reduce_body<T, typename elem<T>::V, OP, BLOCK, ITEMS, VEC, 1>(a, (const T *)nullptr, n, value,
+                                                                  index, partials, ticket);
 }
 
 #endif // CUSPEC_REDUCE_CUH_

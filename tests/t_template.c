@@ -218,9 +218,10 @@ static void check_headers(const char *file, const char *const *want, size_t n_wa
 
 TEST(templates_come_with_their_headers)
 {
-    static const char *const reduce[] = {"prior_grid.cuh"};
+    static const char *const reduce[] = {"prior_grid.cuh", "reduce_types.cuh"};
     static const char *const transpose[] = {"transpose_common.cuh", "prior_grid.cuh"};
-    check_headers("reduce.cuh", reduce, 1);
+    check_headers("reduce.cuh", reduce, 2);
+    check_headers("reduce_types.cuh", NULL, 0);
     check_headers("prior_grid.cuh", NULL, 0);
     check_headers("transpose_tile.cuh", transpose, 2);
     check_headers("transpose_shifted_subword.cuh", transpose, 2);

@@ -2,7 +2,7 @@
 # cuspec tune and cuspec run without a GPU: help, usage errors (exit 2), no
 # driver (exit 3), and export/import of tuning records, which need no GPU.
 . "$top_srcdir/tests/tap.sh"
-plan 76
+plan 77
 store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store/cache"
@@ -35,8 +35,11 @@ check_exit 2 "--n with transpose is a usage error" "$CUSPEC" tune transpose --n 
 check_exit 2 "a bad --n is a usage error" "$CUSPEC" tune reduce --n 12Q
 check_grep "$tap_err" "'12Q' is not an element count" "and the value is named"
 check_exit 2 "an unknown dtype is a usage error" "$CUSPEC" tune reduce --dtype f33
-check_exit 2 "a dtype reduce does not take is a usage error" "$CUSPEC" tune reduce --dtype f16
+check_exit 3 "reduce takes every dtype and argmin/argmax (no driver here)" \
+    "$CUSPEC" tune reduce --dtype f16,bf16,i8,u8,i16,u16,u64 --op argmin,argmax,sum
 check_exit 2 "an unknown op is a usage error" "$CUSPEC" tune reduce --op prod
+check_grep "$tap_err" "unknown op 'prod' \\(sum, min, max, dot, argmin, argmax\\)" \
+    "and the ops are named"
 check_exit 2 "a bad shape is a usage error" "$CUSPEC" tune transpose --shape 64by64
 check_exit 2 "--pitch with reduce is a usage error" "$CUSPEC" tune reduce --pitch 512
 check_exit 2 "a --pitch not a multiple of 8 is a usage error" "$CUSPEC" tune transpose --pitch 100

@@ -407,7 +407,7 @@ TEST(export_import_and_refusals)
         {"a record field twice", "gbs=900\n", "gbs=900\ngbs=1\n", "'gbs' appears twice"},
         {"an infinite time", "median_us=3", "median_us=inf", "median_us"},
         {"an unknown family", "family=reduce", "family=fft", "family 'fft'"},
-        {"an unknown dtype", "dtype=f64", "dtype=u8", "dtype 'u8'"},
+        {"an unknown dtype", "dtype=f64", "dtype=f33", "dtype 'f33'"},
         {"a bad bucket", "n=2^16", "n=2^x", "bucket"},
         {"a bucket past 2^63", "n=2^16", "n=2^64", "K from 0 to 63"},
         /* numbers past an int once wrapped to legal ones (2^32 + 16 to 16) */

@@ -34,9 +34,10 @@ static const char help[] =
     "\n"
     "  --device N        GPU ordinal (default 0)\n"
     "  --reps N          timed calls per case (default 50)\n"
-    "  --dtype T[,T..]   reduce: f32,f64,i32,i64,u32 (default f32,f64,i32)\n"
+    "  --dtype T[,T..]   reduce: any of u8,i8,u16,i16,f16,bf16,f32,i32,u32,f64,i64,u64\n"
+    "                    (default f32,f64,i32)\n"
     "                    transpose: any of u8,u16,f16,bf16,f32,i32,f64,i64 (default f32,f64)\n"
-    "  --op O[,O..]      reduce: sum,min,max,dot (default sum)\n"
+    "  --op O[,O..]      reduce: sum,min,max,dot,argmin,argmax (default sum)\n"
     "  --n N[,N..]       reduce: elements; suffixes K, M, G and 2^K (default\n"
     "                    2^10,2^15,2^20,2^24,2^28)\n"
     "  --shape RxC[,..]  transpose: shapes (default 1024x1024,8192x8192,16384x16384,\n"
@@ -138,7 +139,7 @@ static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
 {
     char label[256];
     if (ctx != NULL && !o->json)
-        printf("op  dtype           n  median_us  batch_us  graph_us     GB/s  x copy  check "
+        printf("op     dtype           n  median_us  batch_us  graph_us     GB/s  x copy  check "
                "kernel\n");
     int wrong = 0;
     for (int i = 0; i < o->n_op; i++)
@@ -159,7 +160,7 @@ static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
                                        (json_int_t)s.n),
                              &r, copy);
                 } else {
-                    snprintf(label, sizeof label, "%-3s %-5s %11zu", o->op[i], o->dt[j], s.n);
+                    snprintf(label, sizeof label, "%-6s %-5s %11zu", o->op[i], o->dt[j], s.n);
                     row(label, &r, copy);
                 }
                 fflush(stdout);

@@ -7,7 +7,8 @@
 #include <string.h>
 
 static const char help[] =
-    "Usage: cuspec run reduce [--op sum|min|max|dot] [--dtype T] [--n N] [options]\n"
+    "Usage: cuspec run reduce [--op sum|min|max|dot|argmin|argmax] [--dtype T] [--n N]\n"
+    "                         [options]\n"
     "       cuspec run transpose [--dtype T] [--shape RxC] [options]\n"
     "\n"
     "Runs one operation on this GPU the way a call in a program would run it now,\n"
@@ -30,9 +31,9 @@ static const char help[] =
     "  time     the median of 3 calls timed with CUDA events, and the GB/s it means\n"
     "           (the bytes the operation must move)\n"
     "\n"
-    "  --op O          reduce: sum, min, max or dot (default sum)\n"
-    "  --dtype T       reduce: f32, f64, i32, i64, u32; transpose: any of u8, i8, u16,\n"
-    "                  i16, f16, bf16, f32, i32, u32, f64, i64, u64 (default f32)\n"
+    "  --op O          reduce: sum, min, max, dot, argmin or argmax (default sum)\n"
+    "  --dtype T       any of u8, i8, u16, i16, f16, bf16, f32, i32, u32, f64, i64,\n"
+    "                  u64 (default f32)\n"
     "  --n N           reduce: elements: 1000, 64K, 16M (powers of 1024) or 2^K\n"
     "                  (default 2^24)\n"
     "  --shape RxC     transpose: rows x cols, each written as for --n\n"

@@ -74,17 +74,14 @@ int cli_reduce_spec(const struct command *cmd, const char *op, const char *dtype
         if (strcmp(op, cuspec_op_name(i)) == 0)
             s->op = i;
     if (s->op == -2) {
-        const char *names[] = {"sum", "min", "max", "dot"};
+        const char *names[] = {"sum", "min", "max", "dot", "argmin", "argmax"};
         char hint[64];
-        return cli_usage(cmd, "unknown op '%s' (sum, min, max, dot)%s", op,
-                         cli_did_you_mean(op, names, 4, hint, sizeof hint));
+        return cli_usage(cmd, "unknown op '%s' (sum, min, max, dot, argmin, argmax)%s", op,
+                         cli_did_you_mean(op, names, 6, hint, sizeof hint));
     }
     s->dtype = cuspec_dtype_from_name(dtype);
     if (s->dtype == 0)
         return unknown_dtype(cmd, dtype);
-    if (cuspec_reduce_out_dtype(s->op, s->dtype) == 0)
-        return cli_usage(cmd, "reduce %s does not take dtype '%s' (f32, f64, i32, i64, u32)", op,
-                         dtype);
     s->n = cli_parse_count(n);
     if (s->n == 0)
         return cli_usage(cmd, "'%s' is not an element count such as 1000, 64K, 16M or 2^20", n);

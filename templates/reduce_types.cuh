@@ -1,0 +1,253 @@
+// cuspec reduction element types: what reduce.cuh reads and how it widens it.
+//
+// CUDA C++17 with no #include, so NVRTC compiles it with no CUDA header (no
+// cuda_fp16.h either: halves and bfloat16s are their bits, converted with PTX).
+//
+//   cuspec_f16, cuspec_bf16   an IEEE half and a bfloat16, as 16 bits; name
+//                             expressions use them as T ("cuspec_reduce<cuspec_f16, ...>").
+//   elem<T>                   per element type: V, the type its values are
+//                             computed in (float for halves and bfloat16s, int or
+//                             unsigned for 8- and 16-bit integers, else T);
+//                             val(x) (exact), put(v) (back to T: exact for
+//                             every value val gives), hi() / lo() (the range, as
+//                             V: +-inf for floats), is_float, is_signed.
+//   vec<T, V>                 V elements of T in one aligned load (VT = type),
+//                             get(v, k) the k-th: CUDA's vector types for 4- and
+//                             8-byte T, else the bytes as unsigned words.
+
+#ifndef CUSPEC_REDUCE_TYPES_CUH_
+#define CUSPEC_REDUCE_TYPES_CUH_
+
+struct cuspec_f16 {
+    unsigned short bits;
+};
+struct cuspec_bf16 {
+    unsigned short bits;
+};
+
+namespace cuspec_reduce_detail
+{
+
+template <typename A, typename B> struct same {
+    static constexpr bool value = false;
+};
+template <typename A> struct same<A, A> {
+    static constexpr bool value = true;
+};
+
+// ---- element traits (no <limits> in NVRTC) ---------------------------------
+// One line per type that is its own value type: T, float?, signed?, hi, lo.
+template <typename T> struct elem;
+#define CUSPEC_ELEM_SELF(T, FLOAT, SIGNED, HI, LO)                                                 \
+    template <> struct elem<T> {                                                                   \
+        typedef T V;                                                                               \
+        static constexpr bool is_float = FLOAT, is_signed = SIGNED;                                \
+        static __device__ __forceinline__ V val(T x)                                               \
+        {                                                                                          \
+            return x;                                                                              \
+        }                                                                                          \
+        static __device__ __forceinline__ T put(V v)                                               \
+        {                                                                                          \
+            return v;                                                                              \
+        }                                                                                          \
+        static __device__ __forceinline__ V hi()                                                   \
+        {                                                                                          \
+            return HI;                                                                             \
+        }                                                                                          \
+        static __device__ __forceinline__ V lo()                                                   \
+        {                                                                                          \
+            return LO;                                                                             \
+        }                                                                                          \
+    };
+// 8- and 16-bit integers are computed in 32 bits (shuffles and compares take
+// no narrower type); from_bits takes the element from the low bits of a word.
+#define CUSPEC_ELEM_NARROW(T, VT, SIGNED, HI, LO)                                                  \
+    template <> struct elem<T> {                                                                   \
+        typedef VT V;                                                                              \
+        static constexpr bool is_float = false, is_signed = SIGNED;                                \
+        static __device__ __forceinline__ V val(T x)                                               \
+        {                                                                                          \
+            return (V)x;                                                                           \
+        }                                                                                          \
+        static __device__ __forceinline__ T put(V v)                                               \
+        {                                                                                          \
+            return (T)v;                                                                           \
+        }                                                                                          \
+        static __device__ __forceinline__ T from_bits(unsigned int b)                              \
+        {                                                                                          \
+            return (T)b;                                                                           \
+        }                                                                                          \
+        static __device__ __forceinline__ V hi()                                                   \
+        {                                                                                          \
+            return HI;                                                                             \
+        }                                                                                          \
+        static __device__ __forceinline__ V lo()                                                   \
+        {                                                                                          \
+            return LO;                                                                             \
+        }                                                                                          \
+    };
+// clang-format off
+CUSPEC_ELEM_SELF(float, true, true, __int_as_float(0x7f800000), __int_as_float((int)0xff800000u))
+CUSPEC_ELEM_SELF(double, true, true, __longlong_as_double(0x7ff0000000000000LL),
+                 __longlong_as_double((long long)0xfff0000000000000ULL))
+CUSPEC_ELEM_SELF(int, false, true, 2147483647, -2147483647 - 1)
+CUSPEC_ELEM_SELF(unsigned int, false, false, 0xffffffffu, 0u)
+CUSPEC_ELEM_SELF(long long, false, true, 9223372036854775807LL, -9223372036854775807LL - 1)
+CUSPEC_ELEM_SELF(unsigned long long, false, false, 0xffffffffffffffffULL, 0ULL)
+CUSPEC_ELEM_NARROW(signed char, int, true, 127, -128)
+CUSPEC_ELEM_NARROW(unsigned char, unsigned int, false, 255u, 0u)
+CUSPEC_ELEM_NARROW(short, int, true, 32767, -32768)
+CUSPEC_ELEM_NARROW(unsigned short, unsigned int, false, 65535u, 0u)
+// clang-format on
+#undef CUSPEC_ELEM_SELF
+#undef CUSPEC_ELEM_NARROW
+
+// Halves widen exactly to float (cvt.f32.f16); a float that came from a half
+// goes back exactly (cvt.rn), a NaN as some NaN.
+template <> struct elem<cuspec_f16> {
+    typedef float V;
+    static constexpr bool is_float = true, is_signed = true;
+    static __device__ __forceinline__ V val(cuspec_f16 x)
+    {
+        float f;
+        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x.bits));
+        return f;
+    }
+    static __device__ __forceinline__ cuspec_f16 put(V v)
+    {
+        cuspec_f16 h;
+        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(v));
+        return h;
+    }
+    static __device__ __forceinline__ cuspec_f16 from_bits(unsigned int b)
+    {
+        return cuspec_f16{(unsigned short)b};
+    }
+    static __device__ __forceinline__ V hi()
+    {
+        return __int_as_float(0x7f800000);
+    }
+    static __device__ __forceinline__ V lo()
+    {
+        return __int_as_float((int)0xff800000u);
+    }
+};
+
+// A bfloat16 is the top half of a float: widening is a shift, and a float
+// that came from one goes back by dropping the (zero) low half.
+template <> struct elem<cuspec_bf16> {
+    typedef float V;
+    static constexpr bool is_float = true, is_signed = true;
+    static __device__ __forceinline__ V val(cuspec_bf16 x)
+    {
+        return __uint_as_float((unsigned int)x.bits << 16);
+    }
+    static __device__ __forceinline__ cuspec_bf16 put(V v)
+    {
+        return cuspec_bf16{(unsigned short)(__float_as_uint(v) >> 16)};
+    }
+    static __device__ __forceinline__ cuspec_bf16 from_bits(unsigned int b)
+    {
+        return cuspec_bf16{(unsigned short)b};
+    }
+    static __device__ __forceinline__ V hi()
+    {
+        return __int_as_float(0x7f800000);
+    }
+    static __device__ __forceinline__ V lo()
+    {
+        return __int_as_float((int)0xff800000u);
+    }
+};
+
+// ---- vector loads: VT = V elements of T in one aligned load ----------------
+// Elements of 1 and 2 bytes load as unsigned words of the vector's size (the
+// cache-streaming loads take those) and are taken out of them by shifts.
+template <int BYTES> struct raw;
+template <> struct raw<1> {
+    typedef unsigned char type;
+};
+template <> struct raw<2> {
+    typedef unsigned short type;
+};
+template <> struct raw<4> {
+    typedef unsigned int type;
+};
+template <> struct raw<8> {
+    typedef uint2 type;
+};
+template <> struct raw<16> {
+    typedef uint4 type;
+};
+
+// 32-bit word w of a raw vector (w a constant once unrolled).
+__device__ __forceinline__ unsigned int word(unsigned char v, int)
+{
+    return v;
+}
+__device__ __forceinline__ unsigned int word(unsigned short v, int)
+{
+    return v;
+}
+__device__ __forceinline__ unsigned int word(unsigned int v, int)
+{
+    return v;
+}
+__device__ __forceinline__ unsigned int word(const uint2 &v, int w)
+{
+    return w == 0 ? v.x : v.y;
+}
+__device__ __forceinline__ unsigned int word(const uint4 &v, int w)
+{
+    return w == 0 ? v.x : w == 1 ? v.y : w == 2 ? v.z : v.w;
+}
+
+template <typename T, int V> struct vec {
+    static_assert(sizeof(T) < 4, "4- and 8-byte elements have their own vector types below");
+    typedef typename raw<V * sizeof(T)>::type type;
+    static __device__ __forceinline__ T get(const type &v, int k)
+    {
+        constexpr int S = sizeof(T);
+        return elem<T>::from_bits(word(v, k * S / 4) >> (k * S % 4 * 8));
+    }
+};
+#define CUSPEC_VEC1(T)                                                                             \
+    template <> struct vec<T, 1> {                                                                 \
+        typedef T type;                                                                            \
+        static __device__ __forceinline__ T get(const type &v, int)                                \
+        {                                                                                          \
+            return v;                                                                              \
+        }                                                                                          \
+    };
+#define CUSPEC_VEC2(T, VT)                                                                         \
+    template <> struct vec<T, 2> {                                                                 \
+        typedef VT type;                                                                           \
+        static __device__ __forceinline__ T get(const type &v, int k)                              \
+        {                                                                                          \
+            return k == 0 ? (T)v.x : (T)v.y;                                                       \
+        }                                                                                          \
+    };
+#define CUSPEC_VEC4(T, VT)                                                                         \
+    template <> struct vec<T, 4> {                                                                 \
+        typedef VT type;                                                                           \
+        static __device__ __forceinline__ T get(const type &v, int k)                              \
+        {                                                                                          \
+            return k == 0 ? (T)v.x : k == 1 ? (T)v.y : k == 2 ? (T)v.z : (T)v.w;                   \
+        }                                                                                          \
+    };
+// One line per element type:
+// clang-format off
+CUSPEC_VEC1(float)              CUSPEC_VEC2(float, float2)          CUSPEC_VEC4(float, float4)
+CUSPEC_VEC1(double)             CUSPEC_VEC2(double, double2)
+CUSPEC_VEC1(int)                CUSPEC_VEC2(int, int2)              CUSPEC_VEC4(int, int4)
+CUSPEC_VEC1(unsigned int)       CUSPEC_VEC2(unsigned int, uint2)    CUSPEC_VEC4(unsigned int, uint4)
+CUSPEC_VEC1(long long)          CUSPEC_VEC2(long long, longlong2)
+CUSPEC_VEC1(unsigned long long) CUSPEC_VEC2(unsigned long long, ulonglong2)
+// clang-format on
+#undef CUSPEC_VEC1
+#undef CUSPEC_VEC2
+#undef CUSPEC_VEC4
+
+} // namespace cuspec_reduce_detail
+
+#endif // CUSPEC_REDUCE_TYPES_CUH_

@@ -1,0 +1,198 @@
+/* Reductions without a GPU: the result dtype of every (op, dtype) pair, op
+ * names, the arguments cuspec_reduce, cuspec_dot and cuspec_argreduce refuse
+ * before they need a device, and the kernels of the 8- and 16-bit types,
+ * u64 and argmin/argmax compiling: their record-free defaults (what the
+ * prebuilt store holds) for sm_75 (t_compile.sh compiles sm_90's), and a
+ * sample of their other legal specializations for sm_75 and sm_90
+ * (`make check-all` compiles them all). */
+#include "reduce.h"
+#include "compile.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N_DT = CUSPEC_BF16 }; /* dtypes are 1 .. N_DT */
+
+/* What each public op writes for dtype: -1 dot, 0 sum, 1 min, 2 max, 3
+ * argmin, 4 argmax; spelled out here, not derived from the library. */
+static int expected_out(int op, int dtype)
+{
+    if (op >= CUSPEC_MIN)
+        return dtype; /* min, max and argmin/argmax's value: an element */
+    switch (dtype) {
+    case CUSPEC_I8:
+    case CUSPEC_I16:
+    case CUSPEC_I32:
+    case CUSPEC_I64:
+        return CUSPEC_I64;
+    case CUSPEC_U8:
+    case CUSPEC_U16:
+    case CUSPEC_U32:
+    case CUSPEC_U64:
+        return CUSPEC_U64;
+    case CUSPEC_F16:
+    case CUSPEC_BF16:
+    case CUSPEC_F32:
+        return CUSPEC_F32;
+    }
+    return CUSPEC_F64;
+}
+
+TEST(every_op_and_dtype_has_its_result_dtype)
+{
+    for (int op = -1; op <= CUSPEC_ARGMAX; op++)
+        for (int dt = 1; dt <= N_DT; dt++) {
+            int got = cuspec_reduce_out_dtype(op, dt);
+            if (got != expected_out(op, dt))
+                TAP_FAIL("op %d on %s writes %s, want %s", op, cuspec_dtype_name(dt),
+                         cuspec_dtype_name(got) ? cuspec_dtype_name(got) : "nothing",
+                         cuspec_dtype_name(expected_out(op, dt)));
+        }
+    /* No op -2 or 5, no dtype 0 or 13. */
+    static const int bad_ops[] = {-2, 5, 100};
+    for (size_t i = 0; i < sizeof bad_ops / sizeof *bad_ops; i++)
+        CHECK_INT_EQ(cuspec_reduce_out_dtype(bad_ops[i], CUSPEC_F32), 0);
+    static const int bad_dtypes[] = {0, -1, N_DT + 1, 999};
+    for (size_t i = 0; i < sizeof bad_dtypes / sizeof *bad_dtypes; i++)
+        for (int op = -1; op <= CUSPEC_ARGMAX; op++)
+            CHECK_INT_EQ(cuspec_reduce_out_dtype(op, bad_dtypes[i]), 0);
+}
+
+TEST(op_names)
+{
+    static const char *const names[] = {"sum", "min", "max", "argmin", "argmax"};
+    for (int op = 0; op < 5; op++)
+        CHECK_STR_EQ(cuspec_op_name(op), names[op]);
+    CHECK_INT_EQ(CUSPEC_ARGMIN, 3);
+    CHECK_INT_EQ(CUSPEC_ARGMAX, 4);
+    CHECK(cuspec_op_name(5) == NULL);
+    CHECK(cuspec_op_name(-1) == NULL);
+}
+
+/* rc is CUSPEC_ERR_INVALID and the detail says `detail`. */
+static void refused(int rc, const char *detail)
+{
+    CHECK_INT_EQ(rc, CUSPEC_ERR_INVALID);
+    CHECK_STR_CONTAINS(cuspec_last_error(), detail);
+}
+
+TEST(arguments_refused_before_the_device)
+{
+    const cuspec_devptr in = 0x10000, out = 0x20000, index = 0x30000;
+    /* argmin/argmax are cuspec_argreduce's: cuspec_reduce says so. */
+    refused(cuspec_reduce(NULL, CUSPEC_ARGMIN, CUSPEC_F32, in, 10, out, NULL), "cuspec_argreduce");
+    refused(cuspec_reduce(NULL, CUSPEC_ARGMAX, CUSPEC_I8, in, 10, out, NULL), "argmax");
+    refused(cuspec_reduce(NULL, 5, CUSPEC_F32, in, 10, out, NULL), "unknown op 5");
+    refused(cuspec_reduce(NULL, -1, CUSPEC_F32, in, 10, out, NULL), "unknown op -1");
+    /* and cuspec_argreduce takes nothing else */
+    for (int op = -1; op <= 5; op++) {
+        if (op == CUSPEC_ARGMIN || op == CUSPEC_ARGMAX)
+            continue;
+        refused(cuspec_argreduce(NULL, op, CUSPEC_F32, in, 10, out, index, NULL),
+                "neither CUSPEC_ARGMIN (3) nor CUSPEC_ARGMAX (4)");
+    }
+    refused(cuspec_argreduce(NULL, CUSPEC_ARGMAX, CUSPEC_F32, in, 10, 0, 0, NULL),
+            "value and index are both 0");
+    refused(cuspec_argreduce(NULL, CUSPEC_ARGMIN, CUSPEC_F16, in, 0, out, index, NULL),
+            "n is 0: an empty array has no argmin");
+    refused(cuspec_argreduce(NULL, CUSPEC_ARGMAX, CUSPEC_F16, 0, 0, out, 0, NULL), "n is 0");
+    /* Unknown dtypes, for every call; then the context. */
+    static const int bad_dtypes[] = {0, -1, N_DT + 1, 999};
+    for (size_t i = 0; i < sizeof bad_dtypes / sizeof *bad_dtypes; i++) {
+        int dt = bad_dtypes[i];
+        refused(cuspec_reduce(NULL, CUSPEC_SUM, dt, in, 10, out, NULL), "is not supported");
+        refused(cuspec_dot(NULL, dt, in, in, 10, out, NULL), "is not supported");
+        refused(cuspec_argreduce(NULL, CUSPEC_ARGMIN, dt, in, 10, out, index, NULL),
+                "is not supported");
+    }
+    refused(cuspec_reduce(NULL, CUSPEC_SUM, CUSPEC_BF16, in, 10, out, NULL), "ctx is NULL");
+    refused(cuspec_dot(NULL, CUSPEC_U16, in, in, 10, out, NULL), "ctx is NULL");
+    refused(cuspec_argreduce(NULL, CUSPEC_ARGMIN, CUSPEC_U64, in, 10, 0, index, NULL),
+            "ctx is NULL");
+    CHECK_STR_CONTAINS(cuspec_last_error(), "cuspec_argreduce");
+}
+
+/* ## Compiling: every default, and a sample of the new specializations */
+struct list {
+    struct cuspec__variant v[8192];
+    unsigned n;
+};
+
+static int add(const struct cuspec__variant *v, void *user)
+{
+    struct list *l = user;
+    if (l->n < sizeof l->v / sizeof *l->v)
+        l->v[l->n++] = *v;
+    return 0;
+}
+
+static int is_new(const struct cuspec__variant *v)
+{
+    return v->dtype == CUSPEC_U64 || v->dtype >= CUSPEC_I8 || cuspec__reduce_is_arg(v->op);
+}
+
+static void compile_for(int arch, int defaults)
+{
+    static struct list all, each, build;
+    all.n = each.n = build.n = 0;
+    CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, arch, 0, add, &each), 0);
+    CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, arch, 1, add, &all), 0);
+    /* one default per dtype and op: 12 dtypes, 6 kernel ops */
+    CHECK_UINT_EQ(each.n, 12 * CUSPEC__REDUCE_N_OPS);
+    CHECK_UINT_LT(each.n, all.n);
+    CHECK_UINT_LT(all.n, sizeof all.v / sizeof *all.v); /* none left out */
+    for (unsigned i = 0; defaults && i < each.n; i++)
+        if (is_new(&each.v[i]))
+            add(&each.v[i], &build);
+    unsigned n_new = 0;
+    for (unsigned i = 0; i < all.n; i++)
+        n_new += is_new(&all.v[i]);
+    /* Every step-th of the new ones (types, ops, blocks, items, vectors,
+     * one- and two-launch). */
+    unsigned step = n_new / 16 + 1, k = 0;
+    for (unsigned i = 0; i < all.n; i++)
+        if (is_new(&all.v[i]) && k++ % step == step / 2)
+            add(&all.v[i], &build);
+    cuspec_compile_report report;
+    int rc = cuspec__compile_many(build.v, build.n, arch, CUSPEC__IMAGE_NO_PTX, 0, 0, NULL, NULL,
+                                  NULL, &report);
+    printf("# sm_%d: %u of the %u new reduce kernels: %u compiled, %u failed in %.1f s\n", arch,
+           build.n, n_new, report.compiled, report.failed, report.seconds);
+    CHECK_INT_EQ(rc, CUSPEC_OK);
+    CHECK_UINT_EQ(report.failed, 0);
+    if (report.failed)
+        printf("# %s\n", report.first_error);
+}
+
+TEST(new_defaults_and_a_sample_compile_for_sm_75)
+{
+    compile_for(75, 1);
+}
+
+TEST(a_sample_compiles_for_sm_90)
+{
+    compile_for(90, 0);
+}
+
+static char store_dir[] = "/tmp/cuspec-reduce-api-XXXXXX";
+
+int main(void)
+{
+    if (mkdtemp(store_dir) == NULL) {
+        printf("1..0 # SKIP cannot make a temporary folder\n");
+        return 77;
+    }
+    setenv("CUSPEC_CACHE_DIR", store_dir, 1);
+    static const struct tap_test tests[] = {
+        TAP_ENTRY(every_op_and_dtype_has_its_result_dtype),
+        TAP_ENTRY(op_names),
+        TAP_ENTRY(arguments_refused_before_the_device),
+        TAP_ENTRY(new_defaults_and_a_sample_compile_for_sm_75),
+        TAP_ENTRY(a_sample_compiles_for_sm_90),
+    };
+    int rc = tap_run(tests, sizeof tests / sizeof *tests);
+    tap_remove_tree(store_dir, 0);
+    return rc;
+}

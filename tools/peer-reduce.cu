@@ -1,0 +1,445 @@
+// peer-reduce: whole-array reductions, cuspec against CUB's DeviceReduce on the
+// same inputs in the same run, each call timed the same way.
+//
+// Built and run by tools/peer-reduce.sh (nvcc, CUB from the toolkit, the
+// built libcuspec). For each dtype, op and n:
+//   - the inputs: random values (floats uniform in [-1, 1), integers over
+//     their range) in a pool of at least 256 MB, cut into slices of n
+//     elements (at least 2, so that even 2^28-element calls alternate);
+//   - one call of each library checked against the other (integer sums and
+//     every min, max, argmin and argmax exactly; float sums within
+//     2^-20 * n of each other);
+//   - C = 20..64 calls captured in one CUDA graph, call i on slice
+//     i * slices / C (so consecutive calls are far apart in the pool); the
+//     graph launched `reps` times, each launch timed alone with events after
+//     the L2 is flushed (a 2 x L2 memset, not timed): device time per call
+//     is the median over the launches of the launch's time / C.
+// Prints one row per case: microseconds per call, GB/s of the input read, and
+// CUB's time over cuspec's (> 1: cuspec is faster); then, at the largest n,
+// each case's cuspec GB/s over cuspec's f32 sum's (the read ceiling).
+//
+// Usage: peer-reduce [--dtype f32,f16,bf16,i8,i32] [--op sum,min,max,argmin,argmax]
+//                    [--min K] [--max K] [--reps R] [--device D]
+// (n = 2^K for K from --min to --max in steps of 2; defaults 10 and 28.)
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cuspec.h"
+
+#define CUDA_OK(call)                                                                              \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "peer-reduce: %s: %s\n", #call, cudaGetErrorString(e_));               \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+#define CUSPEC_OK(call)                                                                            \
+    do {                                                                                           \
+        int s_ = (call);                                                                           \
+        if (s_ != CUSPEC_OK) {                                                                     \
+            fprintf(stderr, "peer-reduce: %s: %s: %s\n", #call, cuspec_strerror(s_),               \
+                    cuspec_last_error());                                                          \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+enum Op { SUM, MIN, MAX, ARGMIN, ARGMAX };
+static const char *const op_names[] = {"sum", "min", "max", "argmin", "argmax"};
+
+// ---- inputs ----------------------------------------------------------------
+__device__ __forceinline__ unsigned long long mix(unsigned long long x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+}
+
+template <typename T> __device__ __forceinline__ T value_of(unsigned long long r)
+{
+    if constexpr (std::is_integral<T>::value) {
+        return (T)r;
+    } else {
+        float f = (float)(r >> 40) * 0x1p-23f - 1.0f; // uniform in [-1, 1)
+        return (T)f;
+    }
+}
+
+template <typename T> __global__ void fill_kernel(T *p, size_t count, unsigned long long seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x)
+        p[i] = value_of<T>(mix(seed + i));
+}
+
+// ---- what a library call writes ----------------------------------------------
+// A sum's accumulator: f32 for the floats, i64 for the integers (as cuspec).
+template <typename T> struct sum_of {
+    typedef typename std::conditional<std::is_integral<T>::value, long long, float>::type type;
+};
+
+struct to_float {
+    template <typename T> __host__ __device__ float operator()(T x) const
+    {
+        return (float)x;
+    }
+};
+
+template <typename T> struct Dtype;
+template <> struct Dtype<float> {
+    static constexpr int id = CUSPEC_F32;
+};
+template <> struct Dtype<__half> {
+    static constexpr int id = CUSPEC_F16;
+};
+template <> struct Dtype<__nv_bfloat16> {
+    static constexpr int id = CUSPEC_BF16;
+};
+template <> struct Dtype<int8_t> {
+    static constexpr int id = CUSPEC_I8;
+};
+template <> struct Dtype<int32_t> {
+    static constexpr int id = CUSPEC_I32;
+};
+
+// Output slots of one call: 8 bytes of value (or sum), then the index.
+struct Out {
+    unsigned char value[8];
+    long long index;
+};
+
+// One CUB call (temp: the caller's scratch, large enough).
+template <typename T>
+static void cub_call(Op op, const T *in, size_t n, Out *out, void *temp, size_t temp_bytes,
+                     cudaStream_t s)
+{
+    size_t bytes = temp_bytes;
+    T *value = reinterpret_cast<T *>(out->value);
+    switch (op) {
+    case SUM:
+        if constexpr (std::is_integral<T>::value) {
+            CUDA_OK(cub::DeviceReduce::Sum(temp, bytes, in, reinterpret_cast<long long *>(value),
+                                           (long long)n, s));
+        } else {
+            // Halves and bfloat16s summed in f32, as cuspec does.
+            auto wide = thrust::make_transform_iterator(in, to_float());
+            CUDA_OK(cub::DeviceReduce::Sum(temp, bytes, wide, reinterpret_cast<float *>(value),
+                                           (long long)n, s));
+        }
+        break;
+    case MIN:
+        CUDA_OK(cub::DeviceReduce::Min(temp, bytes, in, value, (long long)n, s));
+        break;
+    case MAX:
+        CUDA_OK(cub::DeviceReduce::Max(temp, bytes, in, value, (long long)n, s));
+        break;
+    case ARGMIN:
+        CUDA_OK(cub::DeviceReduce::ArgMin(temp, bytes, in, value,
+                                          reinterpret_cast<int64_t *>(&out->index), (int64_t)n, s));
+        break;
+    case ARGMAX:
+        CUDA_OK(cub::DeviceReduce::ArgMax(temp, bytes, in, value,
+                                          reinterpret_cast<int64_t *>(&out->index), (int64_t)n, s));
+        break;
+    }
+}
+
+// The scratch CUB asks for, for op on n elements.
+template <typename T> static size_t cub_temp(Op op, size_t n)
+{
+    size_t bytes = 0;
+    T *in = nullptr;
+    Out *out = nullptr;
+    T *value = reinterpret_cast<T *>(out);
+    switch (op) {
+    case SUM:
+        if constexpr (std::is_integral<T>::value)
+            CUDA_OK(cub::DeviceReduce::Sum(nullptr, bytes, in, (long long *)value, (long long)n));
+        else
+            CUDA_OK(cub::DeviceReduce::Sum(nullptr, bytes,
+                                           thrust::make_transform_iterator(in, to_float()),
+                                           (float *)value, (long long)n));
+        break;
+    case MIN:
+        CUDA_OK(cub::DeviceReduce::Min(nullptr, bytes, in, value, (long long)n));
+        break;
+    case MAX:
+        CUDA_OK(cub::DeviceReduce::Max(nullptr, bytes, in, value, (long long)n));
+        break;
+    case ARGMIN:
+        CUDA_OK(
+            cub::DeviceReduce::ArgMin(nullptr, bytes, in, value, (int64_t *)nullptr, (int64_t)n));
+        break;
+    case ARGMAX:
+        CUDA_OK(
+            cub::DeviceReduce::ArgMax(nullptr, bytes, in, value, (int64_t *)nullptr, (int64_t)n));
+        break;
+    }
+    return bytes;
+}
+
+static cuspec_ctx *ctx;
+
+template <typename T>
+static void cuspec_call(Op op, const T *in, size_t n, Out *out, cudaStream_t s)
+{
+    cuspec_devptr p = (cuspec_devptr)(uintptr_t)in, o = (cuspec_devptr)(uintptr_t)out;
+    if (op == ARGMIN || op == ARGMAX)
+        CUSPEC_OK(cuspec_argreduce(ctx, op == ARGMIN ? CUSPEC_ARGMIN : CUSPEC_ARGMAX, Dtype<T>::id,
+                                   p, n, o, o + offsetof(Out, index), s));
+    else
+        CUSPEC_OK(cuspec_reduce(ctx, op, Dtype<T>::id, p, n, o, s));
+}
+
+// ---- timing ------------------------------------------------------------------
+struct Bench {
+    cudaStream_t stream;
+    cudaEvent_t start, stop;
+    void *flush; // 2 x L2 bytes, memset before each timed launch
+    size_t flush_bytes;
+    int reps;
+};
+
+// Median device microseconds per call of `calls` calls of fn(i) in one graph.
+template <typename F> static double graph_us(Bench &b, int calls, F fn)
+{
+    cudaGraph_t g;
+    cudaGraphExec_t exec;
+    CUDA_OK(cudaStreamBeginCapture(b.stream, cudaStreamCaptureModeRelaxed));
+    for (int i = 0; i < calls; i++)
+        fn(i);
+    CUDA_OK(cudaStreamEndCapture(b.stream, &g));
+    CUDA_OK(cudaGraphInstantiate(&exec, g, 0));
+    CUDA_OK(cudaGraphLaunch(exec, b.stream)); // uploads the graph; warms up
+    std::vector<double> t;
+    for (int r = 0; r < b.reps; r++) {
+        float ms;
+        CUDA_OK(cudaMemsetAsync(b.flush, r & 0xff, b.flush_bytes, b.stream));
+        CUDA_OK(cudaEventRecord(b.start, b.stream));
+        CUDA_OK(cudaGraphLaunch(exec, b.stream));
+        CUDA_OK(cudaEventRecord(b.stop, b.stream));
+        CUDA_OK(cudaEventSynchronize(b.stop));
+        CUDA_OK(cudaEventElapsedTime(&ms, b.start, b.stop));
+        t.push_back(ms * 1e3 / calls);
+    }
+    CUDA_OK(cudaGraphExecDestroy(exec));
+    CUDA_OK(cudaGraphDestroy(g));
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+// The two results agree: integer sums and every other op exactly (the same
+// element, the same index), float sums within 2^-20 * n.
+template <typename T> static bool agree(Op op, size_t n, const Out &a, const Out &b)
+{
+    if (op == SUM) {
+        typedef typename sum_of<T>::type S;
+        S x, y;
+        memcpy(&x, a.value, sizeof x);
+        memcpy(&y, b.value, sizeof y);
+        if constexpr (std::is_integral<S>::value)
+            return x == y;
+        else
+            return std::abs((double)x - (double)y) <= 0x1p-20 * (double)n;
+    }
+    return memcmp(a.value, b.value, sizeof(T)) == 0 && (op < ARGMIN || a.index == b.index);
+}
+
+struct Row {
+    std::string dtype;
+    Op op;
+    size_t n;
+    double cuspec_gbs;
+};
+static std::vector<Row> rows;
+
+template <typename T>
+static void run_dtype(Bench &b, const char *name, const std::vector<Op> &ops, int kmin, int kmax)
+{
+    const size_t pool_min = 256u << 20;
+    for (int k = kmin; k <= kmax; k += 2) {
+        size_t n = (size_t)1 << k, bytes = n * sizeof(T);
+        size_t slice = (bytes + 255) / 256 * 256;
+        size_t slices = std::max<size_t>(2, (pool_min + slice - 1) / slice);
+        int calls = (int)std::min<size_t>(64, std::max<size_t>(20, slices));
+        unsigned char *pool;
+        Out *outs;
+        CUDA_OK(cudaMalloc(&pool, slices * slice));
+        CUDA_OK(cudaMalloc(&outs, 2 * (size_t)calls * sizeof(Out)));
+        fill_kernel<T><<<4096, 256, 0, b.stream>>>(reinterpret_cast<T *>(pool),
+                                                   slices * slice / sizeof(T),
+                                                   0x9E3779B97F4A7C15ULL * (unsigned)k);
+        CUDA_OK(cudaGetLastError());
+        auto at = [&](int i) {
+            return reinterpret_cast<const T *>(pool + (size_t)i * slices / calls % slices * slice);
+        };
+        for (Op op : ops) {
+            size_t temp_bytes = cub_temp<T>(op, n);
+            void *temp;
+            CUDA_OK(cudaMalloc(&temp, temp_bytes ? temp_bytes : 1));
+            Out got[2];
+            cub_call<T>(op, at(0), n, outs, temp, temp_bytes, b.stream);
+            cuspec_call<T>(op, at(0), n, outs + 1, b.stream);
+            CUDA_OK(cudaMemcpyAsync(got, outs, sizeof got, cudaMemcpyDeviceToHost, b.stream));
+            CUDA_OK(cudaStreamSynchronize(b.stream));
+            bool same = agree<T>(op, n, got[0], got[1]);
+            // Each call writes its own output; CUB's calls share its scratch,
+            // as back-to-back calls on one stream may.
+            double cub_us = graph_us(b, calls, [&](int i) {
+                cub_call<T>(op, at(i), n, outs + i, temp, temp_bytes, b.stream);
+            });
+            double cuspec_us = graph_us(
+                b, calls, [&](int i) { cuspec_call<T>(op, at(i), n, outs + calls + i, b.stream); });
+            double cuspec_gbs = bytes / cuspec_us / 1e3, cub_gbs = bytes / cub_us / 1e3;
+            printf("%-6s %-6s %11zu %10.2f %10.2f %9.0f %9.0f %7.3f  %s\n", name, op_names[op], n,
+                   cub_us, cuspec_us, cub_gbs, cuspec_gbs, cub_us / cuspec_us,
+                   same ? "ok" : "DIFFER");
+            fflush(stdout);
+            rows.push_back({name, op, n, cuspec_gbs});
+            CUDA_OK(cudaFree(temp));
+        }
+        CUDA_OK(cudaFree(outs));
+        CUDA_OK(cudaFree(pool));
+    }
+}
+
+static std::vector<std::string> split(const char *s)
+{
+    std::vector<std::string> v;
+    std::string cur;
+    for (const char *p = s;; p++) {
+        if (*p == ',' || *p == '\0') {
+            if (!cur.empty())
+                v.push_back(cur);
+            cur.clear();
+            if (*p == '\0')
+                break;
+        } else {
+            cur += *p;
+        }
+    }
+    return v;
+}
+
+static const char usage_text[] = "Usage: peer-reduce [--dtype f32,f16,bf16,i8,i32] "
+                                 "[--op sum,min,max,argmin,argmax] [--min K] [--max K] "
+                                 "[--reps R] [--device D]\n";
+
+static void usage(const char *why)
+{
+    fprintf(stderr, "peer-reduce: %s\n%s", why, usage_text);
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    std::vector<std::string> dtypes = split("f32,f16,bf16,i8,i32");
+    std::vector<Op> ops = {SUM, MIN, MAX, ARGMIN, ARGMAX};
+    int kmin = 10, kmax = 28, device = 0;
+    Bench b;
+    b.reps = 15;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        if (a == "--help") {
+            fputs(usage_text, stdout);
+            return 0;
+        }
+        if (i + 1 >= argc)
+            usage(("'" + a + "' needs a value").c_str());
+        const char *v = argv[++i];
+        if (a == "--dtype") {
+            dtypes = split(v);
+        } else if (a == "--op") {
+            ops.clear();
+            for (const std::string &o : split(v)) {
+                int k = 0;
+                while (k < 5 && o != op_names[k])
+                    k++;
+                if (k == 5)
+                    usage(("unknown op '" + o + "'").c_str());
+                ops.push_back((Op)k);
+            }
+        } else if (a == "--min" || a == "--max" || a == "--reps" || a == "--device") {
+            int x = atoi(v);
+            if (a == "--min")
+                kmin = x;
+            else if (a == "--max")
+                kmax = x;
+            else if (a == "--reps")
+                b.reps = x;
+            else
+                device = x;
+        } else {
+            usage(("unknown option '" + a + "'").c_str());
+        }
+    }
+    if (kmin < 0 || kmax > 30 || kmin > kmax || b.reps < 1)
+        usage("--min and --max: 0 <= min <= max <= 30; --reps: at least 1");
+
+    CUDA_OK(cudaSetDevice(device));
+    CUDA_OK(cudaFree(nullptr)); // the primary context, which cuspec retains too
+    CUSPEC_OK(cuspec_ctx_create(&ctx, device));
+    cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, device));
+    CUDA_OK(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
+    CUDA_OK(cudaEventCreate(&b.start));
+    CUDA_OK(cudaEventCreate(&b.stop));
+    b.flush_bytes = 2 * (size_t)prop.l2CacheSize;
+    CUDA_OK(cudaMalloc(&b.flush, b.flush_bytes));
+    printf("# %s (sm_%d%d, %d SMs, L2 %d MB); cuspec %s; CUB %d.%d.%d\n", prop.name, prop.major,
+           prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20, cuspec_version(),
+           CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
+    printf("# device us per call: median of %d graph launches of 20-64 calls, L2 flushed before "
+           "each; GB/s of the input read\n",
+           b.reps);
+    printf("%-6s %-6s %11s %10s %10s %9s %9s %7s  %s\n", "dtype", "op", "n", "cub_us", "cuspec_us",
+           "cub_GB/s", "cus_GB/s", "cub/cus", "check");
+    for (const std::string &d : dtypes) {
+        if (d == "f32")
+            run_dtype<float>(b, "f32", ops, kmin, kmax);
+        else if (d == "f16")
+            run_dtype<__half>(b, "f16", ops, kmin, kmax);
+        else if (d == "bf16")
+            run_dtype<__nv_bfloat16>(b, "bf16", ops, kmin, kmax);
+        else if (d == "i8")
+            run_dtype<int8_t>(b, "i8", ops, kmin, kmax);
+        else if (d == "i32")
+            run_dtype<int32_t>(b, "i32", ops, kmin, kmax);
+        else
+            usage(("unknown dtype '" + d + "' (f32, f16, bf16, i8, i32)").c_str());
+    }
+
+    // Against the read ceiling: cuspec's f32 sum at the largest n.
+    double ceiling = 0;
+    size_t top = 0;
+    for (const Row &r : rows)
+        top = std::max(top, r.n);
+    for (const Row &r : rows)
+        if (r.n == top && r.dtype == "f32" && r.op == SUM)
+            ceiling = r.cuspec_gbs;
+    if (ceiling > 0) {
+        printf("\n# at n = %zu, cuspec's GB/s over its f32 sum's (%.0f GB/s):\n", top, ceiling);
+        for (const Row &r : rows)
+            if (r.n == top)
+                printf("%-6s %-6s %7.3f\n", r.dtype.c_str(), op_names[r.op],
+                       r.cuspec_gbs / ceiling);
+    }
+    cuspec_ctx_destroy(ctx);
+    return 0;
+}
