@@ -47,6 +47,9 @@ struct cuspec__axis_call {
     unsigned long long rows, cols, ld, stride, batch;
 };
 
+/* What can be checked of c without the device (CUSPEC_ERR_INVALID saying
+ * what is wrong); *results gets how many results the call writes. */
+int cuspec__axis_check(const struct cuspec__axis_call *c, unsigned long long *results);
 /* Runs variant v on checked arguments (the context current): `spec` not
  * NULL for a public call (its kernel may fall back), `held` the scratch
  * the caller holds (NULL: the call takes its own where it splits). */

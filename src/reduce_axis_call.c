@@ -197,9 +197,7 @@ static int overlap(cuspec_devptr p, unsigned long long p_bytes, cuspec_devptr q,
     return p != 0 && q != 0 && p < q + q_bytes && q < p + p_bytes;
 }
 
-/* What can be checked without the device. *results gets how many results
- * the call writes. */
-static int check(const struct cuspec__axis_call *c, unsigned long long *results)
+int cuspec__axis_check(const struct cuspec__axis_call *c, unsigned long long *results)
 {
     const char *dname = cuspec_dtype_name(c->dtype);
     CUSPEC__RETURN_IF(c->kop < 0, CUSPEC_ERR_INVALID,
@@ -281,7 +279,7 @@ int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_cal
     c->batch = shape->batch;
     c->stride = shape->batch > 1 ? shape->batch_stride : 0;
     unsigned long long results = 0;
-    int rc = check(c, &results);
+    int rc = cuspec__axis_check(c, &results);
     if (rc != CUSPEC_OK)
         return cuspec__fail_context(rc, "%s", what);
     if (results == 0)

@@ -777,6 +777,7 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
     for (int k = 0; k < VEC; ++k)
         acc[k] = R::identity();
+#pragma unroll 4 // the partials' loads in flight: the grid's tail waits on them
     for (unsigned y = ty; y < splits; y += TY)
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
