@@ -345,7 +345,7 @@ CUSPEC_EXPORT int cuspec_last_launch(cuspec_launch_info *info);
  *   that stays with their stream: the call records an event on the stream
  *   after its kernels, and only once it has completed may another stream
  *   have that scratch. Only when all of it is busy on other streams does a
- *   call allocate, 33 KB (cuMemAlloc) kept until cuspec_ctx_destroy: the
+ *   call allocate, 260 KB (cuMemAlloc) kept until cuspec_ctx_destroy: the
  *   context's scratch grows to what the streams busy at once need, with no
  *   limit on the number of streams.
  * - A reduction captured into a graph takes scratch that the graph owns
