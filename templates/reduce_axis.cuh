@@ -459,9 +459,11 @@ __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned lon
 {
     constexpr unsigned long long VB = VEC * sizeof(T);
     const unsigned long long mis = reinterpret_cast<unsigned long long>(p) & (VB - 1);
-    if (TWO && (reinterpret_cast<unsigned long long>(q) & (VB - 1)) != mis) {
-        row_vectors<R, T, 1, VEC * ITEMS, TWO>(p, q, n, i0, lane, L, acc);
-        return;
+    if constexpr (TWO) {
+        if ((reinterpret_cast<unsigned long long>(q) & (VB - 1)) != mis) {
+            row_vectors<R, T, 1, VEC * ITEMS, TWO>(p, q, n, i0, lane, L, acc);
+            return;
+        }
     }
     unsigned long long head = mis ? (VB - mis) / sizeof(T) : 0;
     head = head < n ? head : n;
