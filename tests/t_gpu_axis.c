@@ -481,6 +481,10 @@ int main(void)
         h_index = malloc(MAX_RESULTS * 8 + GUARD);
         CU_OK(drv->cuMemAlloc(&d_value, MAX_RESULTS * 8 + GUARD));
         CU_OK(drv->cuMemAlloc(&d_index, MAX_RESULTS * 8 + GUARD));
+        /* The record-free kernels compiled on every core first, not one by one. */
+        cuspec_compile_report rep;
+        CUSPEC_OK_(cuspec_compile("reduce_rows", ctx->arch, 0, 0, NULL, NULL, &rep));
+        CUSPEC_OK_(cuspec_compile("reduce_cols", ctx->arch, 0, 0, NULL, NULL, &rep));
     }
     static const struct tap_test tests[] = {
         TAP_ENTRY(f32_every_op_axis_shape),
