@@ -173,14 +173,29 @@ int cuspec_bench_reduce(cuspec_ctx *ctx, int op, int dtype, size_t n, int reps,
     return bench(ctx, &pub, reps, res, "cuspec_bench_reduce");
 }
 
+int cuspec_bench_reduce_axis(cuspec_ctx *ctx, int axis, int op, int dtype, size_t rows, size_t cols,
+                             size_t ld, int reps, cuspec_bench_result *res)
+{
+    CUSPEC__RETURN_IF(ctx == NULL || res == NULL || (axis != 0 && axis != 1), CUSPEC_ERR_INVALID,
+                      "cuspec_bench_reduce_axis: %s",
+                      ctx && res ? "axis is neither 0 (rows) nor 1 (columns)" : "NULL argument");
+    cuspec_tune_spec pub = {.family = axis == 0 ? "reduce_rows" : "reduce_cols",
+                            .op = op,
+                            .dtype = dtype,
+                            .rows = rows,
+                            .cols = cols,
+                            .ld_in = ld};
+    return bench(ctx, &pub, reps, res, "cuspec_bench_reduce_axis");
+}
+
 int cuspec_bench_transpose(cuspec_ctx *ctx, int dtype, size_t rows, size_t cols, int reps,
                            cuspec_bench_result *res)
 {
     return cuspec_bench_transpose_ld(ctx, dtype, rows, cols, 0, 0, reps, res);
 }
 
-int cuspec_bench_transpose_ld(cuspec_ctx *ctx, int dtype, size_t rows, size_t cols,
-                              size_t ld_in, size_t ld_out, int reps, cuspec_bench_result *res)
+int cuspec_bench_transpose_ld(cuspec_ctx *ctx, int dtype, size_t rows, size_t cols, size_t ld_in,
+                              size_t ld_out, int reps, cuspec_bench_result *res)
 {
     CUSPEC__RETURN_IF(
         ctx == NULL || res == NULL || rows == 0 || cols == 0 || cuspec_dtype_size(dtype) == 0,

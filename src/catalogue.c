@@ -61,6 +61,15 @@ void cuspec__variant_name(const struct cuspec__variant *v, char *buf, size_t siz
     cuspec__family(v->family)->expr(v, buf, size);
 }
 
+void cuspec__variant_kernel(const struct cuspec__variant *v, struct cuspec__variant *k)
+{
+    const struct cuspec__family *f = cuspec__family(v->family);
+    *k = *v;
+    for (int i = 0; i < f->n_params; i++)
+        if (f->params[i].launch_only)
+            k->p[i] = f->params[i].values[0];
+}
+
 void cuspec__params_text(const struct cuspec__variant *v, char *buf, size_t size)
 {
     const struct cuspec__family *f = cuspec__family(v->family);

@@ -14,7 +14,9 @@
  * (cuspec__family_NAME, defined in the family's own file). A new family is
  * that file and one line here. */
 #define CUSPEC__FAMILIES(X)                                                                        \
-    X(COPY, copy) X(REDUCE, reduce) X(TRANSPOSE, transpose) X(LESSONS, lessons)
+    X(COPY, copy)                                                                                  \
+    X(REDUCE, reduce) X(TRANSPOSE, transpose) X(LESSONS, lessons) X(REDUCE_ROWS, reduce_rows)      \
+        X(REDUCE_COLS, reduce_cols)
 
 enum {
 #define CUSPEC__FAMILY_ID(id, name) CUSPEC__FAM_##id,
@@ -128,6 +130,10 @@ int cuspec__family_each(int family, int arch, int all,
  * combination, launch-only parameters at all their values. */
 int cuspec__family_space(int family, int dtype, int op,
                          int (*fn)(const struct cuspec__variant *v, void *user), void *user);
+
+/* v with its launch-only parameters at their first values: the kernel it
+ * runs, one for all its launches. */
+void cuspec__variant_kernel(const struct cuspec__variant *v, struct cuspec__variant *k);
 
 /* The variant's name expression, for messages. */
 void cuspec__variant_name(const struct cuspec__variant *v, char *buf, size_t size);

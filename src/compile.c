@@ -222,9 +222,15 @@ struct list {
     unsigned n, cap;
 };
 
+/* Each kernel once: variants that differ only in how they launch share it. */
 static int collect(const struct cuspec__variant *v, void *user)
 {
     struct list *l = user;
+    struct cuspec__variant k;
+    cuspec__variant_kernel(v, &k);
+    for (unsigned i = 0; i < l->n; i++)
+        if (memcmp(&l->v[i], &k, sizeof k) == 0)
+            return 0;
     if (l->n == l->cap) {
         unsigned cap = l->cap ? 2 * l->cap : 64;
         struct cuspec__variant *grown = realloc(l->v, cap * sizeof *grown);
@@ -233,7 +239,7 @@ static int collect(const struct cuspec__variant *v, void *user)
         l->v = grown;
         l->cap = cap;
     }
-    l->v[l->n++] = *v;
+    l->v[l->n++] = k;
     return 0;
 }
 

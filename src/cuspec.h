@@ -376,7 +376,7 @@ CUSPEC_EXPORT int cuspec_last_launch(cuspec_launch_info *info);
  *   that stays with their stream: the call records an event on the stream
  *   after its kernels, and only once it has completed may another stream
  *   have that scratch. Only when all of it is busy on other streams does a
- *   call allocate, 33 KB (cuMemAlloc) kept until cuspec_ctx_destroy: the
+ *   call allocate, 260 KB (cuMemAlloc) kept until cuspec_ctx_destroy: the
  *   context's scratch grows to what the streams busy at once need, with no
  *   limit on the number of streams.
  * - A reduction captured into a graph takes scratch that the graph owns
@@ -421,8 +421,8 @@ typedef enum cuspec_op {
     CUSPEC_SUM = 0,
     CUSPEC_MIN = 1,
     CUSPEC_MAX = 2,
-    CUSPEC_ARGMIN = 3, /* cuspec_argreduce only */
-    CUSPEC_ARGMAX = 4, /* cuspec_argreduce only */
+    CUSPEC_ARGMIN = 3, /* cuspec_argreduce and the axis reductions only */
+    CUSPEC_ARGMAX = 4, /* cuspec_argreduce and the axis reductions only */
 } cuspec_op;
 
 /* "sum", "min", "max", "argmin", "argmax"; NULL for an unknown value. */
@@ -448,6 +448,58 @@ CUSPEC_EXPORT int cuspec_dot(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec
  * the rest as cuspec_reduce. */
 CUSPEC_EXPORT int cuspec_argreduce(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in, size_t n,
                                    cuspec_devptr value, cuspec_devptr index, void *stream);
+
+/* ## Reductions along an axis
+ *
+ * One result per row, or per column, of `batch` row-major matrices of
+ * rows x cols elements, rows ld elements apart (ld >= cols; pitched memory
+ * works: ld = pitch / element size), the b-th matrix batch_stride elements
+ * after the first (any stride: matrices may overlap; ignored when batch is
+ * 1). batch is at least 1; rows and cols may be 0. The results are
+ * contiguous: matrix b's row r at value[b * rows + r] (columns: value[b *
+ * cols + c]).
+ * - sum, min, max, dot: `value` gets the result, of the dtype
+ *   cuspec_reduce_out_dtype says for the op (dot: op -1), with the rules of
+ *   cuspec_reduce: integer sums in 64 bits, float min/max propagate NaN, an
+ *   empty reduction (cols = 0 for rows, rows = 0 for columns) writes the
+ *   identity. `index` must be 0.
+ * - CUSPEC_ARGMIN, CUSPEC_ARGMAX: `value` gets the extreme element (the
+ *   input's dtype) and `index` its index along the axis (int64_t: the column
+ *   for rows, the row for columns); either may be 0, not both. Ties give the
+ *   smallest index; where there is a NaN, the first NaN wins (as NumPy and
+ *   PyTorch). An empty reduction is an error.
+ * Floats accumulate in their own type (f32 in f32) with several partial
+ * sums per thread and trees: with the record-free parameters, |error| <=
+ * (n / 8 + 64) * u * sum|x| for a result of n elements (u = 2^-24 for f32,
+ * 2^-53 for f64); tuned ones are checked against it. No results (rows = 0 for rows, cols = 0
+ * for columns) is no work: nothing is read or written and the pointers may
+ * be 0. Outputs must not overlap the input or each other. dtypes: f32, f64,
+ * i32, i64, u32. Short rows and long, many columns and few, are read at
+ * close to the copy bandwidth; a long row (or a tall column) with few
+ * results is split across blocks, whose partial results take scratch as
+ * cuspec_reduce's do (see "The rule for streams and graphs"). */
+typedef struct cuspec_matrix {
+    size_t rows, cols;   /* each matrix's */
+    size_t ld;           /* elements from one row to the next, >= cols */
+    size_t batch;        /* matrices, >= 1 */
+    size_t batch_stride; /* elements from one matrix to the next */
+} cuspec_matrix;
+
+/* value[r] = op over row r: in[r * ld + 0 .. cols-1] (per matrix). */
+CUSPEC_EXPORT int cuspec_reduce_rows(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in,
+                                     const cuspec_matrix *shape, cuspec_devptr value,
+                                     cuspec_devptr index, void *stream);
+/* value[c] = op over column c: in[0 .. rows-1][c] (per matrix). */
+CUSPEC_EXPORT int cuspec_reduce_cols(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in,
+                                     const cuspec_matrix *shape, cuspec_devptr value,
+                                     cuspec_devptr index, void *stream);
+/* out[r] = sum over row r of a * b (fused multiply-add for floats); a and b
+ * have the same shape. */
+CUSPEC_EXPORT int cuspec_dot_rows(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec_devptr b,
+                                  const cuspec_matrix *shape, cuspec_devptr out, void *stream);
+/* out[c] = sum over column c of a * b. */
+CUSPEC_EXPORT int cuspec_dot_cols(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec_devptr b,
+                                  const cuspec_matrix *shape, cuspec_devptr out, void *stream);
 
 /* ## Transposes
  *
@@ -512,6 +564,14 @@ CUSPEC_EXPORT int cuspec_bench_copy(cuspec_ctx *ctx, size_t bytes, int reps, dou
 CUSPEC_EXPORT int cuspec_bench_reduce(cuspec_ctx *ctx, int op, int dtype, size_t n, int reps,
                                       cuspec_bench_result *result);
 
+/* cuspec_reduce_rows (axis 0) or cuspec_reduce_cols (axis 1) of op
+ * (CUSPEC_SUM .. CUSPEC_ARGMAX; -1: cuspec_dot_rows/_cols) over one rows x
+ * cols matrix with leading dimension ld (0: cols). GB/s counts the bytes
+ * read. */
+CUSPEC_EXPORT int cuspec_bench_reduce_axis(cuspec_ctx *ctx, int axis, int op, int dtype,
+                                           size_t rows, size_t cols, size_t ld, int reps,
+                                           cuspec_bench_result *result);
+
 /* cuspec_transpose of a rows x cols matrix (ld = the row length). */
 CUSPEC_EXPORT int cuspec_bench_transpose(cuspec_ctx *ctx, int dtype, size_t rows, size_t cols,
                                          int reps, cuspec_bench_result *result);
@@ -552,8 +612,8 @@ typedef struct cuspec_tune_spec {
     int op;             /* reduce: CUSPEC_SUM, CUSPEC_MIN, CUSPEC_MAX, CUSPEC_ARGMIN,
                            CUSPEC_ARGMAX, or -1 for dot */
     int dtype;
-    size_t n;          /* reduce: elements */
-    size_t rows, cols; /* transpose */
+    size_t n;             /* reduce: elements */
+    size_t rows, cols;    /* transpose */
     size_t ld_in, ld_out; /* transpose: leading dimensions (0: the row length). They
                              choose the alignment class the record is made for */
     uint64_t reserved[8]; /* must be zero: later fields are taken from here */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SHIPPED 128
+#define MAX_SHIPPED 512
 
 /* Embedded templates past CUSPEC__MAX_TEMPLATES are not seen. */
 static size_t n_templates(void)

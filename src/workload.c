@@ -297,7 +297,8 @@ static int batch_time(struct cuspec__workload *w, const struct cuspec__variant *
     CUgraphExec exec = NULL;
     int rc = CUSPEC_OK;
     if (graph && v != NULL && w->ops->scratch) {
-        rc = cuspec__scratch_take(w->ctx, stream, CUSPEC__WS_PARTIALS, 1, &w->scratch);
+        rc = cuspec__scratch_take(w->ctx, stream, CUSPEC__WS_BYTES / 8, CUSPEC__WS_TICKETS,
+                                  &w->scratch);
         w->held = rc == CUSPEC_OK;
     }
     if (graph && rc == CUSPEC_OK)

@@ -1,4 +1,4 @@
-/* Reductions' device scratch (partials and a ticket), handed out so that no
+/* Reductions' device scratch (partials and tickets), handed out so that no
  * two calls that may run at the same time share any (DESIGN.md "Scratch,
  * streams and graphs"):
  * - A call on a stream that is not capturing takes a slot of a pool that
@@ -10,7 +10,7 @@
  *   no query.
  * - A call on a capturing stream takes a slot of its own that the graph
  *   owns (a user object releases it when the graph and its executables are
- *   destroyed): the kernels reset the ticket after each launch, so no node
+ *   destroyed): the kernels reset their tickets after each launch, so no node
  *   is added before them. Each graph also gets one small allocation node and
  *   its free node, apart from everything else: CUDA then refuses a second
  *   executable of it while one exists, so that two executables of one graph,
@@ -18,7 +18,7 @@
  *   (docs/experiments/reduce.md: "Scratch in graphs").
  * - Before CUDA 12.3 the capture's graph cannot be named (no
  *   cuStreamGetCaptureInfo v3 here), so a captured call allocates its scratch
- *   in the graph through the stream, and memsets its ticket, at that cost. */
+ *   in the graph through the stream, and memsets its tickets, at that cost. */
 #include "workspace.h"
 #include "context.h"
 #include "error.h"
@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOT_BYTES (CUSPEC__WS_PARTIALS * 8 + 256)
-/* The ticket's offset after `parts` 8-byte partials. */
+#define SLOT_BYTES (TICKET_AT(CUSPEC__WS_BYTES / 8) + 4 * CUSPEC__WS_TICKETS)
+/* The tickets' offset after `parts` 8-byte partials. */
 #define TICKET_AT(parts) (((CUdeviceptr)(parts)*8 + 255) & ~(CUdeviceptr)255)
 
 int cuspec__workspace_init(cuspec_ctx *ctx)
@@ -61,7 +61,7 @@ void cuspec__workspace_free(cuspec_ctx *ctx)
 }
 
 /* Before 12.3: the scratch allocated through the capturing stream. */
-static int graph_alloc(cuspec_ctx *ctx, CUstream stream, unsigned parts, int ticket,
+static int graph_alloc(cuspec_ctx *ctx, CUstream stream, unsigned parts, int tickets,
                        struct cuspec__scratch *s)
 {
     const struct cuspec__driver *drv = ctx->drv;
@@ -70,18 +70,18 @@ static int graph_alloc(cuspec_ctx *ctx, CUstream stream, unsigned parts, int tic
                       "in a CUDA graph allocates its scratch from",
                       ctx->info.ordinal);
     const CUdeviceptr at = TICKET_AT(parts);
-    int rc = cuspec__cu_check(
-        drv->cuMemAllocFromPoolAsync(&s->graph, at + (ticket ? 4 : 0), ctx->ws_pool, stream),
-        "cuMemAllocFromPoolAsync (scratch in the graph being captured)");
+    int rc = cuspec__cu_check(drv->cuMemAllocFromPoolAsync(&s->graph, at + 4 * (CUdeviceptr)tickets,
+                                                           ctx->ws_pool, stream),
+                              "cuMemAllocFromPoolAsync (scratch in the graph being captured)");
     if (rc != CUSPEC_OK) {
         s->graph = 0;
         return rc;
     }
     s->partials = s->graph;
-    if (ticket) {
+    if (tickets) {
         s->ticket = s->graph + at;
-        rc = cuspec__cu_check(drv->cuMemsetD32Async(s->ticket, 0, 1, stream),
-                              "cuMemsetD32Async (ticket in the graph being captured)");
+        rc = cuspec__cu_check(drv->cuMemsetD32Async(s->ticket, 0, (size_t)tickets, stream),
+                              "cuMemsetD32Async (tickets in the graph being captured)");
     }
     if (rc != CUSPEC_OK) {
         drv->cuMemFreeAsync(s->graph, stream);
@@ -113,7 +113,7 @@ static struct cuspec__ws_slot *free_slot(cuspec_ctx *ctx, int *rc)
     return NULL;
 }
 
-/* A new slot whose ticket is zeroed on `stream` (NULL: on a stream of the
+/* A new slot whose tickets are zeroed on `stream` (NULL: on a stream of the
  * context's own, waited for: the caller's is capturing), before the call's
  * kernels. */
 static int new_slot(cuspec_ctx *ctx, CUstream stream, struct cuspec__ws_slot **out)
@@ -130,9 +130,9 @@ static int new_slot(cuspec_ctx *ctx, CUstream stream, struct cuspec__ws_slot **o
                               "cuStreamCreate (scratch slots)");
     CUstream on = stream != NULL ? stream : ctx->ws_zero;
     if (rc == CUSPEC_OK)
-        rc = cuspec__cu_check(
-            drv->cuMemsetD32Async(w->mem + TICKET_AT(CUSPEC__WS_PARTIALS), 0, 1, on),
-            "cuMemsetD32Async (scratch slot's ticket)");
+        rc = cuspec__cu_check(drv->cuMemsetD32Async(w->mem + TICKET_AT(CUSPEC__WS_BYTES / 8), 0,
+                                                    CUSPEC__WS_TICKETS, on),
+                              "cuMemsetD32Async (scratch slot's tickets)");
     if (rc == CUSPEC_OK && stream == NULL)
         rc = cuspec__cu_check(drv->cuStreamSynchronize(on), "cuStreamSynchronize (scratch slot)");
     if (rc == CUSPEC_OK) {
@@ -201,7 +201,7 @@ static int take_slot(cuspec_ctx *ctx, CUstream stream, unsigned long long id,
         if (rc == CUSPEC_OK) {
             atomic_store(&w->in_graph, id == 0);
             if ((rc = add_slot(ctx, w, id)) != CUSPEC_OK) {
-                /* The ticket's memset may be queued: the memory goes when it is done. */
+                /* The tickets' memset may be queued: the memory goes when it is done. */
                 drv->cuStreamSynchronize(id != 0 ? stream : ctx->ws_zero);
                 drv->cuEventDestroy(w->done);
                 drv->cuMemFree(w->mem);
@@ -291,12 +291,12 @@ static int graph_slot(cuspec_ctx *ctx, CUstream stream, struct cuspec__scratch *
         atomic_store(&w->in_graph, 0);
     else {
         s->partials = w->mem;
-        s->ticket = w->mem + TICKET_AT(CUSPEC__WS_PARTIALS);
+        s->ticket = w->mem + TICKET_AT(CUSPEC__WS_BYTES / 8);
     }
     return rc;
 }
 
-int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int ticket,
+int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int tickets,
                          struct cuspec__scratch *s)
 {
     const struct cuspec__driver *drv = ctx->drv;
@@ -305,7 +305,7 @@ int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int t
     int rc = cuspec__cu_check(drv->cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing");
     if (rc == CUSPEC_OK && status != CU_STREAM_CAPTURE_STATUS_NONE)
         return drv->cuStreamGetCaptureInfo != NULL ? graph_slot(ctx, stream, s)
-                                                   : graph_alloc(ctx, stream, parts, ticket, s);
+                                                   : graph_alloc(ctx, stream, parts, tickets, s);
     unsigned long long id = 0;
     if (rc == CUSPEC_OK)
         rc = cuspec__cu_check(drv->cuStreamGetId(stream, &id), "cuStreamGetId");
@@ -316,7 +316,7 @@ int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int t
         return rc;
     s->slot = w;
     s->partials = w->mem;
-    s->ticket = w->mem + TICKET_AT(CUSPEC__WS_PARTIALS);
+    s->ticket = w->mem + TICKET_AT(CUSPEC__WS_BYTES / 8);
     return CUSPEC_OK;
 }
 

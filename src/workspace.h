@@ -1,5 +1,7 @@
-/* Device scratch of reductions (workspace.c): CUSPEC__WS_PARTIALS 8-byte
- * partials, then a 4-byte ticket that is zero between launches. Calls on a
+/* Device scratch of reductions (workspace.c): CUSPEC__WS_BYTES of partial
+ * results, then CUSPEC__WS_TICKETS 4-byte tickets that are zero between
+ * launches (a whole-array reduction uses the first; a split axis reduction
+ * one per row or column tile). Calls on a
  * stream that is not capturing take a slot of the context's pool; calls
  * being captured take a slot that the graph owns until it is destroyed.
  * Internal. */
@@ -8,8 +10,12 @@
 
 #include "driver.h"
 
-#define CUSPEC__WS_PARTIALS 4096 /* the largest grid */
-#define CUSPEC__WS_MARKED 64     /* captures known to hold their graph-memory marker */
+#define CUSPEC__WS_PARTIALS 4096 /* the largest grid of a whole-array reduction */
+/* Axis reductions split over blocks keep a partial per block and column
+ * (docs/experiments/reduce_axis.md: "Scratch"). */
+#define CUSPEC__WS_BYTES (256 * 1024)
+#define CUSPEC__WS_TICKETS 1024
+#define CUSPEC__WS_MARKED 64 /* captures known to hold their graph-memory marker */
 
 struct cuspec__ws_slot {
     CUdeviceptr mem;
@@ -31,12 +37,13 @@ struct cuspec__scratch {
 /* Called with the context current. */
 int cuspec__workspace_init(cuspec_ctx *ctx);
 void cuspec__workspace_free(cuspec_ctx *ctx);
-/* Scratch for one call on `stream` of `parts` partials (at most
- * CUSPEC__WS_PARTIALS), with a zero ticket when `ticket`. On a stream that
+/* Scratch for one call on `stream` of `parts` 8-byte partials (at most
+ * CUSPEC__WS_BYTES / 8), with `tickets` zero tickets (at most
+ * CUSPEC__WS_TICKETS). On a stream that
  * is capturing, an allocation (and the ticket's memset) captured into the
  * graph; else a slot of the pool that no call that may still run uses:
  * the stream's own, one whose last call has completed, or a new one. */
-int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int ticket,
+int cuspec__scratch_take(cuspec_ctx *ctx, CUstream stream, unsigned parts, int tickets,
                          struct cuspec__scratch *s);
 /* After the call's launches on `stream` (whether they succeeded or not):
  * marks the slot busy until they complete, or frees the graph's allocation

@@ -48,6 +48,10 @@ static const char help[] =
     "  --pad N           transpose: then N more elements per row; alone, leading\n"
     "                    dimensions of cols + N and rows + N. The table shows them\n"
     "                    (ld in/out); the padding must come back untouched\n"
+    "  --axis rows|cols  reduce: one result per row (or per column) of the matrices\n"
+    "                    of --shape (default 8192x8192,4096x4096,65536x1024,\n"
+    "                    1048576x32,32x1048576); --op also argmin, argmax; --pitch\n"
+    "                    and --pad lengthen the rows\n"
     "  --json            one JSON object per line on stdout instead of the table\n"
     "\n"
     "Exit status: 0 when every checked result was right; 1 when one was wrong or a\n"
@@ -57,7 +61,7 @@ static const char help[] =
 
 struct opts {
     int device, reps, json;
-    const char *what;
+    const char *what, *axis;
     char *dtypes, *ops, *ns, *shapes;
     struct cli_layout layout;
     /* the lists, split: dtypes, ops (reduce) and sizes (--n or --shape) */
@@ -71,15 +75,19 @@ static int split_lists(struct opts *o)
 {
     static char reduce_dtypes[] = "f32,f64,i32", transpose_dtypes[] = "f32,f64", ops[] = "sum",
                 ns[] = "2^10,2^15,2^20,2^24,2^28",
-                shapes[] = "1024x1024,8192x8192,16384x16384,8191x8193,16383x16385,10000x3000";
-    int reduce = strcmp(o->what, "reduce") == 0;
+                shapes[] = "1024x1024,8192x8192,16384x16384,8191x8193,16383x16385,10000x3000",
+                axis_shapes[] = "8192x8192,4096x4096,65536x1024,1048576x32,32x1048576",
+                axis_dtypes[] = "f32";
+    int reduce = strcmp(o->what, "reduce") == 0 && o->axis == NULL;
     o->n_dt = cli_split(o->dtypes ? o->dtypes
+                        : o->axis ? axis_dtypes
                         : reduce  ? reduce_dtypes
                                   : transpose_dtypes,
                         o->dt, MAX_LIST);
     o->n_op = cli_split(o->ops ? o->ops : ops, o->op, MAX_LIST);
-    o->n_sz = reduce ? cli_split(o->ns ? o->ns : ns, o->sz, MAX_LIST)
-                     : cli_split(o->shapes ? o->shapes : shapes, o->sz, MAX_LIST);
+    o->n_sz = reduce    ? cli_split(o->ns ? o->ns : ns, o->sz, MAX_LIST)
+              : o->axis ? cli_split(o->shapes ? o->shapes : axis_shapes, o->sz, MAX_LIST)
+                        : cli_split(o->shapes ? o->shapes : shapes, o->sz, MAX_LIST);
     if (o->n_dt <= 0 || o->n_op <= 0 || o->n_sz <= 0)
         return cli_usage(&cmd_bench, "a list is empty or has more than %d values", MAX_LIST);
     return 0;
@@ -210,6 +218,52 @@ static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
     return wrong ? EXIT_FAILED : EXIT_OK;
 }
 
+/* Reductions along an axis: each op, dtype and shape. */
+static int bench_axis(cuspec_ctx *ctx, struct opts *o, double copy)
+{
+    char label[256];
+    const char *family = cli_axis_family(o->axis);
+    int padded = o->layout.pitch || o->layout.pad;
+    if (ctx != NULL && !o->json)
+        printf(
+            "axis op     dtype          shape%s  median_us  batch_us  graph_us     GB/s  x copy  "
+            "check kernel\n",
+            padded ? "      ld" : "");
+    int wrong = 0;
+    for (int i = 0; i < o->n_op; i++)
+        for (int j = 0; j < o->n_dt; j++)
+            for (int k = 0; k < o->n_sz; k++) {
+                cuspec_tune_spec s;
+                int status =
+                    cli_axis_spec(&cmd_bench, family, o->op[i], o->dt[j], o->sz[k], &o->layout, &s);
+                if (status != 0)
+                    return status;
+                if (ctx == NULL)
+                    continue;
+                cuspec_bench_result r;
+                int rc = cuspec_bench_reduce_axis(ctx, strcmp(o->axis, "cols") == 0, s.op, s.dtype,
+                                                  s.rows, s.cols, s.ld_in, o->reps, &r);
+                if (rc != CUSPEC_OK)
+                    return cli_fail(rc, "reduce benchmark failed");
+                if (o->json) {
+                    row_json(json_pack("{s:s,s:s,s:s,s:I,s:I,s:I}", "axis", o->axis, "op", o->op[i],
+                                       "dtype", o->dt[j], "rows", (json_int_t)s.rows, "cols",
+                                       (json_int_t)s.cols, "ld", (json_int_t)s.ld_in),
+                             &r, copy);
+                } else {
+                    char ld[32] = "";
+                    if (padded)
+                        snprintf(ld, sizeof ld, " %7zu", s.ld_in);
+                    snprintf(label, sizeof label, "%-4s %-6s %-5s %14s%s", o->axis, o->op[i],
+                             o->dt[j], o->sz[k], ld);
+                    row(label, &r, copy);
+                }
+                fflush(stdout);
+                wrong |= !r.correct;
+            }
+    return wrong ? EXIT_FAILED : EXIT_OK;
+}
+
 static int bench_latency(cuspec_ctx *ctx, int json)
 {
     cuspec_latency l;
@@ -237,17 +291,12 @@ static int bench_latency(cuspec_ctx *ctx, int json)
 static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"device", required_argument, NULL, 'd'},
-        {"reps", required_argument, NULL, 'r'},
-        {"dtype", required_argument, NULL, 't'},
-        {"op", required_argument, NULL, 'o'},
-        {"n", required_argument, NULL, 'n'},
-        {"shape", required_argument, NULL, 's'},
-        {"pitch", required_argument, NULL, 'p'},
-        {"pad", required_argument, NULL, 'P'},
-        {"json", no_argument, NULL, 'J'},
-        {"help", no_argument, NULL, 'h'},
-        {0, 0, 0, 0},
+        {"device", required_argument, NULL, 'd'}, {"reps", required_argument, NULL, 'r'},
+        {"dtype", required_argument, NULL, 't'},  {"op", required_argument, NULL, 'o'},
+        {"n", required_argument, NULL, 'n'},      {"shape", required_argument, NULL, 's'},
+        {"pitch", required_argument, NULL, 'p'},  {"pad", required_argument, NULL, 'P'},
+        {"axis", required_argument, NULL, 'a'},   {"json", no_argument, NULL, 'J'},
+        {"help", no_argument, NULL, 'h'},         {0, 0, 0, 0},
     };
     struct opts o = {.reps = 50};
     const struct cli_int_option ints[] = {
@@ -274,6 +323,9 @@ static int run(int argc, char **argv)
         case 's':
             o.shapes = optarg;
             break;
+        case 'a':
+            o.axis = optarg;
+            break;
         default: {
             int status = cli_option(&cmd_bench, c, argv, &o.json, ints);
             if (status >= 0)
@@ -292,15 +344,20 @@ static int run(int argc, char **argv)
                          o.what, cli_did_you_mean(o.what, benchmarks, 4, hint, sizeof hint));
     if ((o.ops || o.ns) && strcmp(o.what, "reduce") != 0)
         return cli_usage(&cmd_bench, "--op and --n are for reduce");
+    if (o.axis != NULL && (strcmp(o.what, "reduce") != 0 || cli_axis_family(o.axis) == NULL))
+        return cli_usage(&cmd_bench, "--axis takes rows or cols, for reduce");
+    if (o.axis != NULL && o.ns != NULL)
+        return cli_usage(&cmd_bench, "--n is for whole arrays: --axis takes --shape");
     const char *shape_flag = cli_transpose_flag(o.shapes, &o.layout);
-    if (shape_flag != NULL && strcmp(o.what, "transpose") != 0)
-        return cli_usage(&cmd_bench, "%s is for transpose", shape_flag);
+    if (shape_flag != NULL && strcmp(o.what, "transpose") != 0 && o.axis == NULL)
+        return cli_usage(&cmd_bench, "%s is for transpose (or reduce --axis)", shape_flag);
     int status = EXIT_OK;
     if (strcmp(o.what, "reduce") == 0 || strcmp(o.what, "transpose") == 0) {
         status = split_lists(&o);
         if (status == EXIT_OK)
-            status = strcmp(o.what, "reduce") == 0 ? bench_reduce(NULL, &o, 0)
-                                                   : bench_transpose(NULL, &o, 0);
+            status = o.axis                          ? bench_axis(NULL, &o, 0)
+                     : strcmp(o.what, "reduce") == 0 ? bench_reduce(NULL, &o, 0)
+                                                     : bench_transpose(NULL, &o, 0);
         if (status != EXIT_OK)
             return status;
     }
@@ -325,7 +382,9 @@ static int run(int argc, char **argv)
     }
     double copy = memcpy_gbs > kernel_gbs ? memcpy_gbs : kernel_gbs;
     header(d, memcpy_gbs, kernel_gbs, o.json);
-    if (strcmp(o.what, "reduce") == 0)
+    if (o.axis != NULL)
+        status = bench_axis(ctx, &o, copy);
+    else if (strcmp(o.what, "reduce") == 0)
         status = bench_reduce(ctx, &o, copy);
     else if (strcmp(o.what, "transpose") == 0)
         status = bench_transpose(ctx, &o, copy);

@@ -119,6 +119,14 @@ const char *cli_transpose_flag(const char *shape, const struct cli_layout *l);
  * names the word that is wrong. */
 int cli_reduce_spec(const struct command *cmd, const char *op, const char *dtype, const char *n,
                     cuspec_tune_spec *s);
+/* The family of a reduction along `axis` ("rows" or "cols"), NULL for
+ * another word. */
+const char *cli_axis_family(const char *axis);
+/* The checked spec of one reduction along an axis (family reduce_rows or
+ * reduce_cols; op sum, min, max, argmin, argmax or dot), its leading
+ * dimension from the layout: 0, or the exit status of a usage error. */
+int cli_axis_spec(const struct command *cmd, const char *family, const char *op, const char *dtype,
+                  const char *shape, const struct cli_layout *l, cuspec_tune_spec *s);
 int cli_transpose_spec(const struct command *cmd, const char *dtype, const char *shape,
                        const struct cli_layout *l, cuspec_tune_spec *s);
 

@@ -21,7 +21,8 @@ static const char help[] =
     "\n"
     "  --arch sm_XY     target architecture; repeat for several (default: the arch\n"
     "                   of every GPU present; required when there is none)\n"
-    "  --family NAME    copy, reduce, transpose, lessons, or all (default all)\n"
+    "  --family NAME    copy, reduce, transpose, lessons, reduce_rows, reduce_cols,\n"
+    "                   or all (default all)\n"
     "  --all-variants   every legal specialization, not only the defaults\n"
     "  --jobs N         compile on N threads (default: one per core)\n"
     "  --check          compile nothing: for each of those specializations, say\n"
@@ -176,7 +177,9 @@ static int run(int argc, char **argv)
     for (int i = 0; cuspec_family_name(i) != NULL; i++)
         known |= strcmp(family, cuspec_family_name(i)) == 0;
     if (!known)
-        return cli_usage(&cmd_compile, "unknown family '%s' (copy, reduce, transpose, all)",
+        return cli_usage(&cmd_compile,
+                         "unknown family '%s' (copy, reduce, transpose, reduce_rows, "
+                         "reduce_cols, all)",
                          family);
     if (check && (all || jobs))
         return cli_usage(&cmd_compile, "--check compiles nothing: it takes no %s",

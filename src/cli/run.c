@@ -9,6 +9,7 @@
 static const char help[] =
     "Usage: cuspec run reduce [--op sum|min|max|dot|argmin|argmax] [--dtype T] [--n N]\n"
     "                         [options]\n"
+    "       cuspec run reduce --axis rows|cols [--op O] [--dtype T] [--shape RxC] [options]\n"
     "       cuspec run transpose [--dtype T] [--shape RxC] [options]\n"
     "\n"
     "Runs one operation on this GPU the way a call in a program would run it now,\n"
@@ -32,8 +33,11 @@ static const char help[] =
     "           (the bytes the operation must move)\n"
     "\n"
     "  --op O          reduce: sum, min, max, dot, argmin or argmax (default sum)\n"
+    "  --axis A        reduce: one result per row (rows) or per column (cols) of a\n"
+    "                  matrix of --shape (default 8192x8192); --pitch and --pad\n"
+    "                  lengthen its rows\n"
     "  --dtype T       any of u8, i8, u16, i16, f16, bf16, f32, i32, u32, f64, i64,\n"
-    "                  u64 (default f32)\n"
+    "                  u64 (default f32; along an axis: f32, f64, i32, i64, u32)\n"
     "  --n N           reduce: elements: 1000, 64K, 16M (powers of 1024) or 2^K\n"
     "                  (default 2^24)\n"
     "  --shape RxC     transpose: rows x cols, each written as for --n\n"
@@ -58,7 +62,7 @@ static const char help[] =
 #define REPS 3
 
 struct opts {
-    const char *family, *op_name, *dtype_name, *n_text, *shape_text;
+    const char *family, *op_name, *dtype_name, *n_text, *shape_text, *axis;
     struct cli_layout layout; /* transpose: --pitch, --pad */
     int device, json;
 };
@@ -66,6 +70,9 @@ struct opts {
 /* The spec a call would make; 0, or the exit status of a usage error. */
 static int make_spec(const struct opts *o, cuspec_tune_spec *spec)
 {
+    if (o->axis != NULL)
+        return cli_axis_spec(&cmd_run, cli_axis_family(o->axis), o->op_name, o->dtype_name,
+                             o->shape_text, &o->layout, spec);
     if (strcmp(o->family, "transpose") == 0)
         return cli_transpose_spec(&cmd_run, o->dtype_name, o->shape_text, &o->layout, spec);
     return cli_reduce_spec(&cmd_run, o->op_name, o->dtype_name, o->n_text, spec);
@@ -79,7 +86,11 @@ static void print(const struct opts *o, const cuspec_device_info *d, const cuspe
     if (o->json) {
         json_t *j = json_pack("{s:o,s:i,s:s,s:s}", "device", cli_json_str(d->name), "ordinal",
                               d->ordinal, "family", s->family, "dtype", o->dtype_name);
-        if (reduce)
+        if (o->axis)
+            j = cli_json_extend(j, json_pack("{s:s,s:s,s:I,s:I,s:I}", "axis", o->axis, "op",
+                                             o->op_name, "rows", (json_int_t)s->rows, "cols",
+                                             (json_int_t)s->cols, "ld", (json_int_t)s->ld_in));
+        else if (reduce)
             j = cli_json_extend(j, json_pack("{s:s,s:I}", "op", o->op_name, "n", (json_int_t)s->n));
         else
             j = cli_json_extend(j,
@@ -99,7 +110,10 @@ static void print(const struct opts *o, const cuspec_device_info *d, const cuspe
         return;
     }
     printf("GPU %d: %s (sm_%d%d)\n", d->ordinal, d->name, d->sm_major, d->sm_minor);
-    if (reduce)
+    if (o->axis)
+        printf("call      reduce %s %s along %s, %zu x %zu, leading dimension %zu\n", o->op_name,
+               o->dtype_name, o->axis, s->rows, s->cols, s->ld_in);
+    else if (reduce)
         printf("call      reduce %s %s, n = %zu\n", o->op_name, o->dtype_name, s->n);
     else if (s->ld_in == s->cols && s->ld_out == s->rows)
         printf("call      transpose %s, %zu x %zu\n", o->dtype_name, s->rows, s->cols);
@@ -122,11 +136,17 @@ static void print(const struct opts *o, const cuspec_device_info *d, const cuspe
 static int run(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"op", required_argument, NULL, 'o'},     {"dtype", required_argument, NULL, 't'},
-        {"n", required_argument, NULL, 'n'},      {"shape", required_argument, NULL, 's'},
-        {"pitch", required_argument, NULL, 'p'},  {"pad", required_argument, NULL, 'P'},
-        {"device", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'J'},
-        {"help", no_argument, NULL, 'h'},         {0, 0, 0, 0},
+        {"op", required_argument, NULL, 'o'},
+        {"dtype", required_argument, NULL, 't'},
+        {"n", required_argument, NULL, 'n'},
+        {"shape", required_argument, NULL, 's'},
+        {"pitch", required_argument, NULL, 'p'},
+        {"pad", required_argument, NULL, 'P'},
+        {"device", required_argument, NULL, 'd'},
+        {"json", no_argument, NULL, 'J'},
+        {"axis", required_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
     };
     struct opts o = {.dtype_name = "f32"};
     const struct cli_int_option ints[] = {
@@ -152,6 +172,9 @@ static int run(int argc, char **argv)
         case 's':
             o.shape_text = optarg;
             break;
+        case 'a':
+            o.axis = optarg;
+            break;
         default: {
             int status = cli_option(&cmd_run, c, argv, &o.json, ints);
             if (status >= 0)
@@ -171,7 +194,11 @@ static int run(int argc, char **argv)
         return cli_usage(&cmd_run, "unexpected argument '%s'", argv[optind]);
     int reduce = strcmp(o.family, "reduce") == 0;
     const char *shape_flag = cli_transpose_flag(o.shape_text, &o.layout);
-    if (reduce && shape_flag != NULL)
+    if (o.axis != NULL && (!reduce || cli_axis_family(o.axis) == NULL))
+        return cli_usage(&cmd_run, "--axis takes rows or cols, for reduce");
+    if (o.axis != NULL && o.n_text != NULL)
+        return cli_usage(&cmd_run, "--n is for whole arrays: --axis takes --shape");
+    if (reduce && shape_flag != NULL && o.axis == NULL)
         return cli_usage(&cmd_run, "%s is for transpose, not reduce (--op, --dtype, --n)",
                          shape_flag);
     if (!reduce && (o.op_name || o.n_text))
@@ -199,7 +226,10 @@ static int run(int argc, char **argv)
     }
     /* The benchmark makes fresh random inputs, runs the call (the first one
      * resolves the kernel through the tiers), checks it and times it. */
-    if (reduce)
+    if (o.axis != NULL)
+        rc = cuspec_bench_reduce_axis(ctx, strcmp(o.axis, "cols") == 0, spec.op, spec.dtype,
+                                      spec.rows, spec.cols, spec.ld_in, REPS, &r);
+    else if (reduce)
         rc = cuspec_bench_reduce(ctx, spec.op, spec.dtype, spec.n, REPS, &r);
     else
         rc = cuspec_bench_transpose_ld(ctx, spec.dtype, spec.rows, spec.cols, spec.ld_in,

@@ -102,3 +102,37 @@ int cli_transpose_spec(const struct command *cmd, const char *dtype, const char 
         return cli_usage(cmd, "'%s' is too large to pad", shape);
     return 0;
 }
+
+const char *cli_axis_family(const char *axis)
+{
+    return strcmp(axis, "rows") == 0   ? "reduce_rows"
+           : strcmp(axis, "cols") == 0 ? "reduce_cols"
+                                       : NULL;
+}
+
+int cli_axis_spec(const struct command *cmd, const char *family, const char *op, const char *dtype,
+                  const char *shape, const struct cli_layout *l, cuspec_tune_spec *s)
+{
+    static const char *const ops[] = {"sum", "min", "max", "argmin", "argmax"};
+    memset(s, 0, sizeof *s);
+    s->family = family;
+    s->op = strcmp(op, "dot") == 0 ? -1 : -2;
+    for (int i = 0; i < 5; i++)
+        if (strcmp(op, ops[i]) == 0)
+            s->op = i;
+    if (s->op == -2)
+        return cli_usage(cmd, "unknown op '%s' (sum, min, max, argmin, argmax, dot)", op);
+    s->dtype = cuspec_dtype_from_name(dtype);
+    if (s->dtype == 0)
+        return cli_usage(cmd, "unknown dtype '%s'", dtype);
+    /* argmin and argmax take the dtypes min and max take */
+    if (cuspec_reduce_out_dtype(s->op > CUSPEC_MAX ? CUSPEC_MIN : s->op, s->dtype) == 0)
+        return cli_usage(cmd, "%s %s does not take dtype '%s' (f32, f64, i32, i64, u32)", family,
+                         op, dtype);
+    if (cli_parse_shape(shape, &s->rows, &s->cols) != 0)
+        return cli_usage(cmd, "'%s' is not a shape such as 8192x8192", shape);
+    s->ld_in = layout_ld(s->cols, cuspec_dtype_size(s->dtype), l);
+    if (s->ld_in == 0)
+        return cli_usage(cmd, "'%s' is too large to pad", shape);
+    return 0;
+}

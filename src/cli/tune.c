@@ -13,6 +13,7 @@ static const char help[] =
     "Usage: cuspec tune [options]                  tune the default suite\n"
     "       cuspec tune reduce [--op O,..] [--dtype T,..] [--n N,..] [options]\n"
     "       cuspec tune transpose [--dtype T,..] [--shape RxC,..] [options]\n"
+    "       cuspec tune reduce_rows|reduce_cols [--op O,..] [--dtype T,..] [--shape RxC,..]\n"
     "       cuspec tune --list [--device N | --all-devices] [--json]\n"
     "       cuspec tune --export FILE [--device N | --all-devices] [--json]\n"
     "       cuspec tune --import FILE [--json]\n"
@@ -43,6 +44,8 @@ static const char help[] =
     "             argmin, argmax over f32 at n = 2^14, 2^18, 2^22, 2^26, 2^28\n"
     "             sum, argmax over f16, bf16 at the same n\n"
     "             sum over i8, u8 at the same n\n"
+    "  reduce_rows, reduce_cols  (one result per row, per column) sum, argmax over f32\n"
+    "             at 8192x8192, 4096x4096, 65536x1024, 1048576x32, 32x1048576\n"
     "  transpose  f32, f64 at 256x256, 1024x1024, 4096x4096, 8192x8192, 16384x16384,\n"
     "               1023x1025, 8191x8193, 16383x16385, 10000x3000\n"
     "             u8, u16 at 256x256, 1024x1024, 8192x8192, 16384x16384,\n"
@@ -319,6 +322,7 @@ static int check_opts(const struct opts *o)
         return cli_usage(&cmd_tune, "--all-devices is for --list and --export");
     int reduce = o->req.family && strcmp(o->req.family, "reduce") == 0;
     int transpose = o->req.family && strcmp(o->req.family, "transpose") == 0;
+    int axis = o->req.family && strncmp(o->req.family, "reduce_", 7) == 0;
     if ((o->req.ops || o->req.ns || o->req.shapes || o->req.dtypes) && o->req.family == NULL) {
         const char *flag = o->req.ops      ? "--op"
                            : o->req.ns     ? "--n"
@@ -329,11 +333,11 @@ static int check_opts(const struct opts *o)
                                                   : "reduce|transpose";
         return cli_usage(&cmd_tune, "%s needs a family: cuspec tune %s %s ...", flag, fam, flag);
     }
-    if ((o->req.ops || o->req.ns) && !reduce)
-        return cli_usage(&cmd_tune, "%s is for reduce, not transpose (--dtype, --shape)",
-                         o->req.ops ? "--op" : "--n");
+    if ((o->req.ops && !reduce && !axis) || (o->req.ns && !reduce))
+        return cli_usage(&cmd_tune, "%s is for reduce, not %s (--dtype, --shape)",
+                         o->req.ops ? "--op" : "--n", o->req.family);
     const char *shape_flag = cli_transpose_flag(o->req.shapes, &o->req.layout);
-    if (shape_flag != NULL && !transpose)
+    if (shape_flag != NULL && !transpose && !axis)
         return cli_usage(&cmd_tune, "%s is for transpose: cuspec tune transpose %s ...", shape_flag,
                          shape_flag);
     return -1;
@@ -429,11 +433,15 @@ static int run(int argc, char **argv)
     if (optind < argc) {
         char hint[64];
         o.req.family = argv[optind++];
-        if (strcmp(o.req.family, "reduce") != 0 && strcmp(o.req.family, "transpose") != 0)
-            return cli_usage(&cmd_tune, "unknown family '%s' (reduce, transpose)%s", o.req.family,
-                             cli_did_you_mean(o.req.family,
-                                              (const char *[]){"reduce", "transpose"}, 2, hint,
-                                              sizeof hint));
+        const char *families[] = {"reduce", "transpose", "reduce_rows", "reduce_cols"};
+        int known = 0;
+        for (int i = 0; i < 4; i++)
+            known |= strcmp(o.req.family, families[i]) == 0;
+        if (!known)
+            return cli_usage(&cmd_tune,
+                             "unknown family '%s' (reduce, transpose, reduce_rows, reduce_cols)%s",
+                             o.req.family,
+                             cli_did_you_mean(o.req.family, families, 4, hint, sizeof hint));
     }
     if (optind < argc)
         return cli_usage(&cmd_tune, "unexpected argument '%s'", argv[optind]);

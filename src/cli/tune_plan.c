@@ -21,6 +21,8 @@ static const struct suite_row {
      "10000x3000"},
     {"transpose", "-", "u8,u16",
      "256x256,1024x1024,8192x8192,16384x16384,8191x8193,16383x16385,10000x3000"},
+    {"reduce_rows", "sum,argmax", "f32", "8192x8192,4096x4096,65536x1024,1048576x32,32x1048576"},
+    {"reduce_cols", "sum,argmax", "f32", "8192x8192,4096x4096,65536x1024,1048576x32,32x1048576"},
 };
 #define N_SUITE (sizeof suite / sizeof *suite)
 
@@ -46,6 +48,7 @@ static int add_dtype(struct plan *p, const char *family, const char *ops, const 
                      const char *sizes, const struct cli_layout *layout)
 {
     int reduce = strcmp(family, "reduce") == 0, status = 0;
+    int axis = strncmp(family, "reduce_", 7) == 0;
     char *opv[PLAN_MAX_LIST], *szv[PLAN_MAX_LIST];
     char *ops_copy = strdup(ops), *sizes_copy = strdup(sizes);
     int n_op = ops_copy ? cli_split(ops_copy, opv, PLAN_MAX_LIST) : -1;
@@ -57,8 +60,11 @@ static int add_dtype(struct plan *p, const char *family, const char *ops, const 
             struct item it;
             memset(&it, 0, sizeof it);
             snprintf(it.dtype, sizeof it.dtype, "%s", dtype);
-            snprintf(it.op, sizeof it.op, "%s", reduce ? opv[i] : "-");
-            if (reduce) {
+            snprintf(it.op, sizeof it.op, "%s", reduce || axis ? opv[i] : "-");
+            if (axis) {
+                status = cli_axis_spec(&cmd_tune, family, opv[i], dtype, szv[k], layout, &it.spec);
+                snprintf(it.size, sizeof it.size, "%zux%zu", it.spec.rows, it.spec.cols);
+            } else if (reduce) {
                 status = cli_reduce_spec(&cmd_tune, opv[i], dtype, szv[k], &it.spec);
                 size_t n = it.spec.n;
                 if ((n & (n - 1)) == 0) {
@@ -139,8 +145,8 @@ int plan_build(struct plan *p, const struct plan_request *o)
 
 void plan_label(const struct item *it, char *buf, size_t size)
 {
-    if (strcmp(it->spec.family, "reduce") == 0)
-        snprintf(buf, size, "reduce %s %s %s", it->dtype, it->op, it->size);
+    if (strncmp(it->spec.family, "reduce", 6) == 0)
+        snprintf(buf, size, "%s %s %s %s", it->spec.family, it->dtype, it->op, it->size);
     else
         snprintf(buf, size, "transpose %s %s", it->dtype, it->size);
 }

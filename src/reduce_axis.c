@@ -1,0 +1,224 @@
+/* The axis reduction families, reduce_rows and reduce_cols
+ * (templates/reduce_axis.cuh): their parameters and rules, each kernel's
+ * name expression, the element types and what each op writes, and which
+ * parameters serve which shape without a tuning record. The calls:
+ * reduce_axis_call.c; the operation hooks: reduce_axis_ops.c. */
+#include "reduce_axis.h"
+#include "catalogue.h"
+
+#include <stdio.h>
+
+/* The template's element type for a dtype, NULL for none. The template
+ * takes every dtype (the half types as cuspec_axis::f16 and ::bf16); the
+ * families offer those of DTYPES. */
+static const char *type_name(int dtype)
+{
+    switch (dtype) {
+    case CUSPEC_F32:
+        return "float";
+    case CUSPEC_F64:
+        return "double";
+    case CUSPEC_I32:
+        return "int";
+    case CUSPEC_I64:
+        return "long long";
+    case CUSPEC_U32:
+        return "unsigned int";
+    }
+    return NULL;
+}
+#define DTYPES                                                                                     \
+    {                                                                                              \
+        CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32                                 \
+    }
+
+int cuspec__axis_op(int op)
+{
+    return op == -1 ? CUSPEC__AXIS_DOT : op >= 0 && op < CUSPEC__AXIS_DOT ? op : -1;
+}
+
+int cuspec__axis_out_dtype(int kop, int dtype)
+{
+    if (kop < 0 || kop >= CUSPEC__AXIS_N_OPS || type_name(dtype) == NULL)
+        return 0;
+    if (kop != CUSPEC__AXIS_SUM && kop != CUSPEC__AXIS_DOT)
+        return dtype;
+    return dtype == CUSPEC_I32 ? CUSPEC_I64 : dtype == CUSPEC_U32 ? CUSPEC_U64 : dtype;
+}
+
+size_t cuspec__axis_partial_bytes(int kop)
+{
+    /* a value and its index, or a value of at most 8 bytes */
+    return kop == CUSPEC__AXIS_ARGMIN || kop == CUSPEC__AXIS_ARGMAX ? 16 : 8;
+}
+
+static int legal(const struct cuspec__variant *v)
+{
+    size_t size = cuspec_dtype_size(v->dtype);
+    return type_name(v->dtype) != NULL && v->op >= 0 && v->op < CUSPEC__AXIS_N_OPS &&
+           v->p[P_VEC] * size <= 16;
+}
+
+static void expr(const struct cuspec__variant *v, char *buf, size_t size)
+{
+    const char *t = type_name(v->dtype);
+    snprintf(buf, size, "cuspec_reduce_%s<%s, %d, %d, %d, %d>",
+             v->family == CUSPEC__FAM_REDUCE_ROWS ? "rows" : "cols", t ? t : "?", v->op,
+             v->p[P_BLOCK], v->p[P_VEC], v->p[P_ITEMS]);
+}
+
+static int threads(const struct cuspec__variant *v)
+{
+    return v->p[P_BLOCK];
+}
+
+/* 16-byte vectors, 4 of them in flight per thread: 64 KB of loads in flight
+ * per multiprocessor at 4 blocks of 256 (docs/experiments/reduce.md: "Loads
+ * in flight"). A warp per row; 128-byte column strips. */
+static void defaults(int arch, struct cuspec__variant *v)
+{
+    size_t size = cuspec_dtype_size(v->dtype);
+    (void)arch;
+    v->p[P_BLOCK] = 256;
+    v->p[P_VEC] = size && size <= 16 ? 16 / (int)size : 1;
+    v->p[P_ITEMS] = 4;
+    v->p[P_LANES] = v->family == CUSPEC__FAM_REDUCE_ROWS ? 32 : 8;
+    v->p[P_GRID] = 0;
+}
+
+/* Columns of at least this many rows take blocks of 1024 threads. */
+#define TALL_ROWS 1024
+
+static int pow2_at_least(unsigned long long x, int cap)
+{
+    int p = 1;
+    while (p < cap && (unsigned long long)p < x)
+        p *= 2;
+    return p;
+}
+
+int cuspec__axis_class(int family, int rows_log2, int cols_log2)
+{
+    if (family != CUSPEC__FAM_REDUCE_ROWS)
+        return 0;
+    if (cols_log2 <= CUSPEC__AXIS_SHORT_LOG2)
+        return 1;
+    return rows_log2 >= CUSPEC__AXIS_MANY_ROWS_LOG2 ? 2 : 3;
+}
+
+/* Rows: short rows take the fewest lanes whose vectors cover a row, so that
+ * a warp reads whole rows side by side; long rows a warp each, or where
+ * there are few of them the whole block (split across blocks at launch).
+ * Columns: strips of 128 bytes (a warp reads 4 rows of them), narrower
+ * where the matrix is, wider where it has too few rows to give each of a
+ * block's rows of threads ITEMS of its own. */
+void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
+{
+    int vec = v->p[P_VEC];
+    unsigned long long need = (s->cols + (unsigned)vec - 1) / (unsigned)vec;
+    if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
+        int cls =
+            cuspec__axis_class(v->family, cuspec__log2_floor(s->rows), cuspec__log2_floor(s->cols));
+        if (cls == 1 && (!from_record || (v->p[P_LANES] && (unsigned)v->p[P_LANES] < need)))
+            v->p[P_LANES] = pow2_at_least(need, 32);
+        else if (!from_record)
+            v->p[P_LANES] = cls == 2 ? 32 : 0;
+        return;
+    }
+    if (from_record)
+        return;
+    /* Tall matrices: blocks of 1024 (two per multiprocessor) take whole
+     * strips or few splits, whose last block combines few partials. */
+    v->p[P_BLOCK] = s->rows >= TALL_ROWS ? 1024 : 256;
+    int tx = pow2_at_least(need, 128 / (vec * (int)cuspec_dtype_size(v->dtype)));
+    while (tx < 32 &&
+           (unsigned long long)(v->p[P_BLOCK] / tx) * (unsigned)v->p[P_ITEMS] > s->rows &&
+           (unsigned long long)tx * (unsigned)vec < s->cols)
+        tx *= 2;
+    v->p[P_LANES] = tx;
+}
+
+static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    cuspec__axis_fit(v, s, 0);
+}
+
+/* One shape of each class and of each width of short rows and narrow
+ * strips; with few rows, where strips widen. */
+static int classes(int family, int dtype, int op,
+                   int (*fn)(const struct cuspec__spec *s, void *user), void *user)
+{
+    static const unsigned long long shapes[][2] = {
+        {1 << 20, 1},  {1 << 20, 2},    {1 << 20, 4},   {1 << 20, 8},  {1 << 20, 16},
+        {1 << 20, 32}, {1 << 20, 64},   {1 << 20, 127}, {8192, 8192},  {32, 1 << 20},
+        {1, 1000},     {1 << 16, 1024}, {4, 1 << 16},   {16, 1 << 16},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        struct cuspec__spec s = {
+            .family = family, .op = op, .dtype = dtype, .rows = shapes[i][0], .cols = shapes[i][1]};
+        int rc = fn(&s, user);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int classes_rows(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
+                        void *user)
+{
+    return classes(CUSPEC__FAM_REDUCE_ROWS, dtype, op, fn, user);
+}
+
+static int classes_cols(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
+                        void *user)
+{
+    return classes(CUSPEC__FAM_REDUCE_COLS, dtype, op, fn, user);
+}
+
+const struct cuspec__family cuspec__family_reduce_rows = {
+    .name = "reduce_rows",
+    .template_file = "reduce_axis.cuh",
+    .n_params = 5,
+    .params =
+        {
+            [P_BLOCK] = {"block", 4, {128, 256, 512, 1024}},
+            [P_VEC] = {"vec", 5, {1, 2, 4, 8, 16}},
+            [P_ITEMS] = {"items", 4, {1, 2, 4, 8}},
+            [P_LANES] = {"lanes", 7, {0, 1, 2, 4, 8, 16, 32}, 1},
+            [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
+        },
+    .n_dtypes = 5,
+    .dtypes = DTYPES,
+    .n_ops = CUSPEC__AXIS_N_OPS,
+    .legal = legal,
+    .expr = expr,
+    .threads = threads,
+    .defaults = defaults,
+    .fit = fit_default,
+    .classes = classes_rows,
+    .ops = &cuspec__axis_rows_ops,
+};
+
+const struct cuspec__family cuspec__family_reduce_cols = {
+    .name = "reduce_cols",
+    .template_file = "reduce_axis.cuh",
+    .n_params = 5,
+    .params =
+        {
+            [P_BLOCK] = {"block", 4, {128, 256, 512, 1024}},
+            [P_VEC] = {"vec", 5, {1, 2, 4, 8, 16}},
+            [P_ITEMS] = {"items", 4, {1, 2, 4, 8}},
+            [P_LANES] = {"tx", 6, {1, 2, 4, 8, 16, 32}, 1},
+            [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
+        },
+    .n_dtypes = 5,
+    .dtypes = DTYPES,
+    .n_ops = CUSPEC__AXIS_N_OPS,
+    .legal = legal,
+    .expr = expr,
+    .threads = threads,
+    .defaults = defaults,
+    .fit = fit_default,
+    .classes = classes_cols,
+    .ops = &cuspec__axis_cols_ops,
+};

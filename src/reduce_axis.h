@@ -1,0 +1,79 @@
+/* The axis reductions' names that their files and the tests share: the two
+ * families, reduce_rows and reduce_cols (reduce_axis.c: parameters, rules,
+ * names, and which parameters serve which shape), the calls
+ * (reduce_axis_call.c: validation and launch) and the operation hooks
+ * (reduce_axis_ops.c). Both families compile templates/reduce_axis.cuh.
+ * Internal. */
+#ifndef CUSPEC_REDUCE_AXIS_H
+#define CUSPEC_REDUCE_AXIS_H
+
+#include "ops.h"
+#include "workspace.h"
+
+/* The kernels' ops (the template's OP): the public cuspec_op values, then
+ * dot, a map-reduce of two inputs. */
+enum {
+    CUSPEC__AXIS_SUM,
+    CUSPEC__AXIS_MIN,
+    CUSPEC__AXIS_MAX,
+    CUSPEC__AXIS_ARGMIN,
+    CUSPEC__AXIS_ARGMAX,
+    CUSPEC__AXIS_DOT,
+    CUSPEC__AXIS_N_OPS
+};
+
+/* The parameters (cuspec__variant.p) of both families. LANES is the rows
+ * kernel's threads per row (0: the whole block), the columns kernel's
+ * threads along the columns (its TX); GRID is blocks per multiprocessor (0:
+ * as many as fit). Both are launch parameters. */
+enum { P_BLOCK, P_VEC, P_ITEMS, P_LANES, P_GRID };
+
+/* The kernel op of public op `op` (-1 is dot, as cuspec_tune_spec has it),
+ * or -1 when it names none. */
+int cuspec__axis_op(int op);
+/* The dtype of the values a kernel op writes for `dtype` (sums of integers:
+ * 64 bits; argmin/argmax: the value, beside its i64 index), 0 when the
+ * families do not take the pair. */
+int cuspec__axis_out_dtype(int kop, int dtype);
+/* Bytes of one partial result of kernel op `kop` in scratch, at most. */
+size_t cuspec__axis_partial_bytes(int kop);
+
+/* An axis reduction's arguments, checked: `batch` matrices of rows x cols,
+ * rows ld elements apart, matrices `stride` apart; `rows_axis`: one result
+ * per row (else per column). */
+struct cuspec__axis_call {
+    int rows_axis, kop, dtype;
+    cuspec_devptr a, b, value, index;
+    unsigned long long rows, cols, ld, stride, batch;
+};
+
+/* What can be checked of c without the device (CUSPEC_ERR_INVALID saying
+ * what is wrong); *results gets how many results the call writes. */
+int cuspec__axis_check(const struct cuspec__axis_call *c, unsigned long long *results);
+/* Runs variant v on checked arguments (the context current): `spec` not
+ * NULL for a public call (its kernel may fall back), `held` the scratch
+ * the caller holds (NULL: the call takes its own where it splits). */
+int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspec__spec *spec,
+                     const struct cuspec__axis_call *c, CUstream stream,
+                     const struct cuspec__scratch *held);
+/* The public call behind cuspec_reduce_rows/_cols and cuspec_dot_rows/_cols
+ * (`what` names it in errors): checks, chooses, runs. */
+int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_call *c,
+                      const cuspec_matrix *shape, void *stream);
+
+/* The shape classes the record-free choice tells apart, which tuning
+ * records never cross: rows, short rows (log2 cols <= SHORT_LOG2) and long
+ * ones, with at least MANY_ROWS_LOG2 rows (a warp per row) or fewer (a
+ * block per row, split across blocks where it is long); columns, one class. */
+enum { CUSPEC__AXIS_SHORT_LOG2 = 6, CUSPEC__AXIS_MANY_ROWS_LOG2 = 11 };
+int cuspec__axis_class(int family, int rows_log2, int cols_log2);
+
+/* Fits v (the defaults, or a record's) to the shape s describes: the
+ * record-free choice (threads per row or along the columns by the shape),
+ * or for a record, only what its kernel needs to take the short rows. */
+void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record);
+
+/* The families' operation hooks (reduce_axis_ops.c). */
+extern const struct cuspec__family_ops cuspec__axis_rows_ops, cuspec__axis_cols_ops;
+
+#endif /* CUSPEC_REDUCE_AXIS_H */

@@ -1,0 +1,350 @@
+/* cuspec_reduce_rows/_cols and cuspec_dot_rows/_cols: the arguments
+ * checked, the parameters chosen, the launch geometry (how many blocks,
+ * and where the results are too few to fill the device, how many blocks
+ * share each result), the scratch of split reductions. */
+#include "reduce_axis.h"
+#include "catalogue.h"
+#include "context.h"
+#include "error.h"
+#include "params.h"
+#include "workspace.h"
+
+#include <stdint.h>
+
+static unsigned long long ceil_div(unsigned long long a, unsigned long long b)
+{
+    return a / b + (a % b != 0);
+}
+
+static unsigned long long min_ull(unsigned long long a, unsigned long long b)
+{
+    return a < b ? a : b;
+}
+
+static int log2_of(unsigned x)
+{
+    int l = 0;
+    while ((1u << l) < x)
+        l++;
+    return l;
+}
+
+/* Blocks of k that fill the device once: v's GRID per multiprocessor, or
+ * as many as fit. */
+static unsigned long long wave(cuspec_ctx *ctx, const struct cuspec__variant *v,
+                               const struct cuspec__kernel *k)
+{
+    int bps = v->p[P_GRID] && v->p[P_GRID] < k->blocks_per_sm ? v->p[P_GRID] : k->blocks_per_sm;
+    return (unsigned long long)bps * (unsigned)ctx->info.sm_count;
+}
+
+/* The launch of one call: grid, splits (blocks per result), and the
+ * template's lanes_log2 / tx_log2. */
+struct geometry {
+    unsigned grid[3];
+    unsigned splits;
+    int lanes_log2;
+    unsigned long long pieces; /* columns: launches over the batch */
+    size_t scratch_bytes;
+};
+
+/* Rows: short rows (at most a group's vectors) ITEMS at a time, long ones a
+ * group each; where the rows leave groups idle, each row is split over as
+ * many blocks as fill the device, each at least one tile of vectors, as the
+ * scratch allows. */
+static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
+                          const struct cuspec__kernel *k, const struct cuspec__axis_call *c,
+                          struct geometry *g)
+{
+    const unsigned block = (unsigned)v->p[P_BLOCK];
+    const unsigned lanes = v->p[P_LANES] ? (unsigned)v->p[P_LANES] : block;
+    const unsigned long long per_block = block / lanes, total = c->rows * c->batch;
+    const unsigned long long vec = (unsigned)v->p[P_VEC], items = (unsigned)v->p[P_ITEMS];
+    const unsigned long long blocks = wave(ctx, v, k);
+    g->lanes_log2 = v->p[P_LANES] ? log2_of(lanes) : -1;
+    g->splits = 1;
+    g->pieces = 1;
+    g->scratch_bytes = 0;
+    int is_short = c->cols <= lanes * vec;
+    if (!is_short && total < blocks * per_block && total <= CUSPEC__WS_TICKETS) {
+        unsigned long long s = blocks * per_block / total;
+        s = min_ull(s, ceil_div(c->cols, lanes * vec * items));
+        s = min_ull(s, CUSPEC__WS_BYTES / (cuspec__axis_partial_bytes(c->kop) * total));
+        s = min_ull(s, 65535);
+        g->splits = s > 1 ? (unsigned)s : 1;
+    }
+    if (g->splits > 1) {
+        g->grid[0] = (unsigned)ceil_div(total, per_block);
+        g->scratch_bytes = total * g->splits * cuspec__axis_partial_bytes(c->kop);
+    } else {
+        unsigned long long need = ceil_div(total, per_block * (is_short ? items : 1));
+        g->grid[0] = (unsigned)min_ull(need ? need : 1, blocks);
+    }
+    g->grid[1] = g->splits;
+    g->grid[2] = 1;
+}
+
+/* Columns: a block per strip of TX * VEC columns (and matrix: up to 65535
+ * per launch); where the strips leave the device idle, each strip's rows
+ * are split over as many blocks as fill it, as the scratch allows. */
+static void cols_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
+                          const struct cuspec__kernel *k, const struct cuspec__axis_call *c,
+                          struct geometry *g)
+{
+    const unsigned block = (unsigned)v->p[P_BLOCK], tx = (unsigned)v->p[P_LANES];
+    const unsigned long long vec = (unsigned)v->p[P_VEC], items = (unsigned)v->p[P_ITEMS];
+    const unsigned long long tiles = ceil_div(c->cols, tx * vec), batch = min_ull(c->batch, 65535);
+    const unsigned long long blocks = wave(ctx, v, k);
+    g->lanes_log2 = log2_of(tx);
+    g->splits = 1;
+    g->pieces = ceil_div(c->batch, 65535);
+    g->scratch_bytes = 0;
+    if (tiles * batch < blocks && tiles * batch <= CUSPEC__WS_TICKETS) {
+        unsigned long long s = blocks / (tiles * batch);
+        s = min_ull(s, c->rows / (block / tx * items));
+        s = min_ull(s, CUSPEC__WS_BYTES / (cuspec__axis_partial_bytes(c->kop) * batch * c->cols));
+        s = min_ull(s, 65535);
+        g->splits = s > 1 ? (unsigned)s : 1;
+    }
+    if (g->splits > 1)
+        g->scratch_bytes = batch * g->splits * c->cols * cuspec__axis_partial_bytes(c->kop);
+    g->grid[0] = (unsigned)tiles;
+    g->grid[1] = g->splits;
+    g->grid[2] = (unsigned)batch;
+}
+
+int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspec__spec *spec,
+                     const struct cuspec__axis_call *c, CUstream stream,
+                     const struct cuspec__scratch *held)
+{
+    struct cuspec__kernel k;
+    int rc = spec != NULL ? cuspec__function_for(ctx, spec, v, &k) : cuspec__function(ctx, v, &k);
+    if (rc != CUSPEC_OK)
+        return rc;
+    struct geometry g;
+    if (c->rows_axis)
+        rows_geometry(ctx, v, &k, c, &g);
+    else
+        cols_geometry(ctx, v, &k, c, &g);
+
+    struct cuspec__scratch s = {0};
+    int own = held == NULL && g.splits > 1;
+    if (own)
+        rc = cuspec__scratch_take(ctx, stream, (unsigned)((g.scratch_bytes + 7) / 8),
+                                  CUSPEC__WS_TICKETS, &s);
+    else if (held != NULL)
+        s = *held;
+    if (rc != CUSPEC_OK)
+        return rc;
+
+    const size_t size = cuspec_dtype_size(c->dtype);
+    const size_t out_size = cuspec_dtype_size(cuspec__axis_out_dtype(c->kop, c->dtype));
+    const unsigned long long total = c->rows * c->batch;
+    /* A contiguous batch is one matrix of all the rows: no division. */
+    unsigned long long rows = c->batch == 1 || c->stride == c->rows * c->ld ? total : c->rows;
+    unsigned long long bytes = total * c->cols * size * (c->kop == CUSPEC__AXIS_DOT ? 2 : 1);
+    int programmatic = bytes <= CUSPEC__PDL_STRIDED_BYTES;
+    unsigned block = (unsigned)v->p[P_BLOCK];
+    CUdeviceptr a = c->a, b = c->b ? c->b : c->a, value = c->value, index = c->index;
+    CUdeviceptr partials = s.partials, tickets = s.ticket;
+    unsigned long long cols = c->cols, ld = c->ld, stride = c->stride, all = total;
+    if (c->rows_axis) {
+        void *args[] = {&a,        &b,     &rows,  &cols,     &ld,     &stride, &all, &g.lanes_log2,
+                        &g.splits, &value, &index, &partials, &tickets};
+        rc = cuspec__launch(ctx, &k, v, g.grid, block, programmatic, stream, args);
+    } else {
+        unsigned long long rows_each = c->rows;
+        for (unsigned long long p = 0; rc == CUSPEC_OK && p < g.pieces; p++) {
+            unsigned long long first = p * 65535, n = min_ull(c->batch - first, 65535);
+            CUdeviceptr pa = a + first * stride * size, pb = b + first * stride * size;
+            CUdeviceptr pv = value ? value + first * cols * out_size : 0;
+            CUdeviceptr pi = index ? index + first * cols * 8 : 0;
+            unsigned grid[3] = {g.grid[0], g.grid[1], (unsigned)n};
+            void *args[] = {&pa,           &pb,       &rows_each, &cols, &ld,       &stride,
+                            &g.lanes_log2, &g.splits, &pv,        &pi,   &partials, &tickets};
+            rc = cuspec__launch(ctx, &k, v, grid, block, programmatic, stream, args);
+        }
+    }
+    if (own) {
+        int given = cuspec__scratch_give(ctx, stream, &s);
+        rc = rc != CUSPEC_OK ? rc : given;
+    }
+    return rc;
+}
+
+/* ## Arguments */
+
+static int is_arg(int kop)
+{
+    return kop == CUSPEC__AXIS_ARGMIN || kop == CUSPEC__AXIS_ARGMAX;
+}
+
+/* Bytes from the first element of the batch to past its last, or 0 when
+ * they overflow 64 bits. */
+static unsigned long long extent(const struct cuspec__axis_call *c, size_t size)
+{
+    unsigned long long a, b, e;
+    if (__builtin_mul_overflow(c->batch - 1, c->stride, &a) ||
+        __builtin_mul_overflow(c->rows - 1, c->ld, &b) || __builtin_add_overflow(a, b, &e) ||
+        __builtin_add_overflow(e, c->cols, &e) || __builtin_mul_overflow(e, size, &e))
+        return 0;
+    return e;
+}
+
+static int overlap(cuspec_devptr p, unsigned long long p_bytes, cuspec_devptr q,
+                   unsigned long long q_bytes)
+{
+    return p != 0 && q != 0 && p < q + q_bytes && q < p + p_bytes;
+}
+
+int cuspec__axis_check(const struct cuspec__axis_call *c, unsigned long long *results)
+{
+    const char *dname = cuspec_dtype_name(c->dtype);
+    CUSPEC__RETURN_IF(c->kop < 0, CUSPEC_ERR_INVALID,
+                      "unknown op (CUSPEC_SUM, CUSPEC_MIN, CUSPEC_MAX, CUSPEC_ARGMIN or "
+                      "CUSPEC_ARGMAX)");
+    CUSPEC__RETURN_IF(cuspec__axis_out_dtype(c->kop, c->dtype) == 0, CUSPEC_ERR_INVALID,
+                      "dtype %d (%s) is not supported (f32, f64, i32, i64, u32)", c->dtype,
+                      dname ? dname : "unknown");
+    CUSPEC__RETURN_IF(c->batch == 0, CUSPEC_ERR_INVALID, "batch is 0 (one matrix is batch 1)");
+    CUSPEC__RETURN_IF(c->ld < c->cols, CUSPEC_ERR_INVALID, "ld (%llu) is less than cols (%llu)",
+                      c->ld, c->cols);
+    unsigned long long length = c->rows_axis ? c->cols : c->rows;
+    CUSPEC__RETURN_IF(__builtin_mul_overflow(c->batch, c->rows_axis ? c->rows : c->cols, results),
+                      CUSPEC_ERR_INVALID, "batch * %s overflows 64 bits",
+                      c->rows_axis ? "rows" : "cols");
+    if (is_arg(c->kop)) {
+        CUSPEC__RETURN_IF(c->value == 0 && c->index == 0, CUSPEC_ERR_INVALID,
+                          "value and index are both NULL: nothing to write");
+        CUSPEC__RETURN_IF(length == 0 && *results > 0, CUSPEC_ERR_INVALID,
+                          "argmin/argmax of empty %s (%s is 0)", c->rows_axis ? "rows" : "columns",
+                          c->rows_axis ? "cols" : "rows");
+    } else {
+        CUSPEC__RETURN_IF(c->index != 0, CUSPEC_ERR_INVALID,
+                          "index is only written by CUSPEC_ARGMIN and CUSPEC_ARGMAX");
+        CUSPEC__RETURN_IF(c->value == 0 && *results > 0, CUSPEC_ERR_INVALID, "%s is NULL",
+                          c->kop == CUSPEC__AXIS_DOT ? "out" : "value");
+    }
+    if (*results == 0 || length == 0)
+        return CUSPEC_OK;
+    size_t size = cuspec_dtype_size(c->dtype);
+    unsigned long long in_bytes = extent(c, size);
+    CUSPEC__RETURN_IF(in_bytes == 0 || c->a + in_bytes < c->a ||
+                          (c->kop == CUSPEC__AXIS_DOT && c->b + in_bytes < c->b),
+                      CUSPEC_ERR_INVALID, "the matrices' extent overflows 64 bits");
+    unsigned long long value_bytes, index_bytes = 8 * *results;
+    if (__builtin_mul_overflow(
+            *results, cuspec_dtype_size(cuspec__axis_out_dtype(c->kop, c->dtype)), &value_bytes) ||
+        __builtin_mul_overflow(*results, 8, &index_bytes))
+        return cuspec__fail(CUSPEC_ERR_INVALID, "the results' extent overflows 64 bits");
+    const cuspec_devptr in[2] = {c->a, c->kop == CUSPEC__AXIS_DOT ? c->b : 0};
+    for (int i = 0; i < 2; i++) {
+        CUSPEC__RETURN_IF(overlap(c->value, value_bytes, in[i], in_bytes), CUSPEC_ERR_INVALID,
+                          "value overlaps the input %s", i ? "b" : "a");
+        CUSPEC__RETURN_IF(overlap(c->index, index_bytes, in[i], in_bytes), CUSPEC_ERR_INVALID,
+                          "index overlaps the input %s", i ? "b" : "a");
+    }
+    CUSPEC__RETURN_IF(overlap(c->value, value_bytes, c->index, index_bytes), CUSPEC_ERR_INVALID,
+                      "value and index overlap");
+    return CUSPEC_OK;
+}
+
+/* The pointers, against the context's device: in (and b) when read, the
+ * outputs when written. */
+static int check_pointers(cuspec_ctx *ctx, const struct cuspec__axis_call *c, int reads)
+{
+    size_t size = cuspec_dtype_size(c->dtype);
+    int dot = c->kop == CUSPEC__AXIS_DOT, rc = CUSPEC_OK;
+    if (reads)
+        rc = cuspec__check_pointer(ctx, c->a, size, dot ? "a" : "in");
+    if (rc == CUSPEC_OK && reads && dot)
+        rc = cuspec__check_pointer(ctx, c->b, size, "b");
+    if (rc == CUSPEC_OK && c->value != 0)
+        rc = cuspec__check_pointer(ctx, c->value,
+                                   cuspec_dtype_size(cuspec__axis_out_dtype(c->kop, c->dtype)),
+                                   dot ? "out" : "value");
+    if (rc == CUSPEC_OK && c->index != 0)
+        rc = cuspec__check_pointer(ctx, c->index, 8, "index");
+    return rc;
+}
+
+int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_call *c,
+                      const cuspec_matrix *shape, void *stream)
+{
+    CUSPEC__RETURN_IF(ctx == NULL || shape == NULL, CUSPEC_ERR_INVALID, "%s: %s is NULL", what,
+                      ctx == NULL ? "ctx" : "shape");
+    c->rows = shape->rows;
+    c->cols = shape->cols;
+    c->ld = shape->ld;
+    c->batch = shape->batch;
+    c->stride = shape->batch > 1 ? shape->batch_stride : 0;
+    unsigned long long results = 0;
+    int rc = cuspec__axis_check(c, &results);
+    if (rc != CUSPEC_OK)
+        return cuspec__fail_context(rc, "%s", what);
+    if (results == 0)
+        return CUSPEC_OK; /* no work */
+    int pushed;
+    rc = cuspec__ctx_enter(ctx, &pushed);
+    if (rc != CUSPEC_OK)
+        return rc;
+    rc = check_pointers(ctx, c, (c->rows_axis ? c->cols : c->rows) > 0);
+    if (rc == CUSPEC_OK) {
+        struct cuspec__variant v;
+        struct cuspec__spec spec = {.family = c->rows_axis ? CUSPEC__FAM_REDUCE_ROWS
+                                                           : CUSPEC__FAM_REDUCE_COLS,
+                                    .op = c->kop,
+                                    .dtype = c->dtype,
+                                    .rows = c->rows * (c->rows_axis ? c->batch : 1),
+                                    .cols = c->cols};
+        cuspec__ops(spec.family)->choose(ctx, &spec, &v);
+        rc = cuspec__axis_run(ctx, &v, &spec, c, (CUstream)stream, NULL);
+    } else {
+        rc = cuspec__fail_context(rc, "%s", what);
+    }
+    cuspec__ctx_leave(ctx, pushed);
+    return rc;
+}
+
+int cuspec_reduce_rows(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in,
+                       const cuspec_matrix *shape, cuspec_devptr value, cuspec_devptr index,
+                       void *stream)
+{
+    /* Dot is an op of the kernel, not of this call (it takes two inputs). */
+    struct cuspec__axis_call c = {.rows_axis = 1,
+                                  .kop = op == -1 ? -1 : cuspec__axis_op(op),
+                                  .dtype = dtype,
+                                  .a = in,
+                                  .value = value,
+                                  .index = index};
+    return cuspec__axis_call(ctx, "cuspec_reduce_rows", &c, shape, stream);
+}
+
+int cuspec_reduce_cols(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in,
+                       const cuspec_matrix *shape, cuspec_devptr value, cuspec_devptr index,
+                       void *stream)
+{
+    struct cuspec__axis_call c = {.rows_axis = 0,
+                                  .kop = op == -1 ? -1 : cuspec__axis_op(op),
+                                  .dtype = dtype,
+                                  .a = in,
+                                  .value = value,
+                                  .index = index};
+    return cuspec__axis_call(ctx, "cuspec_reduce_cols", &c, shape, stream);
+}
+
+int cuspec_dot_rows(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec_devptr b,
+                    const cuspec_matrix *shape, cuspec_devptr out, void *stream)
+{
+    struct cuspec__axis_call c = {
+        .rows_axis = 1, .kop = CUSPEC__AXIS_DOT, .dtype = dtype, .a = a, .b = b, .value = out};
+    return cuspec__axis_call(ctx, "cuspec_dot_rows", &c, shape, stream);
+}
+
+int cuspec_dot_cols(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec_devptr b,
+                    const cuspec_matrix *shape, cuspec_devptr out, void *stream)
+{
+    struct cuspec__axis_call c = {
+        .rows_axis = 0, .kop = CUSPEC__AXIS_DOT, .dtype = dtype, .a = a, .b = b, .value = out};
+    return cuspec__axis_call(ctx, "cuspec_dot_cols", &c, shape, stream);
+}

@@ -1,0 +1,313 @@
+/* The axis reduction families' operation hooks (ops.h): their public spec
+ * (rows, cols and the leading dimension of one matrix), their size buckets
+ * (log2 of rows and of cols, never crossing a shape class), the parameters
+ * a call picks, and how a workload runs one and checks it against the
+ * CPU's answer. */
+#include "reduce_axis.h"
+#include "catalogue.h"
+#include "error.h"
+#include "params.h"
+#include "text.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int from_public(const cuspec_tune_spec *in, struct cuspec__spec *s)
+{
+    s->op = cuspec__axis_op(in->op);
+    s->dtype = in->dtype;
+    s->rows = in->rows;
+    s->cols = in->cols;
+    s->ld_in = in->ld_in ? in->ld_in : in->cols;
+    const char *name = cuspec_dtype_name(in->dtype);
+    CUSPEC__RETURN_IF(cuspec__axis_out_dtype(s->op, in->dtype) == 0, CUSPEC_ERR_INVALID,
+                      "%s does not take op %d on dtype %s", in->family, in->op, name ? name : "?");
+    CUSPEC__RETURN_IF(in->rows == 0 || in->cols == 0, CUSPEC_ERR_INVALID,
+                      "a dimension is 0: nothing to tune");
+    CUSPEC__RETURN_IF(s->ld_in < s->cols, CUSPEC_ERR_INVALID, "ld (%llu) is less than cols (%llu)",
+                      s->ld_in, s->cols);
+    unsigned long long bytes;
+    CUSPEC__RETURN_IF(__builtin_mul_overflow(s->rows, s->ld_in, &bytes) ||
+                          __builtin_mul_overflow(bytes, cuspec_dtype_size(s->dtype), &bytes) ||
+                          bytes > SIZE_MAX,
+                      CUSPEC_ERR_INVALID,
+                      "a %llux%llu matrix with leading dimension %llu does not "
+                      "fit in memory",
+                      s->rows, s->cols, s->ld_in);
+    return CUSPEC_OK;
+}
+
+static int bucket(const struct cuspec__spec *s)
+{
+    return cuspec__log2_floor(s->rows) << 8 | cuspec__log2_floor(s->cols);
+}
+
+static void bucket_text(int bucket, char *buf, size_t size)
+{
+    snprintf(buf, size, "rows=2^%d cols=2^%d", bucket >> 8, bucket & 0xff);
+}
+
+static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
+{
+    int r, c;
+    const char *p;
+    int ok = strncmp(text, "rows=2^", 7) == 0 &&
+             (p = cuspec__parse_int(text + 7, ' ', 0, 63, &r)) && strncmp(p, " cols=2^", 8) == 0 &&
+             cuspec__parse_int(p + 8, '\0', 0, 63, &c);
+    CUSPEC__RETURN_IF(!ok, CUSPEC_ERR_CORRUPT,
+                      "a record names bucket '%s' (rows=2^R cols=2^C, R and C from 0 to 63)", text);
+    *bucket = r << 8 | c;
+    s->rows = 1ULL << r;
+    s->cols = 1ULL << c;
+    return CUSPEC_OK;
+}
+
+/* Rows and cols together, in the same shape class: a record made for
+ * another class's kernel choice never serves this one. */
+static int nearby_in(int family, int bucket, int d, int (*fn)(int bucket, void *user), void *user)
+{
+    int rb = bucket >> 8, cb = bucket & 0xff;
+    int cls = cuspec__axis_class(family, rb, cb);
+    for (int dr = -d; dr <= d; dr++) {
+        int rest = d - abs(dr);
+        for (int sign = -1; sign <= 1; sign += 2) {
+            int nr = rb + dr, nc = cb + sign * rest, rc;
+            if (nr < 0 || nc < 0 || nr > 63 || nc > 63 || (rest == 0 && sign > 0) ||
+                cuspec__axis_class(family, nr, nc) != cls)
+                continue;
+            if ((rc = fn(nr << 8 | nc, user)) != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int nearby_rows(int bucket, int d, int (*fn)(int bucket, void *user), void *user)
+{
+    return nearby_in(CUSPEC__FAM_REDUCE_ROWS, bucket, d, fn, user);
+}
+
+static int nearby_cols(int bucket, int d, int (*fn)(int bucket, void *user), void *user)
+{
+    return nearby_in(CUSPEC__FAM_REDUCE_COLS, bucket, d, fn, user);
+}
+
+static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
+{
+    memset(v, 0, sizeof *v);
+    int from_record = cuspec__tuned_params(ctx, s, v);
+    cuspec__axis_fit(v, s, from_record);
+    return from_record;
+}
+
+static int is_arg(int kop)
+{
+    return kop == CUSPEC__AXIS_ARGMIN || kop == CUSPEC__AXIS_ARGMAX;
+}
+
+static unsigned long long results_of(const struct cuspec__spec *s)
+{
+    return s->family == CUSPEC__FAM_REDUCE_ROWS ? s->rows : s->cols;
+}
+
+/* The output: the values, then (argmin/argmax) the indices from the next
+ * 8-byte boundary. */
+static size_t values_bytes(const struct cuspec__spec *s)
+{
+    size_t bytes = results_of(s) * cuspec_dtype_size(cuspec__axis_out_dtype(s->op, s->dtype));
+    return (bytes + 7) / 8 * 8;
+}
+
+static void io(const struct cuspec__spec *s, struct cuspec__io *io)
+{
+    unsigned inputs = s->op == CUSPEC__AXIS_DOT ? 2 : 1;
+    size_t size = cuspec_dtype_size(s->dtype);
+    *io =
+        (struct cuspec__io){.inputs = inputs,
+                            .in_bytes = size * s->rows * s->ld_in,
+                            .out_bytes = values_bytes(s) + (is_arg(s->op) ? 8 * results_of(s) : 0),
+                            .values = 1,
+                            .moved = (double)size * s->rows * s->cols * inputs};
+}
+
+static int run(cuspec_ctx *ctx, const struct cuspec__spec *s, const struct cuspec__variant *v,
+               const CUdeviceptr in[2], CUdeviceptr out, CUstream stream,
+               const struct cuspec__scratch *held)
+{
+    int rows_axis = s->family == CUSPEC__FAM_REDUCE_ROWS, dot = s->op == CUSPEC__AXIS_DOT;
+    CUdeviceptr index = is_arg(s->op) ? out + values_bytes(s) : 0;
+    if (v != NULL) {
+        struct cuspec__axis_call c = {.rows_axis = rows_axis,
+                                      .kop = s->op,
+                                      .dtype = s->dtype,
+                                      .a = in[0],
+                                      .b = dot ? in[1] : 0,
+                                      .value = out,
+                                      .index = index,
+                                      .rows = s->rows,
+                                      .cols = s->cols,
+                                      .ld = s->ld_in,
+                                      .batch = 1};
+        struct cuspec__variant use = *v;
+        return cuspec__axis_run(ctx, &use, NULL, &c, stream, held);
+    }
+    cuspec_matrix m = {s->rows, s->cols, s->ld_in, 1, 0};
+    if (dot)
+        return rows_axis ? cuspec_dot_rows(ctx, s->dtype, in[0], in[1], &m, out, stream)
+                         : cuspec_dot_cols(ctx, s->dtype, in[0], in[1], &m, out, stream);
+    return rows_axis ? cuspec_reduce_rows(ctx, s->op, s->dtype, in[0], &m, out, index, stream)
+                     : cuspec_reduce_cols(ctx, s->op, s->dtype, in[0], &m, out, index, stream);
+}
+
+/* ## The CPU's answer */
+
+struct answer {
+    size_t index; /* min, max, arg: the element that wins (its place in the input) */
+    double sum, mag;
+    uint64_t bits; /* integer sums and dots, modulo 2^64 */
+};
+
+static int is_float(int dtype)
+{
+    return dtype == CUSPEC_F32 || dtype == CUSPEC_F64;
+}
+
+static double get_f(const void *x, int dtype, size_t i)
+{
+    return dtype == CUSPEC_F32 ? ((const float *)x)[i] : ((const double *)x)[i];
+}
+
+/* Element i widened to 64 bits the way the kernel accumulates it. */
+static uint64_t get_i(const void *x, int dtype, size_t i)
+{
+    switch (dtype) {
+    case CUSPEC_I32:
+        return (uint64_t)(int64_t)((const int32_t *)x)[i];
+    case CUSPEC_U32:
+        return ((const uint32_t *)x)[i];
+    default:
+        return ((const uint64_t *)x)[i];
+    }
+}
+
+/* Element i beats element j (an earlier one) for min (or max): a NaN wins
+ * over a number, then the strictly better value. */
+static int beats(const void *x, int dtype, int max, size_t i, size_t j)
+{
+    if (is_float(dtype)) {
+        double a = get_f(x, dtype, i), b = get_f(x, dtype, j);
+        if (isnan(a) || isnan(b))
+            return isnan(a) && !isnan(b);
+        return max ? a > b : a < b;
+    }
+    if (dtype == CUSPEC_U32 || dtype == CUSPEC_U64)
+        return max ? get_i(x, dtype, i) > get_i(x, dtype, j)
+                   : get_i(x, dtype, i) < get_i(x, dtype, j);
+    int64_t a = (int64_t)get_i(x, dtype, i), b = (int64_t)get_i(x, dtype, j);
+    return max ? a > b : a < b;
+}
+
+/* Kept per workload: candidates are checked against it, not each other. */
+static void *reference(const struct cuspec__spec *s, const void *const in[2])
+{
+    unsigned long long results = results_of(s);
+    int rows_axis = s->family == CUSPEC__FAM_REDUCE_ROWS;
+    unsigned long long length = rows_axis ? s->cols : s->rows;
+    unsigned long long along = rows_axis ? 1 : s->ld_in, across = rows_axis ? s->ld_in : 1;
+    struct answer *ans = calloc(results ? results : 1, sizeof *ans);
+    if (ans == NULL)
+        return NULL;
+    for (unsigned long long o = 0; o < results; o++) {
+        struct answer *r = &ans[o];
+        size_t first = o * across;
+        r->index = first;
+        for (unsigned long long e = 0; e < length; e++) {
+            size_t i = first + e * along;
+            if (s->op == CUSPEC__AXIS_SUM || s->op == CUSPEC__AXIS_DOT) {
+                int dot = s->op == CUSPEC__AXIS_DOT;
+                if (is_float(s->dtype)) {
+                    double x = get_f(in[0], s->dtype, i) * (dot ? get_f(in[1], s->dtype, i) : 1);
+                    r->sum += x;
+                    r->mag += fabs(x);
+                } else {
+                    r->bits += get_i(in[0], s->dtype, i) * (dot ? get_i(in[1], s->dtype, i) : 1);
+                }
+            } else if (e > 0 && beats(in[0], s->dtype,
+                                      s->op == CUSPEC__AXIS_MAX || s->op == CUSPEC__AXIS_ARGMAX, i,
+                                      r->index)) {
+                r->index = i;
+            }
+        }
+    }
+    return ans;
+}
+
+/* The output read back against the CPU's: exact but for float sums, which
+ * may be off by the bound cuspec.h gives. */
+static void compare(const struct cuspec__spec *s, const void *ref, const void *const in[2],
+                    const void *got, int *correct, double *error)
+{
+    const struct answer *ans = ref;
+    unsigned long long results = results_of(s);
+    int rows_axis = s->family == CUSPEC__FAM_REDUCE_ROWS;
+    unsigned long long length = rows_axis ? s->cols : s->rows;
+    unsigned long long along = rows_axis ? 1 : s->ld_in;
+    size_t size = cuspec_dtype_size(s->dtype);
+    const int64_t *index = (const int64_t *)((const char *)got + values_bytes(s));
+    double eps = s->dtype == CUSPEC_F32 ? 0x1p-24 : 0x1p-53;
+    *correct = 1;
+    *error = 0;
+    for (unsigned long long o = 0; o < results && *correct; o++) {
+        const struct answer *r = &ans[o];
+        if (s->op != CUSPEC__AXIS_SUM && s->op != CUSPEC__AXIS_DOT) {
+            *correct = memcmp((const char *)got + o * size, (const char *)in[0] + r->index * size,
+                              size) == 0;
+            if (is_arg(s->op))
+                *correct &=
+                    (uint64_t)index[o] == (r->index - (rows_axis ? o * s->ld_in : o)) / along;
+        } else if (is_float(s->dtype)) {
+            double g = s->dtype == CUSPEC_F32 ? ((const float *)got)[o] : ((const double *)got)[o];
+            double diff = fabs(g - r->sum), e = r->mag > 0 ? diff / r->mag : diff;
+            *error = e > *error ? e : *error;
+            *correct = e <= ((double)length / 8 + 64) * eps; /* the bound in cuspec.h */
+        } else {
+            *correct = memcmp((const char *)got + o * 8, &r->bits, 8) == 0;
+        }
+    }
+}
+
+static const char *const op_names[CUSPEC__AXIS_N_OPS] = {"sum",    "min",    "max",
+                                                         "argmin", "argmax", "dot"};
+
+const struct cuspec__family_ops cuspec__axis_rows_ops = {
+    .from_public = from_public,
+    .bucket = bucket,
+    .bucket_text = bucket_text,
+    .bucket_parse = bucket_parse,
+    .nearby = nearby_rows,
+    .op_names = op_names,
+    .choose = choose,
+    .io = io,
+    .run = run,
+    .scratch = 1,
+    .reference = reference,
+    .compare = compare,
+};
+
+const struct cuspec__family_ops cuspec__axis_cols_ops = {
+    .from_public = from_public,
+    .bucket = bucket,
+    .bucket_text = bucket_text,
+    .bucket_parse = bucket_parse,
+    .nearby = nearby_cols,
+    .op_names = op_names,
+    .choose = choose,
+    .io = io,
+    .run = run,
+    .scratch = 1,
+    .reference = reference,
+    .compare = compare,
+};

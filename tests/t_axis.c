@@ -1,0 +1,304 @@
+/* Axis reductions without a GPU: the argument checks, what each op writes,
+ * the record buckets (text, parse, nearest within a shape class), the
+ * record-free choice for every shape class, and the template's element
+ * types compiled by NVRTC for sm_75 and sm_90. */
+#include "reduce_axis.h"
+#include "catalogue.h"
+#include "image.h"
+#include "jit.h"
+#include "template.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+/* A valid call: argmax over the rows of two 100 x 30 matrices, ld 32. */
+static struct cuspec__axis_call good_call(void)
+{
+    struct cuspec__axis_call c = {.rows_axis = 1,
+                                  .kop = CUSPEC__AXIS_ARGMAX,
+                                  .dtype = CUSPEC_F32,
+                                  .a = 0x100000,
+                                  .value = 0x900000,
+                                  .index = 0xa00000,
+                                  .rows = 100,
+                                  .cols = 30,
+                                  .ld = 32,
+                                  .stride = 3200,
+                                  .batch = 2};
+    return c;
+}
+
+/* c is refused, and the detail names what is wrong. */
+static void refused(struct cuspec__axis_call c, const char *why)
+{
+    unsigned long long results;
+    CHECK_INT_EQ(cuspec__axis_check(&c, &results), CUSPEC_ERR_INVALID);
+    CHECK_STR_CONTAINS(cuspec_last_error(), why);
+}
+
+TEST(argument_checks)
+{
+    unsigned long long results = 0;
+    struct cuspec__axis_call c = good_call();
+    CHECK_INT_EQ(cuspec__axis_check(&c, &results), CUSPEC_OK);
+    CHECK_UINT_EQ(results, 200);
+    c.rows_axis = 0;
+    CHECK_INT_EQ(cuspec__axis_check(&c, &results), CUSPEC_OK);
+    CHECK_UINT_EQ(results, 60);
+
+    c = good_call();
+    c.ld = 29;
+    refused(c, "ld (29) is less than cols (30)");
+    c = good_call();
+    c.batch = 0;
+    refused(c, "batch is 0");
+    c = good_call();
+    c.kop = -1;
+    refused(c, "unknown op");
+    c = good_call();
+    c.dtype = CUSPEC_F16; /* not (yet) among the families' dtypes */
+    refused(c, "dtype 11 (f16) is not supported");
+    c = good_call();
+    c.dtype = 99;
+    refused(c, "dtype 99 (unknown)");
+    c = good_call();
+    c.value = c.index = 0;
+    refused(c, "value and index are both NULL");
+    c = good_call();
+    c.cols = 0;
+    refused(c, "argmin/argmax of empty rows (cols is 0)");
+    c = good_call();
+    c.rows_axis = 0;
+    c.rows = 0;
+    refused(c, "argmin/argmax of empty columns (rows is 0)");
+    c = good_call();
+    c.kop = CUSPEC__AXIS_SUM;
+    refused(c, "index is only written by CUSPEC_ARGMIN and CUSPEC_ARGMAX");
+    c.index = 0;
+    c.value = 0;
+    refused(c, "value is NULL");
+    c.kop = CUSPEC__AXIS_DOT;
+    c.b = 0x500000;
+    refused(c, "out is NULL");
+    c = good_call();
+    c.rows = 1ULL << 40;
+    c.ld = 1ULL << 40;
+    refused(c, "extent overflows 64 bits");
+    c = good_call();
+    c.batch = 1ULL << 62;
+    refused(c, "batch * rows overflows 64 bits");
+    c = good_call();
+    c.value = c.a + 64; /* inside the first matrix */
+    refused(c, "value overlaps the input a");
+    c = good_call();
+    c.index = c.value + 400; /* the values end at value + 200 * 4 */
+    refused(c, "value and index overlap");
+    c = good_call();
+    c.kop = CUSPEC__AXIS_DOT;
+    c.index = 0;
+    c.b = 0x200000;
+    c.value = c.b + 4000;
+    refused(c, "value overlaps the input b");
+
+    /* Empty reductions write the identity; no results is no work. */
+    c = good_call();
+    c.kop = CUSPEC__AXIS_MIN;
+    c.index = 0;
+    c.cols = 0;
+    c.a = 0;
+    CHECK_INT_EQ(cuspec__axis_check(&c, &results), CUSPEC_OK);
+    CHECK_UINT_EQ(results, 200);
+    c = good_call();
+    c.rows = 0;
+    c.a = c.value = 0;
+    CHECK_INT_EQ(cuspec__axis_check(&c, &results), CUSPEC_OK);
+    CHECK_UINT_EQ(results, 0);
+
+    /* The public calls refuse before anything needs a device. */
+    cuspec_matrix m = {10, 10, 10, 1, 0};
+    CHECK_INT_EQ(cuspec_reduce_rows(NULL, CUSPEC_SUM, CUSPEC_F32, 1, &m, 2, 0, NULL),
+                 CUSPEC_ERR_INVALID);
+    CHECK_STR_CONTAINS(cuspec_last_error(), "cuspec_reduce_rows: ctx is NULL");
+    CHECK_INT_EQ(cuspec_dot_cols(NULL, CUSPEC_F32, 1, 2, NULL, 3, NULL), CUSPEC_ERR_INVALID);
+}
+
+TEST(what_each_op_writes)
+{
+    static const int dtypes[] = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32};
+    for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++) {
+        int d = dtypes[i];
+        /* sums, min, max and dots as cuspec_reduce writes them */
+        CHECK_INT_EQ(cuspec__axis_out_dtype(CUSPEC__AXIS_SUM, d), cuspec_reduce_out_dtype(0, d));
+        CHECK_INT_EQ(cuspec__axis_out_dtype(CUSPEC__AXIS_MIN, d), cuspec_reduce_out_dtype(1, d));
+        CHECK_INT_EQ(cuspec__axis_out_dtype(CUSPEC__AXIS_MAX, d), cuspec_reduce_out_dtype(2, d));
+        CHECK_INT_EQ(cuspec__axis_out_dtype(CUSPEC__AXIS_DOT, d), cuspec_reduce_out_dtype(-1, d));
+        CHECK_INT_EQ(cuspec__axis_out_dtype(CUSPEC__AXIS_ARGMIN, d), d);
+        CHECK_INT_EQ(cuspec__axis_out_dtype(CUSPEC__AXIS_ARGMAX, d), d);
+    }
+    CHECK_INT_EQ(cuspec__axis_op(CUSPEC_ARGMAX), CUSPEC__AXIS_ARGMAX);
+    CHECK_INT_EQ(cuspec__axis_op(-1), CUSPEC__AXIS_DOT);
+    CHECK_INT_EQ(cuspec__axis_op(5), -1);
+}
+
+static int collect_bucket(int bucket, void *user)
+{
+    int *list = user;
+    list[++list[0]] = bucket;
+    return 0;
+}
+
+TEST(record_buckets)
+{
+    const int fams[] = {CUSPEC__FAM_REDUCE_ROWS, CUSPEC__FAM_REDUCE_COLS};
+    for (int f = 0; f < 2; f++) {
+        const struct cuspec__family_ops *ops = cuspec__ops(fams[f]);
+        CHECK(ops != NULL);
+        struct cuspec__spec s = {.family = fams[f], .rows = 8192, .cols = 1000};
+        int b = ops->bucket(&s), back;
+        char text[64];
+        ops->bucket_text(b, text, sizeof text);
+        CHECK_STR_EQ(text, "rows=2^13 cols=2^9");
+        struct cuspec__spec parsed = {0};
+        CHECK_INT_EQ(ops->bucket_parse(text, &back, &parsed), CUSPEC_OK);
+        CHECK_INT_EQ(back, b);
+        CHECK_UINT_EQ(parsed.rows, 8192);
+        CHECK_UINT_EQ(parsed.cols, 512);
+        static const char *const bad[] = {"rows=2^64 cols=2^1", "rows=2^3", "n=2^20",
+                                          "rows=2^3 cols=2^3 align=4", ""};
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+            CHECK_INT_EQ(ops->bucket_parse(bad[i], &back, &parsed), CUSPEC_ERR_CORRUPT);
+    }
+    /* Nearest buckets: rows and cols together, one power of two away. */
+    int near[64] = {0};
+    const struct cuspec__family_ops *cols = cuspec__ops(CUSPEC__FAM_REDUCE_COLS);
+    cols->nearby(13 << 8 | 13, 1, collect_bucket, near);
+    CHECK_INT_EQ(near[0], 4);
+    /* A rows record never serves another shape class: from short rows
+     * (2^20 x 2^6) the long rows a power of two away are not offered. */
+    const struct cuspec__family_ops *rows = cuspec__ops(CUSPEC__FAM_REDUCE_ROWS);
+    memset(near, 0, sizeof near);
+    rows->nearby(20 << 8 | 6, 1, collect_bucket, near);
+    CHECK_INT_EQ(near[0], 3);
+    for (int i = 1; i <= near[0]; i++)
+        CHECK_INT_LT(near[i] & 0xff, 7);
+    /* nor, from many long rows (2^11 x 2^10), few ones */
+    memset(near, 0, sizeof near);
+    rows->nearby(11 << 8 | 10, 2, collect_bucket, near);
+    for (int i = 1; i <= near[0]; i++)
+        CHECK_INT_GE(near[i] >> 8, 11);
+    CHECK_INT_GE(near[0], 3);
+}
+
+/* The distinct kernels among record-free choices. */
+struct kernels {
+    struct cuspec__variant v[16];
+    unsigned n, choices;
+};
+
+static int add_kernel(const struct cuspec__variant *v, void *user)
+{
+    struct kernels *k = user;
+    struct cuspec__variant kernel;
+    cuspec__variant_kernel(v, &kernel);
+    k->choices++;
+    for (unsigned i = 0; i < k->n; i++)
+        if (memcmp(&k->v[i], &kernel, sizeof kernel) == 0)
+            return 0;
+    if (k->n < 16)
+        k->v[k->n++] = kernel;
+    return 0;
+}
+
+/* The record-free kernel and launch of a call on rows x cols. */
+static struct cuspec__variant chosen(int family, int dtype, unsigned long long rows,
+                                     unsigned long long cols)
+{
+    struct cuspec__spec s = {
+        .family = family, .op = CUSPEC__AXIS_SUM, .dtype = dtype, .rows = rows, .cols = cols};
+    struct cuspec__variant v;
+    cuspec__variant_choose(&s, 90, &v);
+    CHECK(cuspec__variant_legal(&v));
+    return v;
+}
+
+TEST(selection_covers_every_shape_class)
+{
+    const int R = CUSPEC__FAM_REDUCE_ROWS, C = CUSPEC__FAM_REDUCE_COLS;
+    /* short rows: the fewest lanes whose 16-byte vectors cover a row */
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 1).p[P_LANES], 1);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 7).p[P_LANES], 2);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 32).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F64, 1 << 20, 32).p[P_LANES], 16);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 127).p[P_LANES], 32);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 3, 7).p[P_LANES], 2);
+    /* many long rows: a warp each; few: the block (split at launch) */
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 8192, 8192).p[P_LANES], 32);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 65536, 1024).p[P_LANES], 32);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 32, 1 << 20).p[P_LANES], 0);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1, 1000).p[P_LANES], 0);
+    struct cuspec__variant v = chosen(R, CUSPEC_F32, 8192, 8192);
+    CHECK_INT_EQ(v.p[P_VEC], 4);
+    CHECK_INT_EQ(v.p[P_BLOCK], 256);
+    /* columns: 128-byte strips in tall matrices, blocks of 1024 */
+    v = chosen(C, CUSPEC_F32, 8192, 8192);
+    CHECK_INT_EQ(v.p[P_LANES], 8);
+    CHECK_INT_EQ(v.p[P_BLOCK], 1024);
+    v = chosen(C, CUSPEC_F64, 1 << 20, 32);
+    CHECK_INT_EQ(v.p[P_LANES], 8);
+    CHECK_INT_EQ(v.p[P_VEC], 2);
+    /* narrower where the matrix is */
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 1).p[P_LANES], 1);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 4);
+    /* wider, in blocks of 256, where rows are few */
+    v = chosen(C, CUSPEC_F32, 32, 1 << 20);
+    CHECK_INT_EQ(v.p[P_LANES], 32);
+    CHECK_INT_EQ(v.p[P_BLOCK], 256);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 1000).p[P_LANES], 32);
+    /* the classes give one rows kernel and two column kernels (blocks of
+     * 256 and 1024) per dtype and op: what the prebuilt store holds */
+    for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
+        struct kernels k = {0};
+        cuspec__family_choices(R, CUSPEC_I64, op, 90, add_kernel, &k);
+        CHECK_UINT_EQ(k.n, 1);
+        CHECK_UINT_LE(7, k.choices); /* short rows of 1..32 lanes, a warp, the block */
+        memset(&k, 0, sizeof k);
+        cuspec__family_choices(C, CUSPEC_I64, op, 90, add_kernel, &k);
+        CHECK_UINT_EQ(k.n, 2);
+    }
+}
+
+/* The template's element types beyond the families' (f16, bf16, small and
+ * 64-bit unsigned integers), each op: one table entry away. */
+TEST(template_takes_every_element_type)
+{
+    const struct cuspec__file *t = cuspec__template("reduce_axis.cuh", NULL);
+    CHECK(t != NULL);
+    static const char *const names[] = {
+        "cuspec_reduce_rows<cuspec_axis::f16, 3, 256, 8, 4>",
+        "cuspec_reduce_cols<cuspec_axis::bf16, 0, 1024, 8, 4>",
+        "cuspec_reduce_rows<signed char, 5, 256, 16, 4>",
+        "cuspec_reduce_cols<unsigned short, 4, 256, 8, 4>",
+        "cuspec_reduce_rows<unsigned long long, 2, 128, 2, 2>",
+        "cuspec_reduce_cols<float, 4, 1024, 4, 4>",
+    };
+    static const int archs[] = {75, 90};
+    for (size_t i = 0; t != NULL && i < sizeof names / sizeof *names; i++)
+        for (size_t a = 0; a < 2; a++) {
+            struct cuspec__image img;
+            char version[16];
+            int rc = cuspec__jit(t, names[i], archs[a], &img, version);
+            if (rc == CUSPEC_ERR_NO_NVRTC) {
+                printf("# no NVRTC: %s not compiled\n", names[i]);
+                continue;
+            }
+            if (rc != CUSPEC_OK)
+                printf("# %s for sm_%d: %s\n", names[i], archs[a], cuspec_last_error());
+            CHECK_INT_EQ(rc, CUSPEC_OK);
+            if (rc == CUSPEC_OK)
+                cuspec__image_free(&img);
+        }
+}
+
+TAP_MAIN(TAP_ENTRY(argument_checks), TAP_ENTRY(what_each_op_writes), TAP_ENTRY(record_buckets),
+         TAP_ENTRY(selection_covers_every_shape_class),
+         TAP_ENTRY(template_takes_every_element_type))

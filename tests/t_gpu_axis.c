@@ -1,0 +1,519 @@
+/* GPU: reductions along an axis against a CPU reference.
+ *
+ * Through the public API: every op (sum, min, max, argmin, argmax, dot) x
+ * dtype x axis on 1x1, 1x1000, 1000x1, 3x7, 1048576x32 and 32x1048576
+ * (split over blocks), 8192x8192 for f32 and i32, with ld > cols (pitched)
+ * and batches (contiguous and strided), the input 1 element into its
+ * allocation; integers exact, floats within the bound cuspec.h states
+ * (values are multiples of 1/4 in [-2, 2], whose sums are exact in f64 and
+ * tie often); the output past the results untouched. Then argmin/argmax
+ * ties and NaNs (the first NaN wins, also across split blocks), empty
+ * reductions (the identity), bad arguments, a sample of non-default
+ * parameters (every lanes and tx value, blocks of 128 and 1024, scalar and
+ * vector loads, 1 and 4 items) through cuspec__axis_run, and split
+ * reductions captured in a CUDA graph replayed 100 times, unchanged.
+ *
+ * One process, one context; kernels compiled into a private store. */
+#include "gpu.h"
+#include "gpu_cases.h"
+#include "reduce_axis.h"
+#include "params.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const int dtypes[] = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32};
+#define N_DTYPES (sizeof dtypes / sizeof *dtypes)
+static const char *const op_names[] = {"sum", "min", "max", "argmin", "argmax", "dot"};
+
+#define MAX_ELEMS ((size_t)(1u << 25) + 4096) /* per input, 8-byte elements at most */
+#define MAX_RESULTS ((size_t)(1u << 20) + 64)
+#define GUARD 256 /* poisoned bytes after the results */
+#define POISON 0xA5
+
+static CUdeviceptr d_in[2], d_value, d_index;
+static unsigned char *h_in[2], *h_value, *h_index;
+
+/* ## Values: multiples of 1/4 in [-2, 2] for floats (exact sums, many ties),
+ * small integers or (one in eight) any of the type's for integers. */
+static void fill(unsigned char *buf, int dtype, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = rng_next();
+        int64_t small = (int64_t)(r % 17) - 8;
+        switch (dtype) {
+        case CUSPEC_F32:
+            ((float *)buf)[i] = (float)small / 4;
+            break;
+        case CUSPEC_F64:
+            ((double *)buf)[i] = (double)small / 4;
+            break;
+        case CUSPEC_I32:
+        case CUSPEC_U32:
+            ((uint32_t *)buf)[i] = (r >> 8) % 8 ? (uint32_t)(small + 8) : (uint32_t)(r >> 32);
+            break;
+        default:
+            ((uint64_t *)buf)[i] = (r >> 8) % 8 ? (uint64_t)small : rng_next();
+        }
+    }
+}
+
+static double get_f(const void *x, int dtype, size_t i)
+{
+    return dtype == CUSPEC_F32 ? ((const float *)x)[i] : ((const double *)x)[i];
+}
+
+static uint64_t get_i(const void *x, int dtype, size_t i)
+{
+    switch (dtype) {
+    case CUSPEC_I32:
+        return (uint64_t)(int64_t)((const int32_t *)x)[i];
+    case CUSPEC_U32:
+        return ((const uint32_t *)x)[i];
+    default:
+        return ((const uint64_t *)x)[i];
+    }
+}
+
+static int is_float(int dtype)
+{
+    return dtype == CUSPEC_F32 || dtype == CUSPEC_F64;
+}
+
+/* Element i beats the earlier element j for min (max = 0) or max. */
+static int beats(const void *x, int dtype, int max, size_t i, size_t j)
+{
+    if (is_float(dtype)) {
+        double a = get_f(x, dtype, i), b = get_f(x, dtype, j);
+        if (isnan(a) || isnan(b))
+            return isnan(a) && !isnan(b);
+        return max ? a > b : a < b;
+    }
+    if (dtype == CUSPEC_U32 || dtype == CUSPEC_U64)
+        return max ? get_i(x, dtype, i) > get_i(x, dtype, j)
+                   : get_i(x, dtype, i) < get_i(x, dtype, j);
+    int64_t a = (int64_t)get_i(x, dtype, i), b = (int64_t)get_i(x, dtype, j);
+    return max ? a > b : a < b;
+}
+
+/* One call's shape, in elements from the start of the inputs. */
+struct shape {
+    size_t rows, cols, ld, batch, stride, offset;
+};
+
+static size_t extent(const struct shape *s)
+{
+    return s->offset + (s->batch - 1) * s->stride + (s->rows - 1) * s->ld + s->cols;
+}
+
+/* ## One call against the CPU */
+
+static void check_result(int rows_axis, int kop, int dtype, const struct shape *s, size_t o,
+                         const char *what)
+{
+    size_t m = o / (rows_axis ? s->rows : s->cols), k = o % (rows_axis ? s->rows : s->cols);
+    size_t base = s->offset + m * s->stride + (rows_axis ? k * s->ld : k);
+    size_t along = rows_axis ? 1 : s->ld, length = rows_axis ? s->cols : s->rows;
+    size_t size = cuspec_dtype_size(dtype);
+    char where[160];
+    snprintf(where, sizeof where, "%s result %zu", what, o);
+    if (kop == CUSPEC__AXIS_SUM || kop == CUSPEC__AXIS_DOT) {
+        int dot = kop == CUSPEC__AXIS_DOT;
+        if (is_float(dtype)) {
+            double sum = 0, mag = 0;
+            for (size_t e = 0; e < length; e++) {
+                size_t i = base + e * along;
+                double x = get_f(h_in[0], dtype, i) * (dot ? get_f(h_in[1], dtype, i) : 1);
+                sum += x;
+                mag += fabs(x);
+            }
+            double got = dtype == CUSPEC_F32 ? ((float *)h_value)[o] : ((double *)h_value)[o];
+            double eps = dtype == CUSPEC_F32 ? 0x1p-24 : 0x1p-53;
+            if (!(fabs(got - sum) <= ((double)length / 8 + 64) * eps * mag))
+                CASE_FAIL("%s: got %.17g, want %.17g (sum|x| %.6g)", where, got, sum, mag);
+        } else {
+            uint64_t sum = 0, got;
+            for (size_t e = 0; e < length; e++) {
+                size_t i = base + e * along;
+                sum += get_i(h_in[0], dtype, i) * (dot ? get_i(h_in[1], dtype, i) : 1);
+            }
+            memcpy(&got, h_value + 8 * o, 8);
+            if (got != sum)
+                CASE_FAIL("%s: got %llu, want %llu", where, (unsigned long long)got,
+                          (unsigned long long)sum);
+        }
+        return;
+    }
+    int max = kop == CUSPEC__AXIS_MAX || kop == CUSPEC__AXIS_ARGMAX;
+    size_t win = 0;
+    for (size_t e = 1; e < length; e++)
+        if (beats(h_in[0], dtype, max, base + e * along, base + win * along))
+            win = e;
+    const unsigned char *want = h_in[0] + (base + win * along) * size;
+    int nan = is_float(dtype) && isnan(get_f(h_in[0], dtype, base + win * along));
+    int same = nan ? isnan(get_f(h_value, dtype, o)) : memcmp(h_value + o * size, want, size) == 0;
+    if (!same)
+        CASE_FAIL("%s: the value differs from the winner at %zu", where, win);
+    if (kop >= CUSPEC__AXIS_ARGMIN) {
+        int64_t got;
+        memcpy(&got, h_index + 8 * o, 8);
+        if (got != (int64_t)win)
+            CASE_FAIL("%s: index %lld, want %zu", where, (long long)got, win);
+    }
+}
+
+/* Runs one public call on the inputs (uploaded) and checks every result and
+ * the guard after them. */
+static void run_case(int rows_axis, int kop, int dtype, const struct shape *s)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%s %s %s %zux%zu ld %zu batch %zu", rows_axis ? "rows" : "cols",
+             op_names[kop], cuspec_dtype_name(dtype), s->rows, s->cols, s->ld, s->batch);
+    size_t results = s->batch * (rows_axis ? s->rows : s->cols);
+    size_t out_size = cuspec_dtype_size(cuspec__axis_out_dtype(kop, dtype));
+    int arg = kop == CUSPEC__AXIS_ARGMIN || kop == CUSPEC__AXIS_ARGMAX;
+    size_t size = cuspec_dtype_size(dtype);
+    CU_OK(drv->cuMemsetD8(d_value, POISON, results * out_size + GUARD));
+    CU_OK(drv->cuMemsetD8(d_index, POISON, results * 8 + GUARD));
+    cuspec_matrix m = {s->rows, s->cols, s->ld, s->batch, s->stride};
+    CUdeviceptr a = d_in[0] + s->offset * size, b = d_in[1] + s->offset * size;
+    int rc;
+    if (kop == CUSPEC__AXIS_DOT)
+        rc = rows_axis ? cuspec_dot_rows(ctx, dtype, a, b, &m, d_value, NULL)
+                       : cuspec_dot_cols(ctx, dtype, a, b, &m, d_value, NULL);
+    else
+        rc = (rows_axis ? cuspec_reduce_rows : cuspec_reduce_cols)(ctx, kop, dtype, a, &m, d_value,
+                                                                   arg ? d_index : 0, NULL);
+    if (rc != CUSPEC_OK) {
+        CASE_FAIL("%s: %s: %s", what, cuspec_strerror(rc), cuspec_last_error());
+        return;
+    }
+    CU_OK(drv->cuCtxSynchronize());
+    CU_OK(drv->cuMemcpyDtoH(h_value, d_value, results * out_size + GUARD));
+    CU_OK(drv->cuMemcpyDtoH(h_index, d_index, results * 8 + GUARD));
+    check_host_untouched(h_value + results * out_size, GUARD, POISON, "the values' guard");
+    if (arg)
+        check_host_untouched(h_index + results * 8, GUARD, POISON, "the indices' guard");
+    for (size_t o = 0; o < results; o++)
+        check_result(rows_axis, kop, dtype, s, o, what);
+}
+
+/* Fresh inputs, n elements each (all the buffers hold: 0). */
+static void upload(int dtype, size_t n)
+{
+    size_t size = cuspec_dtype_size(dtype);
+    n = n ? n : MAX_ELEMS * 8 / size;
+    for (int k = 0; k < 2; k++) {
+        fill(h_in[k], dtype, n);
+        CU_OK(drv->cuMemcpyHtoD(d_in[k], h_in[k], n * size));
+    }
+}
+
+/* Every op and axis on the shapes; `big`: the large ones too. */
+static void all_ops(int dtype, int big)
+{
+    static const struct shape shapes[] = {
+        {1, 1, 1, 1, 0, 1},
+        {1, 1000, 1000, 1, 0, 1},
+        {1000, 1, 1, 1, 0, 1},
+        {3, 7, 7, 1, 0, 1},
+        {3, 7, 9, 1, 0, 1},      /* pitched */
+        {1000, 33, 37, 1, 0, 1}, /* pitched, odd */
+        {3, 7, 8, 5, 24, 1},     /* a contiguous batch */
+        {5, 70, 72, 3, 401, 1},  /* a strided batch */
+        {40, 3000, 3001, 2, 1 << 17, 1},
+        {1 << 20, 32, 32, 1, 0, 1},      /* short rows, tall columns: split */
+        {32, 1 << 20, 1 << 20, 1, 0, 1}, /* long rows: split; few rows of columns */
+    };
+    group_begin();
+    upload(dtype, 0);
+    for (int axis = 1; axis >= 0; axis--)
+        for (int kop = 0; kop < CUSPEC__AXIS_N_OPS; kop++)
+            for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+                run_case(axis, kop, dtype, &shapes[i]);
+    if (big) {
+        struct shape sq = {8192, 8192, 8192, 1, 0, 1};
+        for (int axis = 1; axis >= 0; axis--) {
+            run_case(axis, CUSPEC__AXIS_SUM, dtype, &sq);
+            run_case(axis, CUSPEC__AXIS_ARGMAX, dtype, &sq);
+        }
+    }
+    group_end();
+}
+
+TEST(f32_every_op_axis_shape)
+{
+    all_ops(CUSPEC_F32, 1);
+}
+TEST(f64_every_op_axis_shape)
+{
+    all_ops(CUSPEC_F64, 0);
+}
+TEST(i32_every_op_axis_shape)
+{
+    all_ops(CUSPEC_I32, 1);
+}
+TEST(i64_every_op_axis_shape)
+{
+    all_ops(CUSPEC_I64, 0);
+}
+TEST(u32_every_op_axis_shape)
+{
+    all_ops(CUSPEC_U32, 0);
+}
+
+/* ## Ties and NaNs */
+
+static void set_f(int dtype, size_t i, double x)
+{
+    if (dtype == CUSPEC_F32)
+        ((float *)h_in[0])[i] = (float)x;
+    else
+        ((double *)h_in[0])[i] = x;
+}
+
+TEST(ties_and_nans)
+{
+    group_begin();
+    for (size_t d = 0; d < 2; d++) {
+        int dtype = dtypes[d];
+        size_t size = cuspec_dtype_size(dtype);
+        /* Long rows (split over blocks) of equal values, NaNs in some: row
+         * r has NaNs at columns 900000 - r and 700000 + r for odd r; even
+         * rows none. */
+        struct shape s = {32, 1 << 20, 1 << 20, 1, 0, 0};
+        for (size_t i = 0; i < extent(&s); i++)
+            set_f(dtype, i, 1.5);
+        for (size_t r = 1; r < 32; r += 2) {
+            set_f(dtype, r * s.ld + 900000 - r, NAN);
+            set_f(dtype, r * s.ld + 700000 + r, NAN);
+        }
+        CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], extent(&s) * size));
+        for (int kop = CUSPEC__AXIS_MIN; kop <= CUSPEC__AXIS_ARGMAX; kop++)
+            run_case(1, kop, dtype, &s);
+        /* The same in columns: a tall matrix, equal values, NaNs in odd columns. */
+        struct shape t = {1 << 20, 32, 32, 1, 0, 0};
+        for (size_t i = 0; i < extent(&t); i++)
+            set_f(dtype, i, -0.25);
+        for (size_t c = 1; c < 32; c += 2) {
+            set_f(dtype, (900000 - c) * t.ld + c, NAN);
+            set_f(dtype, (300000 + 7 * c) * t.ld + c, NAN);
+        }
+        CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], extent(&t) * size));
+        for (int kop = CUSPEC__AXIS_MIN; kop <= CUSPEC__AXIS_ARGMAX; kop++)
+            run_case(0, kop, dtype, &t);
+        /* Ties only: the smallest index of the extreme value. */
+        struct shape u = {100, 3000, 3000, 1, 0, 0};
+        for (size_t i = 0; i < extent(&u); i++)
+            set_f(dtype, i, (double)(rng_next() % 3));
+        CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], extent(&u) * size));
+        for (int axis = 0; axis < 2; axis++)
+            for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++)
+                run_case(axis, kop, dtype, &u);
+    }
+    group_end();
+}
+
+/* ## Empty reductions and bad arguments */
+
+TEST(empty_reductions_write_the_identity)
+{
+    cuspec_matrix rows = {4, 0, 0, 1, 0}, cols = {0, 5, 5, 1, 0};
+    float v[5];
+    CUSPEC_OK_(cuspec_reduce_rows(ctx, CUSPEC_MIN, CUSPEC_F32, 0, &rows, d_value, 0, NULL));
+    CU_OK(drv->cuMemcpyDtoH(v, d_value, 4 * sizeof *v));
+    for (int i = 0; i < 4; i++)
+        CHECK(isinf(v[i]) && v[i] > 0);
+    CUSPEC_OK_(cuspec_reduce_cols(ctx, CUSPEC_MAX, CUSPEC_F32, 0, &cols, d_value, 0, NULL));
+    CU_OK(drv->cuMemcpyDtoH(v, d_value, 5 * sizeof *v));
+    for (int i = 0; i < 5; i++)
+        CHECK(isinf(v[i]) && v[i] < 0);
+    int64_t s[4];
+    CU_OK(drv->cuMemsetD8(d_value, POISON, 64));
+    CUSPEC_OK_(cuspec_reduce_rows(ctx, CUSPEC_SUM, CUSPEC_I32, 0, &rows, d_value, 0, NULL));
+    CU_OK(drv->cuMemcpyDtoH(s, d_value, sizeof s));
+    for (int i = 0; i < 4; i++)
+        CHECK_INT_EQ(s[i], 0);
+    /* No results: no work, even with NULL pointers. */
+    cuspec_matrix none = {0, 10, 10, 1, 0};
+    CUSPEC_OK_(cuspec_reduce_rows(ctx, CUSPEC_ARGMAX, CUSPEC_F32, 0, &none, 0, 0, NULL));
+}
+
+TEST(bad_arguments_rejected)
+{
+    group_begin();
+    cuspec_matrix m = {10, 10, 10, 1, 0};
+    check_refused(
+        cuspec_reduce_rows(ctx, CUSPEC_SUM, CUSPEC_F32, d_in[0] + 2, &m, d_value, 0, NULL),
+        "misaligned in", "in (0x");
+    check_refused(cuspec_reduce_rows(ctx, CUSPEC_SUM, CUSPEC_F32, 0, &m, d_value, 0, NULL),
+                  "NULL in", "in is NULL");
+    check_refused(
+        cuspec_reduce_cols(ctx, CUSPEC_ARGMIN, CUSPEC_F64, d_in[0], &m, d_value + 4, d_index, NULL),
+        "misaligned value", "value (0x");
+    check_refused(cuspec_reduce_cols(ctx, 7, CUSPEC_F64, d_in[0], &m, d_value, 0, NULL),
+                  "unknown op", "unknown op");
+    check_refused(cuspec_dot_rows(ctx, CUSPEC_I32, d_in[0], 0, &m, d_value, NULL), "NULL b",
+                  "b is NULL");
+    m.ld = 9;
+    check_refused(cuspec_reduce_rows(ctx, CUSPEC_SUM, CUSPEC_F32, d_in[0], &m, d_value, 0, NULL),
+                  "ld < cols", "ld (9) is less than cols (10)");
+    group_end();
+}
+
+/* ## Non-default parameters through the variant path */
+
+TEST(variants_sampled)
+{
+    static const struct shape shapes[] = {
+        {1000, 33, 37, 1, 0, 1}, {7, 5000, 5003, 1, 0, 1}, {300, 300, 300, 1, 0, 0}};
+    static const int kops[] = {CUSPEC__AXIS_SUM, CUSPEC__AXIS_ARGMAX, CUSPEC__AXIS_DOT};
+    static const int blocks[] = {128, 1024}, items[] = {1, 4};
+    group_begin();
+    for (size_t d = 0; d < 2; d++) {
+        int dtype = d ? CUSPEC_I64 : CUSPEC_F32;
+        size_t size = cuspec_dtype_size(dtype);
+        upload(dtype, 1 << 22);
+        for (int fam = CUSPEC__FAM_REDUCE_ROWS; fam <= CUSPEC__FAM_REDUCE_COLS; fam++) {
+            const struct cuspec__family *f = cuspec__family(fam);
+            for (size_t o = 0; o < 3; o++)
+                for (size_t si = 0; si < 3; si++)
+                    for (int bi = 0; bi < 2; bi++)
+                        for (int vi = 0; vi < 2; vi++)
+                            for (int ii = 0; ii < 2; ii++)
+                                for (int li = 0; li < f->params[P_LANES].n; li++) {
+                                    const struct shape *s = &shapes[si];
+                                    struct cuspec__variant v = {0};
+                                    v.family = fam;
+                                    v.dtype = dtype;
+                                    v.op = kops[o];
+                                    v.p[P_BLOCK] = blocks[bi];
+                                    v.p[P_VEC] = vi ? 16 / (int)size : 1;
+                                    v.p[P_ITEMS] = items[ii];
+                                    v.p[P_LANES] = f->params[P_LANES].values[li];
+                                    v.p[P_GRID] = li % 2 ? 1 : 0;
+                                    int rows_axis = fam == CUSPEC__FAM_REDUCE_ROWS;
+                                    size_t results = rows_axis ? s->rows : s->cols;
+                                    struct cuspec__axis_call c = {
+                                        .rows_axis = rows_axis,
+                                        .kop = v.op,
+                                        .dtype = dtype,
+                                        .a = d_in[0] + s->offset * size,
+                                        .b = v.op == CUSPEC__AXIS_DOT ? d_in[1] + s->offset * size
+                                                                      : 0,
+                                        .value = d_value,
+                                        .index = v.op == CUSPEC__AXIS_ARGMAX ? d_index : 0,
+                                        .rows = s->rows,
+                                        .cols = s->cols,
+                                        .ld = s->ld,
+                                        .batch = 1};
+                                    int rc = cuspec__axis_run(ctx, &v, NULL, &c, NULL, NULL);
+                                    char name[256], what[400];
+                                    cuspec__variant_name(&v, name, sizeof name);
+                                    snprintf(what, sizeof what, "%s lanes %d grid %d on %zux%zu",
+                                             name, v.p[P_LANES], v.p[P_GRID], s->rows, s->cols);
+                                    if (rc != CUSPEC_OK) {
+                                        CASE_FAIL("%s: %s", what, cuspec_last_error());
+                                        continue;
+                                    }
+                                    CU_OK(drv->cuCtxSynchronize());
+                                    CU_OK(drv->cuMemcpyDtoH(h_value, d_value, results * 8));
+                                    CU_OK(drv->cuMemcpyDtoH(h_index, d_index, results * 8));
+                                    for (size_t r = 0; r < results; r++)
+                                        check_result(rows_axis, v.op, dtype, s, r, what);
+                                }
+        }
+    }
+    group_end();
+}
+
+/* ## Graphs: split reductions captured once, replayed 100 times */
+
+TEST(graph_replayed_100_times)
+{
+    group_begin();
+    upload(CUSPEC_F32, 0);
+    CUstream st;
+    CU_OK(drv->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
+    cuspec_matrix wide = {32, 1 << 20, 1 << 20, 1, 0}, tall = {1 << 20, 32, 32, 1, 0};
+    CUdeviceptr v2 = d_value + 4096, i2 = d_index + 4096;
+    CUgraph g = NULL;
+    CUgraphExec exec = NULL;
+    CU_OK(drv->cuStreamBeginCapture(st, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CUSPEC_OK_(cuspec_reduce_rows(ctx, CUSPEC_SUM, CUSPEC_F32, d_in[0], &wide, d_value, 0, st));
+    CUSPEC_OK_(cuspec_reduce_cols(ctx, CUSPEC_ARGMAX, CUSPEC_F32, d_in[1], &tall, v2, i2, st));
+    CU_OK(drv->cuStreamEndCapture(st, &g));
+    CU_OK(drv->cuGraphInstantiateWithFlags(&exec, g, 0));
+    float first[32], again[32];
+    int64_t first_i[32], again_i[32];
+    for (int round = 0; round < 100 && exec != NULL; round++) {
+        CU_OK(drv->cuMemsetD8Async(d_value, POISON, 8192, st));
+        CU_OK(drv->cuGraphLaunch(exec, st));
+        CU_OK(drv->cuStreamSynchronize(st));
+        CU_OK(drv->cuMemcpyDtoH(round ? again : first, d_value, sizeof first));
+        CU_OK(drv->cuMemcpyDtoH(round ? again_i : first_i, i2, sizeof first_i));
+        if (round &&
+            (memcmp(first, again, sizeof first) || memcmp(first_i, again_i, sizeof first_i)))
+            CASE_FAIL("replay %d differs from the first", round);
+    }
+    /* the first replay against the CPU */
+    struct shape sw = {32, 1 << 20, 1 << 20, 1, 0, 0};
+    memcpy(h_value, first, sizeof first);
+    for (size_t o = 0; o < 32; o++)
+        check_result(1, CUSPEC__AXIS_SUM, CUSPEC_F32, &sw, o, "graph rows sum");
+    if (exec != NULL)
+        drv->cuGraphExecDestroy(exec);
+    if (g != NULL)
+        drv->cuGraphDestroy(g);
+    drv->cuStreamDestroy(st);
+    group_end();
+}
+
+int main(void)
+{
+    if (gpu_cases_setup()) {
+        for (int k = 0; k < 2; k++) {
+            h_in[k] = malloc(MAX_ELEMS * 8);
+            CU_OK(drv->cuMemAlloc(&d_in[k], MAX_ELEMS * 8));
+        }
+        h_value = malloc(MAX_RESULTS * 8 + GUARD);
+        h_index = malloc(MAX_RESULTS * 8 + GUARD);
+        CU_OK(drv->cuMemAlloc(&d_value, MAX_RESULTS * 8 + GUARD));
+        CU_OK(drv->cuMemAlloc(&d_index, MAX_RESULTS * 8 + GUARD));
+        /* The record-free kernels compiled on every core first, not one by one. */
+        cuspec_compile_report rep;
+        CUSPEC_OK_(cuspec_compile("reduce_rows", ctx->arch, 0, 0, NULL, NULL, &rep));
+        CUSPEC_OK_(cuspec_compile("reduce_cols", ctx->arch, 0, 0, NULL, NULL, &rep));
+    }
+    static const struct tap_test tests[] = {
+        TAP_ENTRY(f32_every_op_axis_shape),
+        TAP_ENTRY(f64_every_op_axis_shape),
+        TAP_ENTRY(i32_every_op_axis_shape),
+        TAP_ENTRY(i64_every_op_axis_shape),
+        TAP_ENTRY(u32_every_op_axis_shape),
+        TAP_ENTRY(ties_and_nans),
+        TAP_ENTRY(empty_reductions_write_the_identity),
+        TAP_ENTRY(bad_arguments_rejected),
+        TAP_ENTRY(variants_sampled),
+        TAP_ENTRY(graph_replayed_100_times),
+    };
+    int rc = tap_run(tests, sizeof tests / sizeof *tests);
+    for (int k = 0; k < 2; k++) {
+        if (d_in[k])
+            drv->cuMemFree(d_in[k]);
+        free(h_in[k]);
+    }
+    if (d_value)
+        drv->cuMemFree(d_value);
+    if (d_index)
+        drv->cuMemFree(d_index);
+    free(h_value);
+    free(h_index);
+    if (ctx != NULL) {
+        cuspec__ctx_leave(ctx, ctx_pushed);
+        cuspec_ctx_destroy(ctx);
+    }
+    remove_store();
+    return rc;
+}

@@ -1,0 +1,237 @@
+// peer-axis: reductions along an axis, cuspec against its peers on the same
+// inputs, timed the same way: f32 sum and argmax of a rows x cols matrix, one
+// result per row (rows) or per column (cols), by cuspec_reduce_rows/_cols,
+// CUB's DeviceSegmentedReduce (fixed-size segments: rows only) and, read from
+// the file tools/peer-axis.py writes, PyTorch (torch.sum / torch.argmax along
+// a dim). Each call's input is one of a pool of matrices larger than 256 MB
+// in all (so the L2 holds none), calls captured in a CUDA graph, device time
+// per call. Prints us, GB/s (bytes read), the ratio to the copy ceiling
+// (cudaMemcpy's bytes read + written per second) and the fastest peer's time
+// over cuspec's (> 1: cuspec is faster).
+//
+// Build and run: tools/peer-axis.sh (nvcc, the tree's libcuspec).
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "cuspec.h"
+}
+
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CS(x)                                                                                      \
+    do {                                                                                           \
+        int s_ = (x);                                                                              \
+        if (s_ != CUSPEC_OK) {                                                                     \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cuspec_last_error());       \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static const size_t POOL_BYTES = 256u << 20;
+
+__global__ void fill(float *x, size_t n, unsigned seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned h = (unsigned)i * 2654435761u ^ seed;
+        h ^= h >> 15;
+        h *= 2246822519u;
+        h ^= h >> 13;
+        x[i] = (float)(h & 0xffff) / 32768.0f - 1.0f;
+    }
+}
+
+__global__ void offsets(long long *begin, long long *end, size_t rows, size_t cols)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < rows) {
+        begin[i] = (long long)(i * cols);
+        end[i] = (long long)(i * cols + cols);
+    }
+}
+
+// Device microseconds per call of `call(i)` (i: the pool slot), `n` calls
+// captured in one graph, the graph launched `reps` times after a warm-up.
+template <typename F> static double graph_us(cudaStream_t st, int n, int reps, F call)
+{
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
+    for (int i = 0; i < n; i++)
+        call(i);
+    CK(cudaStreamEndCapture(st, &g));
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(cudaGraphLaunch(ge, st));
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    CK(cudaEventRecord(a, st));
+    for (int r = 0; r < reps; r++)
+        CK(cudaGraphLaunch(ge, st));
+    CK(cudaEventRecord(b, st));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    CK(cudaGraphExecDestroy(ge));
+    CK(cudaGraphDestroy(g));
+    return ms * 1e3 / ((double)n * reps);
+}
+
+struct torch_row {
+    std::string shape, axis, op;
+    double us;
+};
+
+static std::vector<torch_row> read_torch(const char *path)
+{
+    std::vector<torch_row> rows;
+    FILE *f = path ? fopen(path, "r") : nullptr;
+    char shape[64], axis[16], op[16];
+    double us;
+    while (f && fscanf(f, "%63s %15s %15s %lf", shape, axis, op, &us) == 4)
+        rows.push_back({shape, axis, op, us});
+    if (f)
+        fclose(f);
+    return rows;
+}
+
+int main(int argc, char **argv)
+{
+    const char *shapes = "8192x8192,4096x4096,65536x1024,1048576x32,32x1048576";
+    const char *torch_path = nullptr;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--shapes"))
+            shapes = argv[i + 1];
+        else if (!strcmp(argv[i], "--torch"))
+            torch_path = argv[i + 1];
+    }
+    std::vector<torch_row> torch = read_torch(torch_path);
+    CK(cudaFree(0)); // the primary context, which cuspec shares
+    cuspec_ctx *ctx;
+    CS(cuspec_ctx_create(&ctx, 0));
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+
+    // The ceiling: 1 GiB copies, read + written.
+    size_t cbytes = 1u << 30;
+    void *src, *dst;
+    CK(cudaMalloc(&src, cbytes));
+    CK(cudaMalloc(&dst, cbytes));
+    double copy_us = graph_us(st, 4, 5, [&](int) {
+        CK(cudaMemcpyAsync(dst, src, cbytes, cudaMemcpyDeviceToDevice, st));
+    });
+    double copy_gbs = 2.0 * cbytes / copy_us / 1e3;
+    CK(cudaFree(src));
+    CK(cudaFree(dst));
+    printf("%s: copy ceiling %.0f GB/s (read + written)\n\n", prop.name, copy_gbs);
+    printf("%-12s %-4s %-6s %-16s %10s %9s %8s %9s\n", "shape", "axis", "op", "who", "us", "GB/s",
+           "x copy", "x peer");
+
+    char list[1024];
+    snprintf(list, sizeof list, "%s", shapes);
+    for (char *tok = strtok(list, ","); tok; tok = strtok(nullptr, ",")) {
+        size_t rows = strtoull(tok, nullptr, 10),
+               cols = strtoull(strchr(tok, 'x') + 1, nullptr, 10);
+        size_t n = rows * cols, bytes = n * sizeof(float);
+        int pool = (int)((POOL_BYTES + bytes - 1) / bytes);
+        pool = pool < 2 ? 2 : pool;
+        int calls = pool < 20 ? 20 : pool;
+        std::vector<float *> in(pool);
+        for (int p = 0; p < pool; p++) {
+            CK(cudaMalloc(&in[p], bytes));
+            fill<<<1024, 256>>>(in[p], n, 1234u + p);
+        }
+        size_t most = rows > cols ? rows : cols;
+        float *val;
+        long long *idx, *begin, *end;
+        cub::KeyValuePair<int, float> *kv;
+        CK(cudaMalloc(&val, most * sizeof(float)));
+        CK(cudaMalloc(&idx, most * sizeof(long long)));
+        CK(cudaMalloc(&kv, rows * sizeof *kv));
+        CK(cudaMalloc(&begin, rows * sizeof(long long)));
+        CK(cudaMalloc(&end, rows * sizeof(long long)));
+        offsets<<<(unsigned)((rows + 255) / 256), 256>>>(begin, end, rows, cols);
+        size_t temp_sum = 0, temp_arg = 0;
+        CK(cub::DeviceSegmentedReduce::Sum(nullptr, temp_sum, in[0], val, (int)rows, begin, end));
+        CK(cub::DeviceSegmentedReduce::ArgMax(nullptr, temp_arg, in[0], kv, (int)rows, begin, end));
+        void *temp;
+        CK(cudaMalloc(&temp, temp_sum > temp_arg ? temp_sum : temp_arg));
+        CK(cudaDeviceSynchronize());
+        cuspec_matrix m = {rows, cols, cols, 1, 0};
+
+        for (int axis = 0; axis < 2; axis++)
+            for (int op = 0; op < 2; op++) {
+                const char *an = axis ? "cols" : "rows", *on = op ? "argmax" : "sum";
+                double us = graph_us(st, calls, 3, [&](int i) {
+                    float *x = in[i % pool];
+                    int o = op ? CUSPEC_ARGMAX : CUSPEC_SUM;
+                    CS((axis ? cuspec_reduce_cols : cuspec_reduce_rows)(
+                        ctx, o, CUSPEC_F32, (cuspec_devptr)x, &m, (cuspec_devptr)val,
+                        op ? (cuspec_devptr)idx : 0, st));
+                });
+                double best_peer = 0;
+                struct {
+                    const char *who;
+                    double us;
+                } peers[2];
+                int n_peers = 0;
+                if (!axis) {
+                    size_t tb = op ? temp_arg : temp_sum;
+                    peers[n_peers].who = "cub segmented";
+                    peers[n_peers++].us = graph_us(st, calls, 3, [&](int i) {
+                        float *x = in[i % pool];
+                        size_t t = tb;
+                        if (op)
+                            CK(cub::DeviceSegmentedReduce::ArgMax(temp, t, x, kv, (int)rows, begin,
+                                                                  end, st));
+                        else
+                            CK(cub::DeviceSegmentedReduce::Sum(temp, t, x, val, (int)rows, begin,
+                                                               end, st));
+                    });
+                }
+                for (const torch_row &t : torch)
+                    if (t.shape == tok && t.axis == an && t.op == on) {
+                        peers[n_peers].who = "torch";
+                        peers[n_peers++].us = t.us;
+                    }
+                for (int p = 0; p < n_peers; p++)
+                    if (best_peer == 0 || peers[p].us < best_peer)
+                        best_peer = peers[p].us;
+                printf("%-12s %-4s %-6s %-16s %10.2f %9.0f %8.3f %9.3f\n", tok, an, on, "cuspec",
+                       us, bytes / us / 1e3, bytes / us / 1e3 / copy_gbs,
+                       best_peer > 0 ? best_peer / us : 0.0);
+                for (int p = 0; p < n_peers; p++)
+                    printf("%-12s %-4s %-6s %-16s %10.2f %9.0f %8.3f\n", tok, an, on, peers[p].who,
+                           peers[p].us, bytes / peers[p].us / 1e3,
+                           bytes / peers[p].us / 1e3 / copy_gbs);
+            }
+        for (int p = 0; p < pool; p++)
+            CK(cudaFree(in[p]));
+        CK(cudaFree(val));
+        CK(cudaFree(idx));
+        CK(cudaFree(kv));
+        CK(cudaFree(begin));
+        CK(cudaFree(end));
+        CK(cudaFree(temp));
+    }
+    CK(cudaStreamDestroy(st));
+    cuspec_ctx_destroy(ctx);
+    return 0;
+}
