@@ -98,7 +98,7 @@ template <typename T> struct elem;
     template <> struct elem<T_> {                                                                  \
         typedef C_ C;                                                                              \
         typedef S_ S;                                                                              \
-        static constexpr bool is_float = false;                                                    \
+        enum : bool { is_float = false };                                                          \
         static __device__ __forceinline__ C get(T_ x)                                              \
         {                                                                                          \
             return (C)x;                                                                           \
@@ -132,7 +132,7 @@ CUSPEC_AXIS_INT(unsigned short,     unsigned int,       unsigned long long, 6553
 template <typename T, typename C_> struct float_elem {
     typedef C_ C;
     typedef C_ S;
-    static constexpr bool is_float = true;
+    enum : bool { is_float = true };
     static __device__ __forceinline__ C hi()
     {
         return (C)__int_as_float(0x7f800000); // +inf
@@ -192,8 +192,8 @@ template <typename T, int OP> struct op {
     typedef elem<T> E;
     typedef typename E::C C;
     typedef typename E::S S;
-    static constexpr bool ARG = OP == ARGMIN || OP == ARGMAX;
-    static constexpr bool SUMS = OP == SUM || OP == DOT;
+    enum : bool { ARG = OP == ARGMIN || OP == ARGMAX };
+    enum : bool { SUMS = OP == SUM || OP == DOT };
     struct pair {
         C v;
         long long i;
