@@ -19,8 +19,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median event time of `reps` calls of fn after a warm-up, microseconds. */
-static int event_median(cuspec_ctx *ctx, int (*fn)(void *), void *arg, int reps, double *us)
+int cuspec__event_median(cuspec_ctx *ctx, int (*fn)(void *), void *arg, int reps, double *us)
 {
     const struct cuspec__driver *drv = ctx->drv;
     CUevent start, stop;
@@ -116,12 +115,12 @@ int cuspec_bench_copy(cuspec_ctx *ctx, size_t bytes, int reps, double *memcpy_gb
         rc = cuspec__fail(CUSPEC_ERR_CUDA, "cuspec_copy produced wrong bytes: the copy kernel is "
                                            "broken on this device");
     if (rc == CUSPEC_OK && kernel_gbs != NULL) {
-        rc = event_median(ctx, copy_call, &a, reps, &us);
+        rc = cuspec__event_median(ctx, copy_call, &a, reps, &us);
         *kernel_gbs = 2.0 * (double)bytes / us / 1e3;
     }
     if (rc == CUSPEC_OK && memcpy_gbs != NULL) {
         a.driver = 1;
-        rc = event_median(ctx, copy_call, &a, reps, &us);
+        rc = cuspec__event_median(ctx, copy_call, &a, reps, &us);
         *memcpy_gbs = 2.0 * (double)bytes / us / 1e3;
     }
 out:

@@ -13,7 +13,8 @@
 /* The registry: one line per family, its id and the suffix of its struct
  * (cuspec__family_NAME, defined in the family's own file). A new family is
  * that file and one line here. */
-#define CUSPEC__FAMILIES(X) X(COPY, copy) X(REDUCE, reduce) X(TRANSPOSE, transpose)
+#define CUSPEC__FAMILIES(X)                                                                        \
+    X(COPY, copy) X(REDUCE, reduce) X(TRANSPOSE, transpose) X(LESSONS, lessons)
 
 enum {
 #define CUSPEC__FAMILY_ID(id, name) CUSPEC__FAM_##id,
@@ -74,6 +75,9 @@ struct cuspec__family {
                    void *user);
     /* The operation-level hooks (ops.h); NULL: the family is not tunable. */
     const struct cuspec__family_ops *ops;
+    /* 1: every kernel starts with CUSPEC_AFTER_PRIOR_GRID() (prior_grid.cuh),
+     * so code made for sm_90 or later may launch programmatically. */
+    int waits_for_prior_grid;
 };
 
 #define CUSPEC__FAMILY_EXTERN(id, name) extern const struct cuspec__family cuspec__family_##name;

@@ -169,6 +169,16 @@ static struct cuspec__slot *table_find(cuspec_ctx *ctx, const struct cuspec__var
     return NULL;
 }
 
+/* The sm_XY an image's code was made for: a cubin's arch, a PTX's .target
+ * (shipped PTX: sm_75). */
+static int code_arch(const struct cuspec__image *img)
+{
+    if (img->kind == CUSPEC_KIND_CUBIN)
+        return img->arch;
+    const char *target = strstr(img->data, "\n.target sm_");
+    return target != NULL ? atoi(target + strlen("\n.target sm_")) : 0;
+}
+
 /* Loads an image into the context (current), finds its kernel and how many
  * of its blocks fit on one multiprocessor. */
 static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct cuspec__image *img,
@@ -201,15 +211,12 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
                    : cuspec__fail(CUSPEC_ERR_UNSUPPORTED,
                                   "no block of %d threads fits on this device", threads);
     }
-    /* Kernels that wait for the grid before them say so (the template's
-     * cuspec_waits_for_prior_grid); graphs keep the programmatic edges of
-     * such launches from driver 12.3 on. */
-    CUdeviceptr marker;
-    size_t marker_bytes;
-    slot->kernel.pdl =
-        drv->cuLaunchKernelEx != NULL && drv->cuModuleGetGlobal != NULL && drv->version >= 12030 &&
-        drv->cuModuleGetGlobal(&marker, &marker_bytes, *mod, "cuspec_waits_for_prior_grid") ==
-            CUDA_SUCCESS;
+    /* Their family's kernels wait for the grid before them in code made for
+     * sm_90 or later; graphs keep the programmatic edges of such launches
+     * from driver 12.3 on. No marker in the module: a __device__ variable
+     * would cost the load an allocation (docs/experiments/deploy.md). */
+    slot->kernel.pdl = drv->cuLaunchKernelEx != NULL && drv->version >= 12030 &&
+                       cuspec__family(v->family)->waits_for_prior_grid && code_arch(img) >= 90;
     return CUSPEC_OK;
 }
 
@@ -362,10 +369,10 @@ int cuspec_last_launch(cuspec_launch_info *info)
     CUSPEC__RETURN_IF(info == NULL, CUSPEC_ERR_INVALID, "cuspec_last_launch: info is NULL");
     CUSPEC__RETURN_IF(last_launch.tier == 0, CUSPEC_ERR_NOT_FOUND,
                       "no operation has run on this thread");
+    memset(info, 0, sizeof *info);
     info->tier = last_launch.tier;
     cuspec__variant_name(&last_launch.v, info->kernel, sizeof info->kernel);
     info->fallback = last_launch.fallback;
-    info->wanted[0] = '\0';
     if (last_launch.fallback)
         cuspec__variant_name(&last_launch.wanted, info->wanted, sizeof info->wanted);
     return CUSPEC_OK;

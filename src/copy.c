@@ -38,6 +38,7 @@ static void defaults(int arch, struct cuspec__variant *v)
 const struct cuspec__family cuspec__family_copy = {
     .name = "copy",
     .template_file = "copy.cuh",
+    .waits_for_prior_grid = 1,
     .n_params = 3,
     .params =
         {

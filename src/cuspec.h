@@ -60,6 +60,32 @@ CUSPEC_EXPORT const char *cuspec_last_error(void);
 /* The library's version, "MAJOR.MINOR.PATCH". Static storage. */
 CUSPEC_EXPORT const char *cuspec_version(void);
 
+/* The version of this header (the library's when they come from one build;
+ * the build checks that they are configure's). A client may run with a
+ * later library of the same soname, which cuspec_version() names. */
+#define CUSPEC_VERSION_MAJOR 0
+#define CUSPEC_VERSION_MINOR 2
+#define CUSPEC_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH: 200 for 0.2.0, for #if tests. */
+#define CUSPEC_VERSION_NUMBER                                                                      \
+    (CUSPEC_VERSION_MAJOR * 10000 + CUSPEC_VERSION_MINOR * 100 + CUSPEC_VERSION_PATCH)
+
+/* ## Structs that grow
+ *
+ * A struct the caller allocates for the library to fill (cuspec_device_info,
+ * cuspec_store_stats, cuspec_bench_result, ...) or to read
+ * (cuspec_tune_spec, cuspec_tune_options) ends in reserved space: a later
+ * version adds its fields there, so the struct's size and every field's
+ * place stay, and a program built against this header runs with a later
+ * library of the same soname. Zero a struct the library reads before
+ * setting its fields (= {0}, designated initializers, or memset): a field
+ * added later reads its zero as "the default", and a call given non-zero
+ * reserved space fails with CUSPEC_ERR_INVALID. A struct the library hands to a callback
+ * (cuspec_store_entry, cuspec_tune_progress, cuspec_tuning_record) is the
+ * library's: it may grow at its end, which a program built before does not
+ * see. A program needs a library at least as new as the header it was built
+ * with. */
+
 /* ## Driver and devices
  *
  * The CUDA driver (libcuda.so.1, or $CUSPEC_LIBCUDA) is opened on first use.
@@ -86,6 +112,7 @@ typedef struct cuspec_device_info {
     int max_smem_per_block; /* bytes, with the opt-in limit */
     int driver_version;     /* as cuspec_driver_version() */
     char uuid[48];          /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_device_info;
 
 /* Fills *info for device `ordinal` (0-based). CUSPEC_ERR_NO_DEVICE when the
@@ -105,6 +132,7 @@ typedef struct cuspec_nvrtc_info {
     int major, minor; /* NVRTC version */
     int n_archs;
     int archs[CUSPEC_MAX_ARCHS]; /* supported sm_XY as 10*X+Y, ascending */
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_nvrtc_info;
 
 /* Loads NVRTC (if not yet loaded) and describes it. CUSPEC_ERR_NO_NVRTC
@@ -125,8 +153,8 @@ CUSPEC_EXPORT void cuspec_set_warning_handler(cuspec_warning_fn fn, void *user);
  *
  * A size as people write it, read the same way by $CUSPEC_CACHE_MAX_BYTES
  * and by the cuspec command's options: decimal digits, then optionally one
- * suffix K, M or G (either case) for 2^10, 2^20 or 2^30; no sign, space or
- * other suffix. */
+ * suffix K, M or G (either case) for 2^10, 2^20 or 2^30; or 2^K for K from
+ * 0 to 63; no sign, space or other suffix. */
 
 /* The size `text` in *value: CUSPEC_OK, or CUSPEC_ERR_INVALID (and *value
  * unchanged) when it is not such a size or is more than UINT64_MAX. 0 is a
@@ -170,6 +198,7 @@ typedef struct cuspec_store_stats {
     uint64_t quarantined;             /* bad entries moved aside (at most 64 are kept) */
     /* Counters of this process since it started. */
     uint64_t hits, misses, compiles, publishes, bad_entries, evictions, write_failures;
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_store_stats;
 
 /* Fills *stats: the store's location, what it holds, and this process's
@@ -235,7 +264,7 @@ CUSPEC_EXPORT int cuspec_dtype_from_name(const char *name);
 
 /* ## Kernel families and ahead-of-time compilation
  *
- * A family is one CUDA C++ template (copy, reduce, transpose) with the
+ * A family is one CUDA C++ template (copy, reduce, transpose, lessons) with the
  * parameters it is specialized over. */
 
 /* The name of family `index` (0, 1, ...), NULL past the last. */
@@ -248,6 +277,7 @@ typedef struct cuspec_compile_report {
     unsigned failed;
     double seconds; /* wall time */
     char first_error[2048];
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_compile_report;
 
 /* Called after each specialization: how many are done, of how many, and the
@@ -324,6 +354,7 @@ typedef struct cuspec_launch_info {
     char kernel[256];
     int fallback;
     char wanted[256]; /* empty unless fallback */
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_launch_info;
 CUSPEC_EXPORT int cuspec_last_launch(cuspec_launch_info *info);
 
@@ -466,6 +497,7 @@ typedef struct cuspec_bench_result {
     int tier;         /* where it came from on its first call (cuspec_tier) */
     int fallback;     /* ran instead of `wanted`, as cuspec_launch_info says */
     char wanted[256];
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_bench_result;
 
 /* The device's copy bandwidth measured now, counting bytes read + written,
@@ -501,6 +533,7 @@ typedef struct cuspec_latency {
     /* Host time to enqueue one call once everything is loaded (microseconds):
      * a raw cuLaunchKernel of the same kernel, and through cuspec. */
     double raw_launch_us, reduce_call_us, copy_call_us;
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_latency;
 
 /* Measures dispatch: run it first on a fresh context for an honest first
@@ -523,6 +556,7 @@ typedef struct cuspec_tune_spec {
     size_t rows, cols; /* transpose */
     size_t ld_in, ld_out; /* transpose: leading dimensions (0: the row length). They
                              choose the alignment class the record is made for */
+    uint64_t reserved[8]; /* must be zero: later fields are taken from here */
 } cuspec_tune_spec;
 
 typedef struct cuspec_tune_progress {
@@ -544,6 +578,7 @@ typedef struct cuspec_tune_options {
     volatile const int *stop; /* when it becomes non-zero, stop after the current candidate */
     void (*progress)(const cuspec_tune_progress *p, void *user);
     void *user;
+    uint64_t reserved[8]; /* must be zero: later fields are taken from here */
 } cuspec_tune_options;
 
 typedef struct cuspec_tune_result {
@@ -556,6 +591,7 @@ typedef struct cuspec_tune_result {
     unsigned reused;     /* timed by an earlier, interrupted or smaller run */
     unsigned failed;     /* did not compile, launch, or give the right result */
     int stopped;         /* the stop flag ended the search early */
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
 } cuspec_tune_result;
 
 /* Tunes one operation; the record it writes serves every later call. The
@@ -604,6 +640,118 @@ CUSPEC_EXPORT int cuspec_tuning_export(cuspec_ctx *ctx, const char *path, unsign
  * written (CUSPEC_ERR_IO, saying why), those published before the failure,
  * each replaced whole. */
 CUSPEC_EXPORT int cuspec_tuning_import(const char *path, unsigned *count);
+
+/* ## Lessons
+ *
+ * The classic memory-access experiments cuspec grew from, run on this
+ * context's device (`cuspec lessons`): transpose, reduce, coalescing,
+ * reverse, memory, dot. Each runs its kernels as they were taught (short,
+ * readable, not tuned: templates/lessons_*.cuh, the "lessons" family,
+ * compiled, stored and prebuilt like every kernel) on fresh random data,
+ * checks every result against a CPU reference (a wrong one fails the
+ * lesson: it is never a row), times each with CUDA events (the median of
+ * repeated runs on the legacy stream, after a warm-up) and closes with
+ * cuspec's own kernel for the same job and the device-to-device copy
+ * ceiling, with the published figures beside the user's where there are
+ * some. GB/s is 1e9 bytes per second of the bytes the table says it counts. */
+
+typedef struct cuspec_lesson_info {
+    const char *name;      /* "transpose" (static storage, as the others) */
+    const char *title;     /* "the matrix transpose, step by step" */
+    const char *size_unit; /* what a size counts: "matrix side", "elements", ... */
+    size_t min_size, max_size, size_multiple; /* the sizes cuspec_lesson_run takes */
+    size_t default_size;                      /* 0: chosen from the device (default_note) */
+    const char *default_note;                 /* the default, in words */
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
+} cuspec_lesson_info;
+
+/* Fills *info for lesson `index` (0, 1, ...); CUSPEC_ERR_NOT_FOUND past the
+ * last. */
+CUSPEC_EXPORT int cuspec_lesson_get_info(int index, cuspec_lesson_info *info);
+/* The index of the lesson named `name`, or -1. */
+CUSPEC_EXPORT int cuspec_lesson_find(const char *name);
+/* CUSPEC_OK when lesson `name` takes problem size `size` (0: its default),
+ * else CUSPEC_ERR_INVALID with a detail giving the range. Needs no GPU. */
+CUSPEC_EXPORT int cuspec_lesson_check_size(const char *name, size_t size);
+
+/* What a row is. */
+typedef enum cuspec_lesson_row_kind {
+    CUSPEC_LESSON_CPU = 1, /* a plain host loop, timed on the host clock */
+    CUSPEC_LESSON_STEP,    /* a kernel of the lesson */
+    CUSPEC_LESSON_CUSPEC,  /* cuspec's own call for the same job */
+    CUSPEC_LESSON_COPY,    /* the ceiling: a device-to-device memcpy */
+} cuspec_lesson_row_kind;
+/* "cpu", "step", "cuspec", "copy"; "?" for an unknown value. */
+CUSPEC_EXPORT const char *cuspec_lesson_kind_name(int kind);
+
+/* The columns a table fills (bits of cuspec_lesson_table.columns). */
+#define CUSPEC_LESSON_COL_X 1u         /* x: the row's parameter (x_name) */
+#define CUSPEC_LESSON_COL_STEP 2u      /* step: speedup over the row before */
+#define CUSPEC_LESSON_COL_CPU 4u       /* vs_cpu: speedup over the CPU row */
+#define CUSPEC_LESSON_COL_COPY 8u      /* of_copy: GB/s over the memcpy row's */
+#define CUSPEC_LESSON_COL_PUBLISHED 16u /* published: the figure of published_on */
+
+/* The plot a table has (`cuspec lessons --plot`). */
+typedef enum cuspec_lesson_plot {
+    CUSPEC_LESSON_PLOT_NONE = 0,
+    CUSPEC_LESSON_PLOT_BARS,  /* GB/s of each row but the memcpy, which is a ceiling line */
+    CUSPEC_LESSON_PLOT_LINES, /* GB/s against x, one line per series */
+} cuspec_lesson_plot;
+
+#define CUSPEC_LESSON_MAX_ROWS 80
+
+typedef struct cuspec_lesson_row {
+    int kind;          /* cuspec_lesson_row_kind */
+    char series[24];   /* the row's group ("offset", "stride", "256K"); "" for none */
+    char label[48];    /* "naive", "stage 3", "s = 4" */
+    char note[160];    /* what the step changes, in a line */
+    double x;          /* the parameter (CUSPEC_LESSON_COL_X), else 0 */
+    double ms;         /* one run: the median between CUDA events (the CPU row: host clock) */
+    double gbs;        /* the bytes the table counts, per second, in 1e9 */
+    double step;       /* the previous row's ms in the same series over this one's; 0: none */
+    double vs_cpu;     /* the CPU row's ms over this one's; 0: none */
+    double of_copy;    /* gbs over the memcpy row's gbs; 0: none */
+    double published;  /* the published figure (published_unit), 0: none */
+    int verified;      /* the result matched the CPU reference (0: the reference or memcpy) */
+    char kernel[256];  /* the kernel's name expression ("" for the CPU and memcpy rows) */
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
+} cuspec_lesson_row;
+
+typedef struct cuspec_lesson_table {
+    char lesson[16];          /* "transpose" */
+    char title[96];           /* "the matrix transpose, step by step" */
+    char problem[96];         /* "4096 x 4096 f32 (64 MiB)" */
+    char counts[96];          /* which bytes GB/s counts: "read + written" */
+    char x_name[32];          /* what x is (CUSPEC_LESSON_COL_X) */
+    char published_on[96];    /* where the published figures come from; "" for none */
+    char published_unit[16];  /* "GB/s", or "x" for a speedup */
+    char summary[512];        /* what the numbers show on this card, in a sentence or two */
+    char device[256];         /* the GPU's name */
+    int sm;                   /* 10 * major + minor */
+    char date[32];            /* "YYYY-MM-DD", UTC */
+    unsigned columns;         /* CUSPEC_LESSON_COL_* bits */
+    int plot;                 /* cuspec_lesson_plot */
+    int n_rows;
+    cuspec_lesson_row rows[CUSPEC_LESSON_MAX_ROWS];
+    uint64_t reserved[8]; /* zero: later fields are taken from here */
+} cuspec_lesson_table;
+
+/* Runs lesson `name` at problem size `size` (0: its default; else as
+ * cuspec_lesson_check_size takes) into *table. `progress` (may be NULL) is
+ * called after each row: rows done, rows in all, the row's label. A result
+ * that differs from the CPU's is CUSPEC_ERR_CUDA naming the kernel; a size
+ * whose buffers do not fit the device's free memory is
+ * CUSPEC_ERR_UNSUPPORTED saying how much it needs. */
+CUSPEC_EXPORT int cuspec_lesson_run(cuspec_ctx *ctx, const char *name, size_t size,
+                                    cuspec_progress_fn progress, void *user,
+                                    cuspec_lesson_table *table);
+
+/* Writes *table to `path` as CSV (RFC 4180: a header line, then one line per
+ * row), or its plot as an SVG file (CUSPEC_ERR_INVALID for a table whose
+ * plot is CUSPEC_LESSON_PLOT_NONE): a new file beside `path` renamed over
+ * it, so `path` is either whole or untouched. CUSPEC_ERR_IO saying why. */
+CUSPEC_EXPORT int cuspec_lesson_write_csv(const cuspec_lesson_table *table, const char *path);
+CUSPEC_EXPORT int cuspec_lesson_write_svg(const cuspec_lesson_table *table, const char *path);
 
 #ifdef __cplusplus
 }

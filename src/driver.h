@@ -33,6 +33,7 @@
     X(cuModuleUnload, 1)                                                                           \
     X(cuModuleGetFunction, 1)                                                                      \
     X(cuModuleGetGlobal, 0)                                                                        \
+    X(cuFuncGetModule, 0)                                                                          \
     X(cuLaunchKernel, 1)                                                                           \
     X(cuLaunchKernelEx, 0)                                                                         \
     X(cuFuncGetAttribute, 1)                                                                       \
@@ -42,6 +43,9 @@
     X(cuMemAllocPitch, 1)                                                                          \
     X(cuMemGetInfo, 1)                                                                             \
     X(cuMemcpyHtoD, 1)                                                                             \
+    X(cuMemHostAlloc, 1)                                                                           \
+    X(cuMemHostGetDevicePointer, 1)                                                                \
+    X(cuMemFreeHost, 1)                                                                            \
     X(cuMemcpyDtoH, 1)                                                                             \
     X(cuMemcpyDtoDAsync, 1)                                                                        \
     X(cuMemsetD8, 1)                                                                               \

@@ -35,4 +35,15 @@ void cuspec__warn(const char *fmt, ...) CUSPEC__PRINTF(1, 2);
             return cuspec__fail((status), __VA_ARGS__);                                            \
     } while (0)
 
+/* CUSPEC_ERR_INVALID unless the reserved space of the public struct `what`
+ * that the caller filled (*p) is zero (cuspec.h, "Structs that grow"). */
+#define CUSPEC__RETURN_IF_RESERVED(p, what)                                                        \
+    do {                                                                                           \
+        for (size_t i_ = 0; i_ < sizeof(p)->reserved / sizeof *(p)->reserved; i_++)                \
+            CUSPEC__RETURN_IF((p)->reserved[i_] != 0, CUSPEC_ERR_INVALID,                          \
+                              "%s: reserved is not zero: zero the struct before setting its "     \
+                              "fields (= {0}, or memset)",                                         \
+                              what);                                                               \
+    } while (0)
+
 #endif /* CUSPEC_ERROR_H */

@@ -119,6 +119,7 @@ int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
     img->data[img->len] = '\0';
     img->kind = ptx ? CUSPEC_KIND_PTX : CUSPEC_KIND_CUBIN;
     img->tier = CUSPEC_TIER_NVRTC;
+    img->arch = ptx ? 0 : target;
     cuspec__store_count_compile();
     rc = CUSPEC_OK;
 out:

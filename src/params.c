@@ -14,6 +14,7 @@ int cuspec__spec_from_public(const cuspec_tune_spec *in, struct cuspec__spec *s)
 {
     memset(s, 0, sizeof *s);
     CUSPEC__RETURN_IF(in == NULL || in->family == NULL, CUSPEC_ERR_INVALID, "no spec or family");
+    CUSPEC__RETURN_IF_RESERVED(in, "cuspec_tune_spec");
     s->family = cuspec__family_find(in->family);
     const struct cuspec__family_ops *ops = cuspec__ops(s->family);
     if (ops == NULL) {

@@ -161,6 +161,7 @@ static void defaults(int arch, struct cuspec__variant *v)
 const struct cuspec__family cuspec__family_reduce = {
     .name = "reduce",
     .template_file = "reduce.cuh",
+    .waits_for_prior_grid = 1,
     .n_params = 6,
     .params =
         {

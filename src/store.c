@@ -4,10 +4,11 @@
  * store_config.c for the store's location).
  *
  * Last use, the clock of the LRU eviction, is the entry file's mtime: a
- * publish sets it and every user-store hit sets it to now with utimensat.
+ * publish sets it and every user-store hit sets it to now with futimens
+ * (unless it is less than a second old: used_just_now).
  * atime is not used because relatime and noatime mounts make it unreliable.
- * A hit thus costs one metadata write, once per process and kernel: the
- * module table serves the later calls. */
+ * A hit thus costs at most one metadata write, once per process and kernel:
+ * the module table serves the later calls. */
 #include "store_files.h"
 #include "error.h"
 #include "hash.h"
@@ -18,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/file.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,7 +78,8 @@ static void reject(const struct cuspec__store_config *c, int user, int fan, cons
                                     sizeof why);
     if (rc != CUSPEC_OK)
         cuspec__warn("%s; bad entries are removed instead of moved there", why);
-    snprintf(qname, sizeof qname, "%.40s-%016llx", name, unique());
+    const char *base = strrchr(name, '/'); /* name may be "<fan>/<rest>.entry" */
+    snprintf(qname, sizeof qname, "%.40s-%016llx", base != NULL ? base + 1 : name, unique());
     cuspec__store_format(qpath, sizeof qpath, "%s/" CUSPEC__QUARANTINE_DIR "/%s", c->root, qname);
     if (rc == CUSPEC_OK && renameat(fan, name, q, qname) == 0) {
         /* A good entry published between the check and the move goes back
@@ -121,25 +125,168 @@ static int take(struct cuspec__entry_file *f, struct cuspec__entry *e)
     return CUSPEC_OK;
 }
 
+/* ## The fast way to an entry
+ *
+ * A lookup runs at each first call of a kernel or tuning record in a
+ * process, and a call's first use costs about 10 of them (tuning records of
+ * nearby sizes, in both stores), so they cost as few system calls as the
+ * trust rules allow. Each store's entries folder is opened and checked once
+ * and kept open, as its root is. A fan-out folder is checked once per
+ * process by its fstatat through the entries folder: only that folder's
+ * owner (this user, or root for the system store: both checked) can rename
+ * or replace a name in it, so the name checked stays the folder checked. An
+ * entry below a checked fan-out then opens with one openat2 that refuses
+ * any link and anything outside the entries folder, and is checked by its
+ * own fstat as before. What this way cannot settle (an error other than
+ * ENOENT, a folder that fails its check, a kernel or seccomp filter without
+ * openat2) goes the step-by-step way, which says what is wrong. */
+
+struct entries {
+    _Atomic int fd;              /* <store>/v<format>, checked; -1 until opened */
+    _Atomic uint64_t checked[4]; /* the fan-out folders found good, by first byte */
+};
+static struct entries entries[2] = {{.fd = -1}, {.fd = -1}}; /* [user]: system, user */
+static _Atomic int no_openat2;
+
+/* The entries folder of a store, opened (and checked) by the first lookup
+ * that finds it, since a new store has none yet; -1 when it is absent, or
+ * refused (warned about). */
+static int entries_fd(const struct cuspec__store_config *c, int user)
+{
+    struct entries *s = &entries[user];
+    int fd = atomic_load_explicit(&s->fd, memory_order_acquire), none = -1;
+    if (fd >= 0)
+        return fd;
+    char path[CUSPEC__STORE_PATH_MAX], why[1536];
+    cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR, user ? c->root : c->system);
+    int rc = cuspec__store_open_dir(user ? c->root_fd : c->system_fd, CUSPEC__ENTRIES_DIR, !user, 0,
+                                    path, &fd, why, sizeof why);
+    if (rc == CUSPEC_ERR_STORE || rc == CUSPEC_ERR_IO) /* said once: cuspec__warn */
+        cuspec__warn(CUSPEC__REFUSED_FOLDER, why);
+    if (rc != CUSPEC_OK)
+        return -1;
+    if (!atomic_compare_exchange_strong(&s->fd, &none, fd)) { /* another thread was first */
+        close(fd);
+        fd = none;
+    }
+    return fd;
+}
+
+enum fast { FAST_OPENED, FAST_ABSENT, FAST_NO };
+
+/* Opens the entry `rel` ("<fan>/<rest>.entry") below the entries folder
+ * `top` the fast way into *fd; *me gets geteuid() when it was needed. */
+static enum fast open_fast(struct entries *s, int top, const char *rel, int system, uid_t *me,
+                           int *fd)
+{
+    if (atomic_load_explicit(&no_openat2, memory_order_relaxed))
+        return FAST_NO;
+    unsigned fan = (unsigned)strtoul((char[3]){rel[0], rel[1], '\0'}, NULL, 16);
+    uint64_t bit = 1ull << (fan & 63);
+    if (!(atomic_load_explicit(&s->checked[fan >> 6], memory_order_relaxed) & bit)) {
+        struct stat st;
+        if (fstatat(top, (char[3]){rel[0], rel[1], '\0'}, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            return errno == ENOENT ? FAST_ABSENT : FAST_NO;
+        *me = geteuid();
+        if (!cuspec__store_dir_ok(&st, system, *me))
+            return FAST_NO;
+        atomic_fetch_or_explicit(&s->checked[fan >> 6], bit, memory_order_relaxed);
+    }
+    /* O_NONBLOCK: a FIFO planted here must not hang the reader. */
+    struct open_how how = {.flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC,
+                           .resolve =
+                               RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    *fd = (int)syscall(SYS_openat2, top, rel, &how, sizeof how);
+    if (*fd >= 0)
+        return FAST_OPENED;
+    if (errno == ENOENT)
+        return FAST_ABSENT;
+    if (errno == ENOSYS || errno == EPERM || errno == EINVAL || errno == E2BIG)
+        atomic_store_explicit(&no_openat2, 1, memory_order_relaxed);
+    return FAST_NO;
+}
+
+/* Opens the entry `rel` of a store (its entries folder open at `top`) and
+ * checks it: CUSPEC_OK with *fd and *st, CUSPEC_ERR_NOT_FOUND (absent, or
+ * below a refused folder: warned about), CUSPEC_ERR_CORRUPT or CUSPEC_ERR_IO
+ * (`problem` says why; *st is what was met). *fan is the fan-out folder
+ * opened on the way, or -1 when the fast way needed none. */
+static int open_entry(const struct cuspec__store_config *c, int user, int top, const char *rel,
+                      int *fan, int *fd, struct stat *st, char *problem, size_t size)
+{
+    uid_t me = (uid_t)-1;
+    *fan = -1;
+    switch (open_fast(&entries[user], top, rel, !user, &me, fd)) {
+    case FAST_ABSENT:
+        return CUSPEC_ERR_NOT_FOUND;
+    case FAST_OPENED:
+        if (fstat(*fd, st) != 0) {
+            cuspec__store_format(problem, size, "cannot stat it: %s", strerror(errno));
+            close(*fd);
+            *fd = -1;
+            return CUSPEC_ERR_IO;
+        }
+        if (me == (uid_t)-1)
+            me = geteuid();
+        if (cuspec__store_check_file(st, !user, me, problem, size) != CUSPEC_OK) {
+            close(*fd);
+            *fd = -1;
+            return CUSPEC_ERR_CORRUPT;
+        }
+        return CUSPEC_OK;
+    case FAST_NO:
+        break;
+    }
+    char path[CUSPEC__STORE_PATH_MAX], why[1536];
+    cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR "/%.2s",
+                         user ? c->root : c->system, rel);
+    int rc = cuspec__store_open_dir(top, (char[3]){rel[0], rel[1], '\0'}, !user, 0, path, fan, why,
+                                    sizeof why);
+    if (rc == CUSPEC_ERR_STORE || rc == CUSPEC_ERR_IO) /* said once: cuspec__warn */
+        cuspec__warn(CUSPEC__REFUSED_FOLDER, why);
+    if (rc != CUSPEC_OK)
+        return CUSPEC_ERR_NOT_FOUND;
+    return cuspec__store_open_file(*fan, rel + 3, !user, fd, st, problem, size);
+}
+
+/* Whether the entry's last use is less than a second ago: setting it again
+ * would cost a metadata write (a third of a hit's time) to move the LRU
+ * clock by less than a second, while processes started in a row hit the
+ * same entries. The prebuilt store's rule (Makefile.am) waits a second
+ * after its mark before its hits, so each of them still sets the time. */
+static int used_just_now(const struct stat *st)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    long long ago_ns = (long long)(t.tv_sec - st->st_mtim.tv_sec) * 1000000000LL +
+                       (t.tv_nsec - st->st_mtim.tv_nsec);
+    return ago_ns >= 0 && ago_ns < 1000000000LL;
+}
+
 /* CUSPEC_OK with *e filled, CUSPEC_ERR_NOT_FOUND (absent, bad or unreadable
  * here), or CUSPEC_ERR_NOMEM. */
 static int lookup(const struct cuspec__store_config *c, int user, const char *hex, const char *key,
                   int kind, struct cuspec__entry *e)
 {
     static const struct timespec now[2] = {{0, UTIME_OMIT}, {0, UTIME_NOW}};
-    const char *store = user ? c->root : c->system;
-    char path[CUSPEC__STORE_PATH_MAX], name[40], problem[256], why[1536];
-    struct cuspec__entry_file f;
+    char path[CUSPEC__STORE_PATH_MAX], rel[40], problem[256];
+    struct cuspec__entry_file f = {0};
     size_t key_len = strlen(key);
-    int fan, rc = open_fan(user ? c->root_fd : c->system_fd, store, !user, hex, 0, &fan, why,
-                           sizeof why);
-    if (rc == CUSPEC_ERR_STORE || rc == CUSPEC_ERR_IO) /* said once: cuspec__warn */
-        cuspec__warn(CUSPEC__REFUSED_FOLDER, why);
-    if (rc != CUSPEC_OK)
+    int top = entries_fd(c, user), fan = -1, fd = -1;
+    if (top < 0)
         return CUSPEC_ERR_NOT_FOUND;
-    snprintf(name, sizeof name, "%s.entry", hex + 2);
-    cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR "/%.2s/%s", store, hex, name);
-    rc = cuspec__entry_read(fan, name, !user, CUSPEC__READ_ALL, &f, problem, sizeof problem);
+    snprintf(rel, sizeof rel, "%.2s/%s.entry", hex, hex + 2);
+    int rc = open_entry(c, user, top, rel, &fan, &fd, &f.st, problem, sizeof problem);
+    if (rc == CUSPEC_ERR_NOT_FOUND)
+        return rc;
+    /* Where the entry is named: in its fan-out folder, or below the
+     * entries folder. */
+    int dir = fan >= 0 ? fan : top;
+    const char *name = fan >= 0 ? rel + 3 : rel;
+    cuspec__store_format(path, sizeof path, "%s/" CUSPEC__ENTRIES_DIR "/%s",
+                         user ? c->root : c->system, rel);
+    if (rc == CUSPEC_OK)
+        rc = cuspec__entry_read_opened(fd, &f.st, CUSPEC__READ_ALL, &f, problem, sizeof problem);
     if (rc == CUSPEC_OK && (f.key_len != key_len || memcmp(f.body, key, key_len) != 0)) {
         cuspec__store_format(problem, sizeof problem,
                              "it holds another key: a swapped file or a hash collision");
@@ -147,7 +294,7 @@ static int lookup(const struct cuspec__store_config *c, int user, const char *he
     }
 
     if (rc == CUSPEC_ERR_CORRUPT) {
-        reject(c, user, fan, name, path, &f.st, problem);
+        reject(c, user, dir, name, path, &f.st, problem);
         rc = CUSPEC_ERR_NOT_FOUND;
     } else if (rc == CUSPEC_ERR_IO) {
         cuspec__warn("cannot read store entry %s (%s); it is treated as missing", path, problem);
@@ -158,12 +305,16 @@ static int lookup(const struct cuspec__store_config *c, int user, const char *he
     } else if (rc == CUSPEC_OK) {
         rc = take(&f, e);
         /* The hit is the entry's last use; a read-only store keeps the old
-         * time, which only matters to its eviction, which cannot run. */
-        if (rc == CUSPEC_OK && user)
-            utimensat(fan, name, now, AT_SYMLINK_NOFOLLOW);
+         * time, which only matters to its eviction, which cannot run. The
+         * entry is ours (checked), so its descriptor may set it. */
+        if (rc == CUSPEC_OK && user && !used_just_now(&f.st))
+            futimens(fd, now);
     }
     cuspec__entry_file_free(&f);
-    close(fan);
+    if (fd >= 0)
+        close(fd);
+    if (fan >= 0)
+        close(fan);
     return rc;
 }
 
@@ -182,7 +333,7 @@ int cuspec__store_get(const char *key, int kind, struct cuspec__entry *e, int *t
     int rc = CUSPEC_ERR_NOT_FOUND, where = CUSPEC_TIER_STORE;
     if (c->root_ok)
         rc = lookup(c, 1, hex, key, kind, e);
-    if (rc == CUSPEC_ERR_NOT_FOUND && c->system[0] != '\0') {
+    if (rc == CUSPEC_ERR_NOT_FOUND && (c = cuspec__store_config_system())->system[0] != '\0') {
         rc = lookup(c, 0, hex, key, kind, e);
         where = CUSPEC_TIER_SYSTEM;
     }

@@ -115,12 +115,34 @@ static int locate(struct cuspec__store_config *c)
 static void init(void)
 {
     struct cuspec__store_config *c = &config;
-    c->root_fd = c->system_fd = -1;
+    c->root_fd = -1;
     if (locate(c) == 0)
         c->root_ok = open_root(c->root, 0, &c->root_fd, c->problem, sizeof c->problem);
     if (!c->root_ok)
         cuspec__warn("%s", c->problem);
 
+    const char *max = getenv("CUSPEC_CACHE_MAX_BYTES");
+    c->max_bytes = DEFAULT_MAX_BYTES;
+    if (max != NULL && max[0] != '\0' &&
+        (cuspec_parse_size(max, &c->max_bytes) != CUSPEC_OK ||
+         c->max_bytes < CUSPEC__MIN_MAX_BYTES)) {
+        c->max_bytes = DEFAULT_MAX_BYTES;
+        cuspec__warn("CUSPEC_CACHE_MAX_BYTES=%s is not a size of at least 64K (an integer with an "
+                     "optional K, M or G suffix; a smaller bound would evict most kernels at "
+                     "every publish); the store is bounded by the default, 1G",
+                     max);
+    }
+}
+
+/* The system store is opened when a lookup first misses the user store (or
+ * stats asks): a process whose kernels are all in its user store never
+ * resolves that path. */
+static pthread_once_t system_once = PTHREAD_ONCE_INIT;
+
+static void init_system(void)
+{
+    struct cuspec__store_config *c = &config;
+    c->system_fd = -1;
     /* secure_getenv: a set-user-ID program using cuspec must not create
      * folders wherever its caller points. */
     const char *sys = secure_getenv("CUSPEC_SYSTEM_STORE");
@@ -139,22 +161,17 @@ static void init(void)
         else
             cuspec__warn("%s", why);
     }
-
-    const char *max = getenv("CUSPEC_CACHE_MAX_BYTES");
-    c->max_bytes = DEFAULT_MAX_BYTES;
-    if (max != NULL && max[0] != '\0' &&
-        (cuspec_parse_size(max, &c->max_bytes) != CUSPEC_OK ||
-         c->max_bytes < CUSPEC__MIN_MAX_BYTES)) {
-        c->max_bytes = DEFAULT_MAX_BYTES;
-        cuspec__warn("CUSPEC_CACHE_MAX_BYTES=%s is not a size of at least 64K (an integer with an "
-                     "optional K, M or G suffix; a smaller bound would evict most kernels at "
-                     "every publish); the store is bounded by the default, 1G",
-                     max);
-    }
 }
 
 const struct cuspec__store_config *cuspec__store_config(void)
 {
     pthread_once(&once, init);
+    return &config;
+}
+
+const struct cuspec__store_config *cuspec__store_config_system(void)
+{
+    pthread_once(&once, init);
+    pthread_once(&system_once, init_system);
     return &config;
 }

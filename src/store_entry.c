@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define HEADER_SIZE 40
@@ -128,26 +129,85 @@ static ssize_t read_at(int fd, void *buf, size_t n, off_t off)
     return (ssize_t)done;
 }
 
+/* The largest file an entry can be: a bigger one is read no further than
+ * its header, which then says what is wrong. */
+#define MAX_ENTRY_SIZE                                                                             \
+    (HEADER_SIZE + (uint64_t)CUSPEC__MAX_KEY_LEN + CUSPEC__MAX_META_LEN + CUSPEC__MAX_PAYLOAD_LEN)
+
+/* Reads the header into h and the len bytes after it into body with one
+ * call (a lookup's cost is its system calls); a short read goes on a piece
+ * at a time. The count read (short at end of file), or -1. */
+static ssize_t read_entry(int fd, unsigned char *h, unsigned char *body, size_t len)
+{
+    struct iovec iov[2] = {{h, HEADER_SIZE}, {body, len}};
+    ssize_t r;
+    do
+        r = preadv(fd, iov, len > 0 ? 2 : 1, 0);
+    while (r < 0 && errno == EINTR);
+    if (r < 0 || (size_t)r == HEADER_SIZE + len)
+        return r;
+    size_t done = (size_t)r;
+    ssize_t more = 0;
+    if (done < HEADER_SIZE) {
+        more = read_at(fd, h + done, HEADER_SIZE - done, (off_t)done);
+        if (more < 0)
+            return -1;
+        done += (size_t)more;
+    }
+    if (done >= HEADER_SIZE && done < HEADER_SIZE + len) {
+        more = read_at(fd, body + (done - HEADER_SIZE), HEADER_SIZE + len - done, (off_t)done);
+        if (more < 0)
+            return -1;
+        done += (size_t)more;
+    }
+    return (ssize_t)done;
+}
+
 int cuspec__entry_read_fd(int fd, enum cuspec__read_depth depth, struct cuspec__entry_file *f,
                           char *problem, size_t size)
 {
-    unsigned char h[HEADER_SIZE];
-    int status = CUSPEC_OK;
+    struct stat st;
     memset(f, 0, sizeof *f);
     problem[0] = '\0';
-    if (fstat(fd, &f->st) != 0) {
+    if (fstat(fd, &st) != 0) {
         snprintf(problem, size, "cannot stat it: %s", strerror(errno));
         return CUSPEC_ERR_IO;
     }
-    if (!S_ISREG(f->st.st_mode))
+    if (!S_ISREG(st.st_mode)) {
+        f->st = st;
         return bad(problem, size, "not a regular file");
-    uint64_t file_size = (uint64_t)f->st.st_size;
+    }
+    return cuspec__entry_read_opened(fd, &st, depth, f, problem, size);
+}
+
+int cuspec__entry_read_opened(int fd, const struct stat *st, enum cuspec__read_depth depth,
+                              struct cuspec__entry_file *f, char *problem, size_t size)
+{
+    unsigned char h[HEADER_SIZE];
+    int status = CUSPEC_OK;
+    struct stat seen = *st; /* st may be f->st */
+    memset(f, 0, sizeof *f);
+    problem[0] = '\0';
+    f->st = seen;
+    uint64_t file_size = (uint64_t)st->st_size;
     if (file_size < HEADER_SIZE) {
         status = bad(problem, size, "%llu bytes, shorter than the %d-byte header",
                      (unsigned long long)file_size, HEADER_SIZE);
         goto done;
     }
-    ssize_t got = read_at(fd, h, HEADER_SIZE, 0);
+    /* A whole entry is read with its header: the body is the file less the
+     * header, as the header must then confirm. */
+    size_t whole = 0;
+    if (depth == CUSPEC__READ_ALL && file_size <= MAX_ENTRY_SIZE) {
+        whole = (size_t)(file_size - HEADER_SIZE);
+        f->body = malloc(whole + 1);
+        if (f->body == NULL) {
+            status = cuspec__fail(CUSPEC_ERR_NOMEM,
+                                  "cannot allocate %zu bytes to read a store entry", whole);
+            goto done;
+        }
+    }
+    ssize_t got = read_entry(fd, h, f->body, whole);
     if (got < 0) {
         snprintf(problem, size, "cannot read it: %s", strerror(errno));
         status = CUSPEC_ERR_IO;
@@ -184,17 +244,22 @@ int cuspec__entry_read_fd(int fd, enum cuspec__read_depth depth, struct cuspec__
 
     size_t want = (size_t)f->key_len + f->meta_len;
     if (depth == CUSPEC__READ_ALL)
-        want += (size_t)f->payload_len;
-    f->body = malloc(want + 1);
+        want += (size_t)f->payload_len; /* == whole: the size check above */
     if (f->body == NULL) {
-        status = cuspec__fail(CUSPEC_ERR_NOMEM, "cannot allocate %zu bytes to read a store entry", want);
-        goto done;
-    }
-    got = read_at(fd, f->body, want, HEADER_SIZE);
-    if (got < 0) {
-        snprintf(problem, size, "cannot read it: %s", strerror(errno));
-        status = CUSPEC_ERR_IO;
-        goto done;
+        f->body = malloc(want + 1);
+        if (f->body == NULL) {
+            status = cuspec__fail(CUSPEC_ERR_NOMEM,
+                                  "cannot allocate %zu bytes to read a store entry", want);
+            goto done;
+        }
+        got = read_at(fd, f->body, want, HEADER_SIZE);
+        if (got < 0) {
+            snprintf(problem, size, "cannot read it: %s", strerror(errno));
+            status = CUSPEC_ERR_IO;
+            goto done;
+        }
+    } else {
+        got -= HEADER_SIZE;
     }
     if ((size_t)got < want) {
         status = bad(problem, size, "shorter than its size (truncated while read)");
@@ -220,7 +285,7 @@ int cuspec__entry_read(int dir, const char *name, int system, enum cuspec__read_
     int status = cuspec__store_open_file(dir, name, system, &fd, &f->st, problem, size);
     if (status != CUSPEC_OK)
         return status;
-    status = cuspec__entry_read_fd(fd, depth, f, problem, size);
+    status = cuspec__entry_read_opened(fd, &f->st, depth, f, problem, size);
     close(fd);
     return status;
 }

@@ -35,11 +35,15 @@ struct cuspec__store_config {
     int root_ok;                         /* exists, is ours and not writable by others */
     int root_fd;                         /* the user store's folder, opened once; -1 */
     char problem[1536];                  /* why root is not usable */
+    /* Filled by cuspec__store_config_system() only: */
     char system[CUSPEC__STORE_PATH_MAX]; /* system store; "" when there is none or refused */
     int system_fd;                       /* the system store's folder, opened once; -1 */
     uint64_t max_bytes;                  /* bound on the compiled entries' bytes */
 };
 const struct cuspec__store_config *cuspec__store_config(void);
+/* The same, with the system store opened too (the first time it is asked
+ * for). */
+const struct cuspec__store_config *cuspec__store_config_system(void);
 
 /* The smallest size bound taken from CUSPEC_CACHE_MAX_BYTES: a few compiled
  * kernels (10-40 KB each); a smaller one would evict most of them at every
@@ -78,7 +82,13 @@ int cuspec__store_open_dir(int parent, const char *name, int system, int create,
  * a FIFO, another owner's, writable by others); `why` says which. */
 int cuspec__store_open_file(int dir, const char *name, int system, int *fd, struct stat *st,
                             char *why, size_t size);
-
+/* The checks of cuspec__store_open_file on a file's fstat `st`, for a caller
+ * that opened it otherwise: CUSPEC_OK or CUSPEC_ERR_CORRUPT saying why. `me`
+ * is geteuid(), taken once by the caller. */
+int cuspec__store_check_file(const struct stat *st, int system, uid_t me, char *why, size_t size);
+/* Whether `st` is a folder the store may use (the checks of
+ * cuspec__store_open_dir, without a word of why). */
+int cuspec__store_dir_ok(const struct stat *st, int system, uid_t me);
 
 /* Process counters (relaxed atomics: they are statistics, not
  * synchronisation). */
@@ -141,6 +151,10 @@ int cuspec__entry_read(int dir, const char *name, int system, enum cuspec__read_
  * regular one is CUSPEC_ERR_CORRUPT. */
 int cuspec__entry_read_fd(int fd, enum cuspec__read_depth depth, struct cuspec__entry_file *f,
                           char *problem, size_t size);
+/* The same for an open regular file whose fstat `st` the caller has taken
+ * (and checked: cuspec__store_check_file). */
+int cuspec__entry_read_opened(int fd, const struct stat *st, enum cuspec__read_depth depth,
+                              struct cuspec__entry_file *f, char *problem, size_t size);
 void cuspec__entry_file_free(struct cuspec__entry_file *f);
 
 /* Temporary files of a publish in progress are named ".tmp-PID-RANDOM" in

@@ -30,24 +30,29 @@ static const char *store_name(int system)
     return system ? "system store" : "store";
 }
 
-/* Whether `st`'s owner may have put it in a store: this user, or for the
- * system store root too. */
-static int owner_ok(const struct stat *st, int system)
+/* Whether `st`'s owner may have put it in a store: this user (`me`, the
+ * caller's one geteuid), or for the system store root too. */
+static int owner_ok(const struct stat *st, int system, uid_t me)
 {
-    return st->st_uid == geteuid() || (system && st->st_uid == 0);
+    return st->st_uid == me || (system && st->st_uid == 0);
+}
+
+int cuspec__store_dir_ok(const struct stat *st, int system, uid_t me)
+{
+    return S_ISDIR(st->st_mode) && owner_ok(st, system, me) && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
 /* Whether `st`, of a folder or file inside a store, may be trusted; when not,
  * why in `why`. */
-static int owned_safely(const struct stat *st, int system, const char *path, char *why,
+static int owned_safely(const struct stat *st, int system, uid_t me, const char *path, char *why,
                         size_t size)
 {
-    unsigned me = (unsigned)geteuid();
-    if (!owner_ok(st, system)) {
+    if (!owner_ok(st, system, me)) {
         cuspec__store_format(why, size,
                              "%s is owned by uid %u, not by you (uid %u)%s: loading a cubin runs "
                              "its code (fix: chown %u %s)",
-                             path, (unsigned)st->st_uid, me, system ? " or root" : "", me, path);
+                             path, (unsigned)st->st_uid, (unsigned)me, system ? " or root" : "",
+                             (unsigned)me, path);
         return 0;
     }
     if (st->st_mode & (S_IWGRP | S_IWOTH)) {
@@ -61,9 +66,8 @@ static int owned_safely(const struct stat *st, int system, const char *path, cha
 }
 
 /* The same for a folder on the way to a store's root. */
-static int ancestor_safe(const struct stat *st, const char *path, char *why, size_t size)
+static int ancestor_safe(const struct stat *st, uid_t me, const char *path, char *why, size_t size)
 {
-    unsigned me = (unsigned)geteuid();
     if (st->st_uid != me && st->st_uid != 0) {
         cuspec__store_format(why, size,
                              "the folder %s on the way to it is owned by uid %u, who could put "
@@ -89,6 +93,7 @@ int cuspec__store_open_root(const char *path, int system, int create, int *fd, c
      * splices its target in front of them. */
     char rest[2 * CUSPEC__STORE_PATH_MAX], walked[2 * CUSPEC__STORE_PATH_MAX] = "";
     int cur = -1, links = 0, status = CUSPEC_ERR_STORE;
+    uid_t me = geteuid();
     struct stat st;
     *fd = -1;
     if (path[0] != '/') {
@@ -115,7 +120,7 @@ restart:
         close(cur);
     walked[0] = '\0';
     cur = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (cur < 0 || fstat(cur, &st) != 0 || !ancestor_safe(&st, "/", why, size))
+    if (cur < 0 || fstat(cur, &st) != 0 || !ancestor_safe(&st, me, "/", why, size))
         goto fail;
     for (char *p = rest;;) {
         while (*p == '/')
@@ -180,7 +185,7 @@ restart:
             }
             /* As the kernel's protected_symlinks: a link someone else made
              * (in /tmp, say) could send us to any folder of ours. */
-            if (st.st_uid != geteuid() && st.st_uid != 0) {
+            if (st.st_uid != me && st.st_uid != 0) {
                 cuspec__store_format(why, size,
                                      "the link %s on the way to it is owned by uid %u, who could "
                                      "point it anywhere",
@@ -217,14 +222,14 @@ restart:
             cuspec__store_format(why, size, "cannot stat %s: %s", walked, strerror(errno));
             goto fail;
         }
-        if (!last && !ancestor_safe(&st, walked, why, size))
+        if (!last && !ancestor_safe(&st, me, walked, why, size))
             goto fail;
     }
     if (walked[0] == '\0') {
         cuspec__store_format(why, size, "the %s cannot be / itself", store_name(system));
         goto fail;
     }
-    if (!owned_safely(&st, system, walked, why, size))
+    if (!owned_safely(&st, system, me, walked, why, size))
         goto fail;
     *fd = cur;
     return CUSPEC_OK;
@@ -238,6 +243,7 @@ int cuspec__store_open_dir(int parent, const char *name, int system, int create,
                            const char *path, int *fd, char *why, size_t size)
 {
     struct stat st;
+    uid_t me = geteuid();
     *fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (*fd < 0 && errno == ENOENT && create) {
         if (mkdirat(parent, name, 0700) != 0 && errno != EEXIST) {
@@ -261,17 +267,38 @@ int cuspec__store_open_dir(int parent, const char *name, int system, int create,
         }
         /* Another user's folder is often closed to us too: say whose it is. */
         if (err == EACCES && fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-            !owned_safely(&st, system, path, why, size))
+            !owned_safely(&st, system, me, path, why, size))
             return CUSPEC_ERR_STORE;
         cuspec__store_format(why, size, "cannot open %s: %s", path, strerror(err));
         return CUSPEC_ERR_IO;
     }
-    if (fstat(*fd, &st) != 0 || !owned_safely(&st, system, path, why, size)) {
+    if (fstat(*fd, &st) != 0 || !owned_safely(&st, system, me, path, why, size)) {
         close(*fd);
         *fd = -1;
         return CUSPEC_ERR_STORE;
     }
     return CUSPEC_OK;
+}
+
+int cuspec__store_check_file(const struct stat *st, int system, uid_t me, char *why, size_t size)
+{
+    const char *problem = NULL;
+    int owner = owner_ok(st, system, me);
+    if (!S_ISREG(st->st_mode))
+        problem = "not a regular file";
+    else if (!owner)
+        problem = "owned by another user";
+    else if (st->st_mode & (S_IWGRP | S_IWOTH))
+        problem = "writable by group or others";
+    if (problem == NULL)
+        return CUSPEC_OK;
+    if (!owner && S_ISREG(st->st_mode))
+        cuspec__store_format(why, size, "%s (uid %u, you are uid %u): not loaded", problem,
+                             (unsigned)st->st_uid, (unsigned)me);
+    else
+        cuspec__store_format(why, size, "%s (mode %03o): not loaded", problem,
+                             (unsigned)(st->st_mode & 0777));
+    return CUSPEC_ERR_CORRUPT;
 }
 
 int cuspec__store_open_file(int dir, const char *name, int system, int *fd, struct stat *st,
@@ -283,13 +310,14 @@ int cuspec__store_open_file(int dir, const char *name, int system, int *fd, stru
     int err = errno;
     if (*fd < 0 && err == ENOENT)
         return CUSPEC_ERR_NOT_FOUND;
+    uid_t me = geteuid();
     if (*fd < 0 && fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st->st_mode)) {
         cuspec__store_format(why, size, "a symbolic link, not an entry file");
         return CUSPEC_ERR_CORRUPT;
     }
     /* Another user's file is often closed to us too: its fstatat tells. */
     if (*fd < 0 && (err != EACCES || fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) != 0 ||
-                    owner_ok(st, system))) {
+                    owner_ok(st, system, me))) {
         cuspec__store_format(why, size, "cannot open it: %s", strerror(err));
         return CUSPEC_ERR_IO;
     }
@@ -299,25 +327,10 @@ int cuspec__store_open_file(int dir, const char *name, int system, int *fd, stru
         *fd = -1;
         return CUSPEC_ERR_IO;
     }
-    const char *problem = NULL;
-    int owner = owner_ok(st, system);
-    if (!S_ISREG(st->st_mode))
-        problem = "not a regular file";
-    else if (!owner)
-        problem = "owned by another user";
-    else if (st->st_mode & (S_IWGRP | S_IWOTH))
-        problem = "writable by group or others";
-    if (problem != NULL) {
-        if (!owner && S_ISREG(st->st_mode))
-            cuspec__store_format(why, size, "%s (uid %u, you are uid %u): not loaded", problem,
-                                 (unsigned)st->st_uid, (unsigned)geteuid());
-        else
-            cuspec__store_format(why, size, "%s (mode %03o): not loaded", problem,
-                                 (unsigned)(st->st_mode & 0777));
-        if (*fd >= 0)
-            close(*fd);
+    int rc = cuspec__store_check_file(st, system, me, why, size);
+    if (rc != CUSPEC_OK && *fd >= 0) {
+        close(*fd);
         *fd = -1;
-        return CUSPEC_ERR_CORRUPT;
     }
-    return CUSPEC_OK;
+    return rc;
 }

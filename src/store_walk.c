@@ -445,7 +445,7 @@ static uint64_t count_quarantined(const struct cuspec__store_config *c)
 int cuspec_store_get_stats(cuspec_store_stats *stats)
 {
     CUSPEC__RETURN_IF(stats == NULL, CUSPEC_ERR_INVALID, "cuspec_store_get_stats: stats is NULL");
-    const struct cuspec__store_config *c = cuspec__store_config();
+    const struct cuspec__store_config *c = cuspec__store_config_system();
     int status = CUSPEC_OK;
     memset(stats, 0, sizeof *stats);
     cuspec__strlcpy(stats->path, c->root, sizeof stats->path);

@@ -153,6 +153,7 @@ void cuspec__transpose_block_get(const struct cuspec__variant *v, struct cuspec_
 const struct cuspec__family cuspec__family_transpose = {
     .name = "transpose",
     .template_of = template_of,
+    .waits_for_prior_grid = 1,
     .n_params = 7,
     .params =
         {

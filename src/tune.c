@@ -65,6 +65,8 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
                  cuspec__after_run_fn hook, void *hook_user, cuspec_tune_result *res)
 {
     CUSPEC__RETURN_IF(ctx == NULL || res == NULL, CUSPEC_ERR_INVALID, "cuspec_tune: NULL argument");
+    if (options != NULL)
+        CUSPEC__RETURN_IF_RESERVED(options, "cuspec_tune_options");
     struct cuspec__tune_job job;
     memset(&job, 0, sizeof job);
     int rc = cuspec__spec_from_public(pub, &job.spec);

@@ -50,6 +50,11 @@ int cuspec__workload_copy_time(struct cuspec__workload *w, int reps, double *us)
 int cuspec__workload_graph_time(struct cuspec__workload *w, const struct cuspec__variant *v,
                                 int calls, double *us);
 
+/* The median time of `reps` (3 to 200) calls of fn(arg), each between CUDA
+ * events on the legacy stream, after two warm-up calls, in microseconds
+ * (bench.c). */
+int cuspec__event_median(cuspec_ctx *ctx, int (*fn)(void *), void *arg, int reps, double *us);
+
 /* Fills n elements of buf with fresh random values valid for dtype (floats
  * in [-1, 1), integers over their range), reseeded from the clock. */
 void cuspec__random_fill(void *buf, size_t n, int dtype);

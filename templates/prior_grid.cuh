@@ -1,8 +1,9 @@
-/* Programmatic dependent launch (sm_90+).  A module compiled for sm_90 or
- * later defines cuspec_waits_for_prior_grid, and its kernels start with
- * CUSPEC_AFTER_PRIOR_GRID(): wait for the grid before this one in the
- * stream, all of it and its memory, before touching memory.  The host
- * launches such kernels with programmatic stream serialization, so that a
+/* Programmatic dependent launch (sm_90+).  Code compiled for sm_90 or later
+ * starts every kernel with CUSPEC_AFTER_PRIOR_GRID(): wait for the grid
+ * before this one in the stream, all of it and its memory, before touching
+ * memory.  The host launches the kernels of families that say so
+ * (waits_for_prior_grid in src/catalogue.h), from code made for sm_90 or
+ * later, with programmatic stream serialization, so that a
  * kernel's blocks are placed while the one before it drains (only for
  * small calls: see CUSPEC__PDL_TILED_BYTES in src/context.h).  The next
  * grid launches once every block has run CUSPEC_LET_NEXT_GRID() or ended:
@@ -14,7 +15,6 @@
  * once in one translation unit. */
 #ifndef CUSPEC_AFTER_PRIOR_GRID
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-extern "C" __device__ int cuspec_waits_for_prior_grid = 1;
 #define CUSPEC_AFTER_PRIOR_GRID() asm volatile("griddepcontrol.wait;" ::: "memory")
 #define CUSPEC_LET_NEXT_GRID() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
 #else

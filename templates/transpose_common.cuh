@@ -66,20 +66,23 @@ namespace cuspec_transpose_detail
 typedef unsigned long long u64;
 
 /* ---- element types: only the four unsigned words are accepted ---------- */
+/* Constants of explicit specializations are enumerators, not static
+ * members: NVRTC emits such members as __device__ variables, and a module
+ * with variables costs its load an allocation (docs/experiments/deploy.md). */
 template <typename T> struct IsWord {
-    static constexpr bool value = false;
+    enum : bool { value = false };
 };
 template <> struct IsWord<unsigned char> {
-    static constexpr bool value = true;
+    enum : bool { value = true };
 };
 template <> struct IsWord<unsigned short> {
-    static constexpr bool value = true;
+    enum : bool { value = true };
 };
 template <> struct IsWord<unsigned int> {
-    static constexpr bool value = true;
+    enum : bool { value = true };
 };
 template <> struct IsWord<unsigned long long> {
-    static constexpr bool value = true;
+    enum : bool { value = true };
 };
 
 template <int U> struct UnitT;
@@ -180,7 +183,7 @@ __device__ __forceinline__ uint4 ld_hint16(const void *p)
  * (The #else branches are for CPU emulation only.) */
 template <int B> struct Raw;
 template <> struct Raw<1> {
-    static constexpr int NW = 1;
+    enum { NW = 1 };
     static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[1])
     {
         w[0] = ld_hint1(p);
@@ -191,7 +194,7 @@ template <> struct Raw<1> {
     }
 };
 template <> struct Raw<2> {
-    static constexpr int NW = 1;
+    enum { NW = 1 };
     static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[1])
     {
         w[0] = ld_hint2(p);
@@ -202,7 +205,7 @@ template <> struct Raw<2> {
     }
 };
 template <> struct Raw<4> {
-    static constexpr int NW = 1;
+    enum { NW = 1 };
     static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[1])
     {
         w[0] = ld_hint4(p);
@@ -213,7 +216,7 @@ template <> struct Raw<4> {
     }
 };
 template <> struct Raw<8> {
-    static constexpr int NW = 2;
+    enum { NW = 2 };
     static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[2])
     {
         const uint2 v = ld_hint8(p);
@@ -233,7 +236,7 @@ template <> struct Raw<8> {
     }
 };
 template <> struct Raw<16> {
-    static constexpr int NW = 4;
+    enum { NW = 4 };
     static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[4])
     {
         const uint4 v = ld_hint16(p);

@@ -33,13 +33,13 @@ namespace cuspec_transpose_detail
  * otherwise element by element.  The host launches ceil(N / CH) blocks by
  * the batch and enforces R1-R3 on both sides. */
 template <typename E, int NT, int VEC> struct NCfg {
-    static constexpr int S = (int)sizeof(E);
-    static constexpr int B = VEC * S;
-    static constexpr int NW = B >= 4 ? B / 4 : 1;
-    static constexpr int LV = VEC >= 16 ? 4 : VEC >= 8 ? 3 : VEC >= 4 ? 2 : VEC >= 2 ? 1 : 0;
-    static constexpr int SMEM = 32768; /* bytes of planes */
-    static constexpr int NMAX = 32;    /* the narrow side, at most */
-    static constexpr int VEC_ = VEC;
+    enum : int { S = (int)sizeof(E) };
+    enum : int { B = VEC * S };
+    enum : int { NW = B >= 4 ? B / 4 : 1 };
+    enum : int { LV = VEC >= 16 ? 4 : VEC >= 8 ? 3 : VEC >= 4 ? 2 : VEC >= 2 ? 1 : 0 };
+    enum : int { SMEM = 32768 }; /* bytes of planes */
+    enum : int { NMAX = 32 };    /* the narrow side, at most */
+    enum : int { VEC_ = VEC };
     static_assert(IsWord<E>::value, "E must be unsigned char/short/int/long long");
     static_assert(VEC == 1 || VEC == 2 || VEC == 4 || VEC == 8 || VEC == 16,
                   "VEC must be 1,2,4,8,16");
@@ -50,7 +50,7 @@ template <typename E, int NT, int VEC> struct NCfg {
 
 /* A B-byte vector in shared memory, as NW words. */
 template <int B> struct Sh {
-    static constexpr int NW = B >= 4 ? B / 4 : 1;
+    enum : int { NW = B >= 4 ? B / 4 : 1 };
     static __device__ __forceinline__ void ld(const void *p, unsigned (&w)[NW])
     {
         if constexpr (B == 16) {

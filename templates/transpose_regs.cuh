@@ -27,15 +27,15 @@ namespace cuspec_transpose_detail
 {
 
 template <typename E, int TILE, int ROWS, int VEC> struct RCfg {
-    static constexpr int S = (int)sizeof(E);
-    static constexpr int K = 4 / S;   /* rows packed per word */
-    static constexpr int B = VEC * S; /* bytes per vector access */
-    static constexpr int NW = B / 4;
-    static constexpr int WX = 4; /* lanes along an input row: 64 bytes */
-    static constexpr int WY = 8;
-    static constexpr int BX = TILE / (WX * VEC); /* warps along the tile's rows */
-    static constexpr int TR = ROWS * WY * VEC;   /* tile rows */
-    static constexpr int NT = BX * ROWS * 32;
+    enum : int { S = (int)sizeof(E) };
+    enum : int { K = 4 / S };   /* rows packed per word */
+    enum : int { B = VEC * S }; /* bytes per vector access */
+    enum : int { NW = B / 4 };
+    enum : int { WX = 4 }; /* lanes along an input row: 64 bytes */
+    enum : int { WY = 8 };
+    enum : int { BX = TILE / (WX * VEC) }; /* warps along the tile's rows */
+    enum : int { TR = ROWS * WY * VEC };   /* tile rows */
+    enum : int { NT = BX * ROWS * 32 };
     static_assert(IsWord<E>::value && S <= 2, "the register kernel takes 1- and 2-byte elements");
     static_assert(B == 16, "the register kernel moves 16-byte vectors (VEC = 16 / sizeof(E))");
     static_assert(TILE % (WX * VEC) == 0 && TILE <= 256,

@@ -41,22 +41,22 @@ namespace cuspec_transpose_detail
  * rows by TC columns, and XR = SE rows read before it. */
 template <typename E, int TILE, int ROWS, int PAD, int VEC, int WIDE>
 struct SCfg : TileRules<E, TILE, ROWS, PAD, VEC> {
-    static constexpr int S = (int)sizeof(E);
-    static constexpr int K = 4 / S;            /* rows packed per unit */
-    static constexpr int D = VEC / K;          /* units per output vector */
-    static constexpr int TC = TILE << WIDE;    /* tile columns */
-    static constexpr int NX = TILE / VEC;      /* threads along an output row segment */
-    static constexpr int NT = TC * ROWS;       /* threads per block */
-    static constexpr int SE = 32 / S;          /* elements per 32-byte sector */
-    static constexpr int XR = SE;              /* extra input rows read: a whole sector */
-    static constexpr int UR = (TILE + XR) / K; /* unit rows in the shared tile */
-    static constexpr int RW = NT / NX;         /* output rows per write pass */
-    static constexpr int P = TC / RW;          /* output vectors per thread */
-    static constexpr int PADU = PAD;           /* pad, in units */
-    static constexpr int PU = TC + PADU;       /* shared row pitch, in units */
-    static constexpr long long SMEM = (long long)UR * PU * 4;
-    static constexpr int VEC_ = VEC;
-    static constexpr int TILE_ = TILE;
+    enum : int { S = (int)sizeof(E) };
+    enum : int { K = 4 / S };            /* rows packed per unit */
+    enum : int { D = VEC / K };          /* units per output vector */
+    enum : int { TC = TILE << WIDE };    /* tile columns */
+    enum : int { NX = TILE / VEC };      /* threads along an output row segment */
+    enum : int { NT = TC * ROWS };       /* threads per block */
+    enum : int { SE = 32 / S };          /* elements per 32-byte sector */
+    enum : int { XR = SE };              /* extra input rows read: a whole sector */
+    enum : int { UR = (TILE + XR) / K }; /* unit rows in the shared tile */
+    enum : int { RW = NT / NX };         /* output rows per write pass */
+    enum : int { P = TC / RW };          /* output vectors per thread */
+    enum : int { PADU = PAD };           /* pad, in units */
+    enum : int { PU = TC + PADU };       /* shared row pitch, in units */
+    enum : long long { SMEM = (long long)UR * PU * 4 };
+    enum : int { VEC_ = VEC };
+    enum : int { TILE_ = TILE };
 
     static_assert(S <= 2, "E must be unsigned char or unsigned short");
     static_assert((TILE / K) % ROWS == 0, "(TILE/K) % ROWS != 0  (K = 4/sizeof(E))");

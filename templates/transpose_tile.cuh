@@ -197,27 +197,27 @@ __host__ __device__ constexpr int cuspec_tr_pick_wx(int NX, int ROWS, int NT, in
 }
 template <typename E, int TILE, int ROWS, int PAD, int VEC, int SH>
 struct Cfg : TileRules<E, TILE, ROWS, PAD, VEC> {
-    static constexpr int S = (int)sizeof(E);
-    static constexpr int K = S >= 4 ? 1 : (VEC < 4 / S ? VEC : 4 / S);
-    static constexpr int U = K * S;
-    static constexpr int D = VEC / K; /* units per output vector */
-    static constexpr int B = VEC * S; /* bytes per vector access */
-    static constexpr int NW = B >= 4 ? B / 4 : 1;
-    static constexpr int TC = TILE;                  /* tile columns */
-    static constexpr int NX = TILE / VEC;            /* threads along a tile row */
-    static constexpr int NT = NX * ROWS;             /* threads per block */
-    static constexpr int SE = 32 / S;                /* elements per 32-byte sector */
-    static constexpr int XR = SH ? SE - 1 : 0;       /* extra input rows read (SH) */
-    static constexpr int UR = (TILE + XR) / K;       /* unit rows in the shared tile */
-    static constexpr int G = (UR + ROWS - 1) / ROWS; /* unit-row groups per thread */
-    static constexpr int RW = ROWS;                  /* output rows per write pass */
-    static constexpr int P = TC / RW;                /* output vectors per thread */
-    static constexpr int PADU = PAD ? (U >= 4 ? 1 : 4 / U) : 0;
-    static constexpr int PU = TC + PADU; /* shared row pitch, in units */
-    static constexpr long long SMEM = (long long)UR * PU * U;
-    static constexpr int VEC_ = VEC;
-    static constexpr int ROWS_ = ROWS;
-    static constexpr int TILE_ = TILE;
+    enum : int { S = (int)sizeof(E) };
+    enum : int { K = S >= 4 ? 1 : (VEC < 4 / S ? VEC : 4 / S) };
+    enum : int { U = K * S };
+    enum : int { D = VEC / K }; /* units per output vector */
+    enum : int { B = VEC * S }; /* bytes per vector access */
+    enum : int { NW = B >= 4 ? B / 4 : 1 };
+    enum : int { TC = TILE };                  /* tile columns */
+    enum : int { NX = TILE / VEC };            /* threads along a tile row */
+    enum : int { NT = NX * ROWS };             /* threads per block */
+    enum : int { SE = 32 / S };                /* elements per 32-byte sector */
+    enum : int { XR = SH ? SE - 1 : 0 };       /* extra input rows read (SH) */
+    enum : int { UR = (TILE + XR) / K };       /* unit rows in the shared tile */
+    enum : int { G = (UR + ROWS - 1) / ROWS }; /* unit-row groups per thread */
+    enum : int { RW = ROWS };                  /* output rows per write pass */
+    enum : int { P = TC / RW };                /* output vectors per thread */
+    enum : int { PADU = PAD ? (U >= 4 ? 1 : 4 / U) : 0 };
+    enum : int { PU = TC + PADU }; /* shared row pitch, in units */
+    enum : long long { SMEM = (long long)UR * PU * U };
+    enum : int { VEC_ = VEC };
+    enum : int { ROWS_ = ROWS };
+    enum : int { TILE_ = TILE };
     typedef typename UnitT<U>::T Ut;
 
     static_assert((TILE / K) % ROWS == 0, "(TILE/K) % ROWS != 0  (K = row packing factor)");
@@ -235,9 +235,9 @@ struct Cfg : TileRules<E, TILE, ROWS, PAD, VEC> {
     }
 
     /* read phase: lane (lx,ly) stores unit ly*PU + VEC*lx (+e) */
-    static constexpr int WXR = cuspec_tr_pick_wx(NX, ROWS, NT, B, VEC, PU, U);
+    enum : int { WXR = cuspec_tr_pick_wx(NX, ROWS, NT, B, VEC, PU, U) };
     /* write phase: lane (lx,ly) loads unit (D*lx)*PU + ly (+q*PU) */
-    static constexpr int WXW = cuspec_tr_pick_wx(NX, ROWS, NT, B, (D * PU), 1, U);
+    enum : int { WXW = cuspec_tr_pick_wx(NX, ROWS, NT, B, (D * PU), 1, U) };
 };
 
 /* tid -> (x, y) on the NX x ROWS thread grid with warps of WX x (32/WX). */

@@ -12,7 +12,7 @@ CUSPEC_CACHE_DIR=$scratch/store
 CUSPEC_SYSTEM_STORE=$scratch/no-system-store
 export CUSPEC_CACHE_DIR CUSPEC_SYSTEM_STORE
 unset CUSPEC_CACHE_MAX_BYTES
-plan 71
+plan 76
 
 # Payloads of known bytes: a flipped byte is then sure to change.
 head -c 5000 /dev/zero | tr '\0' a >"$scratch/small"
@@ -95,9 +95,17 @@ ok $? "the bad entry's file is gone"
 
 check_exit 0 "clear --kind tuning exits 0" "$CUSPEC" cache clear --kind tuning
 check_grep "$tap_out" '^removed 1 entry \(1 tuning\)$' "clear says what it removed"
+"$store_put" "a tuning record" tuning "$scratch/small"
+ok $? "store_put publishes a tuning record"
 check_exit 0 "clear --yes exits 0" "$CUSPEC" cache clear --yes
-check_grep "$tap_out" '^removed 1 entry \(0 cubin, 1 ptx, 0 tuning, 0 bad\)$' \
-    "clear without --kind removes every kind"
+check_grep "$tap_out" '^removed 1 entry \(0 cubin, 1 ptx\)$' \
+    "clear without --kind removes the compiled kernels"
+check_exit 0 "stats --json after it exits 0" "$CUSPEC" cache stats --json
+check_grep "$tap_out" '"ptx":\{"entries":0,.*"tuning":\{"entries":1,' \
+    "and the tuning record is kept"
+check_exit 0 "clear --all exits 0" "$CUSPEC" cache clear --all --json
+check_grep "$tap_out" '^\{"removed":\{"cubin":0,"ptx":0,"tuning":1,"bad":0\}\}$' \
+    "clear --all removes the tuning record too"
 check_exit 0 "stats --json after clear exits 0" "$CUSPEC" cache stats --json
 check_grep "$tap_out" '"cubin":\{"entries":0,.*"ptx":\{"entries":0,.*"tuning":\{"entries":0,' \
     "the store is empty after clear"
@@ -141,11 +149,11 @@ check_grep "$tap_out" 'not a regular file' "and says what is wrong"
 check_exit 0 "verify --repair removes it" "$CUSPEC" cache verify --repair
 check_exit 0 "and verify then finds nothing bad" "$CUSPEC" cache verify
 
-# clear removes what lookups moved aside too.
+# clear --all removes what lookups moved aside too.
 # What cuspec did not put there (a name of another form) is left alone.
 q=$CUSPEC_CACHE_DIR/quarantine
 mkdir -p "$q" && : >"$q/0123456789abcdef0123456789abcd.entry-0123456789abcdef" && : >"$q/notes.txt"
-check_exit 0 "clear exits 0" "$CUSPEC" cache clear
+check_exit 0 "clear --all exits 0" "$CUSPEC" cache clear --all
 [ "$(ls -A "$q")" = notes.txt ]
 ok $? "and empties the quarantine of what cuspec moved there"
 

@@ -2,7 +2,7 @@
 # The CLI's help, version, usage errors and exit statuses, and `devices` on a
 # machine without a driver.
 . "$top_srcdir/tests/tap.sh"
-plan 31
+plan 66
 
 check_exit 0 "--help exits 0" "$CUSPEC" --help
 check_grep "$tap_out" '^Usage: cuspec' "--help prints usage on stdout"
@@ -44,4 +44,46 @@ check_grep "$tap_err" "unknown op 'foo' \\(sum, min, max, dot, argmin, argmax\\)
     "and says which there are"
 check_exit 2 "a count too large is a usage error" "$CUSPEC" bench reduce --n 2^20,2^70
 check_exit 2 "an empty list is a usage error" "$CUSPEC" bench reduce --n ,
+
+# A mistyped word is named, with the nearest that would do.
+check_exit 2 "a mistyped command exits 2" "$CUSPEC" tunee
+check_grep "$tap_err" "^cuspec: unknown command 'tunee'; did you mean 'tune'\?$" "and the nearest is suggested"
+check_exit 2 "a mistyped global option exits 2" "$CUSPEC" --verison
+check_grep "$tap_err" "unknown option '--verison'; did you mean '--version'\?" "and is suggested"
+check_exit 2 "help of a mistyped command exits 2" "$CUSPEC" help tun
+check_grep "$tap_err" "unknown command 'tun'; did you mean 'tune'\?" "and the command it begins wins"
+check_exit 2 "a mistyped option exits 2" "$CUSPEC" tune --lisst
+check_grep "$tap_err" "^cuspec tune: unknown option '--lisst'; did you mean '--list'\?$" \
+    "and the command's option is suggested"
+check_exit 2 "a mistyped option with a value exits 2" "$CUSPEC" bench reduce --dtpye=f32
+check_grep "$tap_err" "unknown option '--dtpye'; did you mean '--dtype'\?" "and it is named without the value"
+check_exit 2 "an option without its value exits 2" "$CUSPEC" bench reduce --dtype
+check_grep "$tap_err" "^cuspec bench: --dtype needs a value$" "and says so"
+check_exit 2 "a mistyped cache subcommand exits 2" "$CUSPEC" cache clera
+check_grep "$tap_err" "unknown subcommand 'clera'; did you mean 'clear'\?" "and is suggested"
+check_exit 2 "a mistyped dtype exits 2" "$CUSPEC" bench reduce --dtype f33
+check_grep "$tap_err" "unknown dtype 'f33'; did you mean 'f32'\?" "and is suggested"
+check_exit 2 "a word far from every command" "$CUSPEC" xyzzy
+! grep -q 'did you mean' "$tap_err"
+ok $? "gets no suggestion"
+
+# Sizes and counts: one syntax for every option that takes one.
+check_exit 2 "--reps 2^10 is read as 1024 (over 1000)" "$CUSPEC" bench reduce --reps 2^10
+check_grep "$tap_err" "--reps takes a number from 3 to 1000, not '2\^10'" "and refused as such"
+check_exit 2 "--max-candidates 1M is read as 2^20 (over 10^6)" "$CUSPEC" tune --max-candidates 1M
+export CUSPEC_CACHE_DIR="$(mktemp -d)/store"
+for size in 64k 64K 2^16 65536; do
+    check_exit 0 "cache prune --max-bytes $size" "$CUSPEC" cache prune --max-bytes "$size" --json
+    check_grep "$tap_out" '"max_bytes":65536' "reads $size as 65536"
+done
+
+# --quiet: nothing on stdout but --json output, nothing on stderr but errors.
+check_exit 0 "cache stats --quiet exits 0" "$CUSPEC" cache stats --quiet
+[ ! -s "$tap_out" ] && [ ! -s "$tap_err" ]
+ok $? "and prints nothing"
+check_exit 0 "-q before the command, with --json" "$CUSPEC" -q cache stats --json
+check_grep "$tap_out" '^\{"path":' "prints the JSON"
+check_exit 2 "--quiet keeps usage errors" "$CUSPEC" --quiet cache stats --frob
+check_grep "$tap_err" "unknown option '--frob'" "on stderr"
+rm -rf "$(dirname "$CUSPEC_CACHE_DIR")"
 done_testing

@@ -42,7 +42,7 @@ static void check_used(const cuspec_tune_spec *spec, const cuspec_tune_result *r
 
 TEST(tune_a_reduction_and_use_it)
 {
-    cuspec_tune_spec spec = {"reduce", CUSPEC_SUM, CUSPEC_F32, (1u << 20) + 5, 0, 0, 0, 0};
+    cuspec_tune_spec spec = {.family = "reduce", .op = CUSPEC_SUM, .dtype = CUSPEC_F32, .n = (1u << 20) + 5};
     cuspec_tune_options o = small_search();
     cuspec_tune_result r;
     char params[160];
@@ -67,7 +67,7 @@ TEST(tune_a_reduction_and_use_it)
 
 TEST(tune_a_transpose_and_use_it)
 {
-    cuspec_tune_spec spec = {"transpose", 0, CUSPEC_F32, 0, 1024, 1024, 0, 0};
+    cuspec_tune_spec spec = {.family = "transpose", .dtype = CUSPEC_F32, .rows = 1024, .cols = 1024};
     cuspec_tune_options o = small_search();
     cuspec_tune_result r;
     CUSPEC_OK_(cuspec_tune(ctx, &spec, &o, &r));
@@ -96,8 +96,9 @@ static void corrupt_padding(void *user, const struct cuspec__variant *v, CUdevic
 
 TEST(tune_a_pitched_transpose_and_use_it)
 {
-    cuspec_tune_spec spec = {"transpose", 0, CUSPEC_U8, 0, 1000, 1000, 1024, 1024};
-    cuspec_tune_spec tight = {"transpose", 0, CUSPEC_U8, 0, 1000, 1000, 0, 0};
+    cuspec_tune_spec spec = {.family = "transpose", .dtype = CUSPEC_U8, .rows = 1000, .cols = 1000,
+                             .ld_in = 1024, .ld_out = 1024};
+    cuspec_tune_spec tight = {.family = "transpose", .dtype = CUSPEC_U8, .rows = 1000, .cols = 1000};
     cuspec_tune_options o = small_search();
     cuspec_tune_result r;
     int hits = 0;
@@ -135,7 +136,7 @@ static void corrupt_512(void *user, const struct cuspec__variant *v, CUdeviceptr
 
 TEST(wrong_candidates_are_rejected)
 {
-    cuspec_tune_spec spec = {"reduce", CUSPEC_MAX, CUSPEC_I32, 1u << 16, 0, 0, 0, 0};
+    cuspec_tune_spec spec = {.family = "reduce", .op = CUSPEC_MAX, .dtype = CUSPEC_I32, .n = 1u << 16};
     cuspec_tune_options o = small_search();
     o.max_candidates = 400; /* exhaustive: every 512-thread variant is tried */
     o.reps = 3;

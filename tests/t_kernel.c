@@ -168,13 +168,24 @@ static void late_compiles_are_abandoned(void)
     double waited = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
     printf("# returned after %.3f s\n", waited);
     CHECK(waited < 1.0); /* one thread each: all four are late within 0.1 s */
-    sleep(10);           /* let the abandoned compiles finish and publish */
+    /* The abandoned compiles finish and publish: wait for all four (a
+     * loaded machine takes longer than an idle one, so no fixed sleep). */
+    struct cuspec__image img;
+    int published = 0;
+    for (int tenth = 0; tenth < 1200 && published < 4; tenth++) {
+        published = 0;
+        for (int i = 0; i < 4; i++)
+            if (cuspec__image_get(&v[i], 80, CUSPEC__IMAGE_STORE_ONLY, &img) == CUSPEC_OK) {
+                cuspec__image_free(&img);
+                published++;
+            }
+        if (published < 4)
+            usleep(100000);
+    }
+    CHECK_INT_EQ(published, 4);
     uint64_t bad = 1;
     CHECK_INT_EQ(cuspec_store_verify(0, NULL, NULL, &bad), CUSPEC_OK);
     CHECK_UINT_EQ(bad, 0);
-    struct cuspec__image img;
-    CHECK_INT_EQ(cuspec__image_get(&v[0], 80, CUSPEC__IMAGE_STORE_ONLY, &img), CUSPEC_OK);
-    cuspec__image_free(&img);
 }
 
 /* Every worker marks itself with thread-specific data whose destructor runs

@@ -32,6 +32,20 @@ TEST(suffixes_are_powers_of_1024_in_either_case)
     CHECK_UINT_EQ(size_of("2g"), 2ull << 30);
 }
 
+TEST(powers_of_two_as_2_caret_k)
+{
+    CHECK_UINT_EQ(size_of("2^0"), 1);
+    CHECK_UINT_EQ(size_of("2^16"), 65536);
+    CHECK_UINT_EQ(size_of("2^63"), 1ull << 63);
+    refused("2^64");
+    refused("2^");
+    refused("2^-1");
+    refused("2^ 3");
+    refused("2^3K");
+    refused("3^2");
+    refused("2^0x10");
+}
+
 TEST(the_largest_sizes)
 {
     CHECK_UINT_EQ(size_of("18446744073709551615"), UINT64_MAX);
@@ -53,5 +67,6 @@ TEST(anything_else_is_refused_with_a_reason)
     CHECK_INT_EQ(cuspec_parse_size("1", NULL), CUSPEC_ERR_INVALID);
 }
 
-TAP_MAIN(TAP_ENTRY(suffixes_are_powers_of_1024_in_either_case), TAP_ENTRY(the_largest_sizes),
+TAP_MAIN(TAP_ENTRY(suffixes_are_powers_of_1024_in_either_case),
+         TAP_ENTRY(powers_of_two_as_2_caret_k), TAP_ENTRY(the_largest_sizes),
          TAP_ENTRY(anything_else_is_refused_with_a_reason))

@@ -6,6 +6,7 @@
 #include "transpose.h"
 #include "device.h"
 #include "tap.h"
+#include "params.h"
 #include "hash.h"
 #include "store.h"
 
@@ -612,6 +613,18 @@ TEST(search_finds_the_optimum_by_refinement)
     CHECK_INT_EQ(rec.p[4], 2);
 }
 
+/* A spec whose reserved space is not zero is refused, saying why: a field a
+ * later version takes from it would read the caller's garbage. */
+TEST(a_spec_with_reserved_space_set_is_refused)
+{
+    cuspec_tune_spec pub = {.family = "reduce", .op = CUSPEC_SUM, .dtype = CUSPEC_F32, .n = 1024};
+    struct cuspec__spec s;
+    CHECK_INT_EQ(cuspec__spec_from_public(&pub, &s), CUSPEC_OK);
+    pub.reserved[7] = 1;
+    CHECK_INT_EQ(cuspec__spec_from_public(&pub, &s), CUSPEC_ERR_INVALID);
+    CHECK_STR_CONTAINS(cuspec_last_error(), "cuspec_tune_spec: reserved is not zero");
+}
+
 int main(void)
 {
     if (mkdtemp(store_dir) == NULL)
@@ -629,7 +642,8 @@ int main(void)
                                             TAP_ENTRY(search_reads_six_parameter_logs),
                                             TAP_ENTRY(search_resumes_after_a_stop),
                                             TAP_ENTRY(search_rejects_wrong_and_failed_candidates),
-                                            TAP_ENTRY(search_finds_the_optimum_by_refinement)};
+                                            TAP_ENTRY(search_finds_the_optimum_by_refinement),
+                                            TAP_ENTRY(a_spec_with_reserved_space_set_is_refused)};
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
     return tap_remove_tree(store_dir, 0) == 0 ? rc : 1;
 }

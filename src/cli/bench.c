@@ -284,10 +284,12 @@ static int run(int argc, char **argv)
     if (optind + 1 != argc)
         return cli_usage(&cmd_bench, "name one of copy, reduce, transpose, latency");
     o.what = argv[optind];
+    const char *benchmarks[] = {"copy", "reduce", "transpose", "latency"};
+    char hint[64];
     if (strcmp(o.what, "copy") && strcmp(o.what, "reduce") && strcmp(o.what, "transpose") &&
         strcmp(o.what, "latency"))
-        return cli_usage(&cmd_bench, "unknown benchmark '%s' (copy, reduce, transpose, latency)",
-                         o.what);
+        return cli_usage(&cmd_bench, "unknown benchmark '%s' (copy, reduce, transpose, latency)%s",
+                         o.what, cli_did_you_mean(o.what, benchmarks, 4, hint, sizeof hint));
     if ((o.ops || o.ns) && strcmp(o.what, "reduce") != 0)
         return cli_usage(&cmd_bench, "--op and --n are for reduce");
     const char *shape_flag = cli_transpose_flag(o.shapes, &o.layout);

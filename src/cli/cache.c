@@ -12,7 +12,7 @@ static const char help[] =
     "Usage: cuspec cache stats [--json]\n"
     "       cuspec cache ls [--kind KIND] [--json]\n"
     "       cuspec cache verify [--repair] [--json]\n"
-    "       cuspec cache clear [--kind KIND]... [--yes] [--json]\n"
+    "       cuspec cache clear [--kind KIND]... [--all] [--yes] [--json]\n"
     "       cuspec cache prune [--max-bytes N[K|M|G]] [--stale] [--json]\n"
     "\n"
     "Looks after the store of compiled kernels (cubin, ptx) and tuning records:\n"
@@ -26,15 +26,18 @@ static const char help[] =
     "  verify   reads every entry in full (magic, version, checksum, key against the\n"
     "           file name) and lists the bad ones, and the folders refused because\n"
     "           of their owner, mode or a link\n"
-    "  clear    removes entries: all of them (with the bad ones moved aside to\n"
-    "           quarantine/), or those of the kinds given; a removed kernel is\n"
-    "           compiled again when next needed\n"
+    "  clear    removes the compiled kernels (cubin, ptx), or the entries of the\n"
+    "           kinds given; tuning records (minutes of tuning each) only with\n"
+    "           --kind tuning or --all. A removed kernel is compiled again when next\n"
+    "           needed\n"
     "  prune    removes compiled entries, least recently used first, until they take\n"
     "           no more than the bound; tuning records are kept\n"
     "\n"
     "  --json             one JSON object on stdout instead of the table\n"
     "  --kind KIND        cubin, ptx or tuning; ls: show only this kind; clear: remove\n"
     "                     only these kinds (repeat for several)\n"
+    "  --all              clear: every entry, tuning records too, and the bad entries\n"
+    "                     moved aside to quarantine/\n"
     "  --repair           verify: remove the bad entries, the temporary files of writers\n"
     "                     that died (older than a minute), the lock files nobody holds\n"
     "                     and the quarantined entries\n"
@@ -54,7 +57,7 @@ static const char help[] =
     "did not remove them; 2 bad command line.\n";
 
 struct options {
-    int json, repair, stale;
+    int json, repair, stale, all;
     unsigned kinds; /* bit 1 << kind */
     uint64_t max_bytes;
 };
@@ -255,14 +258,16 @@ static int run_verify(const struct options *o)
 static int run_clear(const struct options *o)
 {
     /* One call per kind, so that what was removed can be told by kind; then,
-     * when every kind goes, one for the bad entries that are of none. */
+     * with --all, one for the bad entries that are of none. Tuning records
+     * go only when asked for by name. */
     uint64_t removed[CUSPEC_N_KINDS] = {0};
-    unsigned kinds = o->kinds != 0 ? o->kinds : ~0u;
+    unsigned compiled = 1u << CUSPEC_KIND_CUBIN | 1u << CUSPEC_KIND_PTX;
+    unsigned kinds = o->all ? ~0u : o->kinds != 0 ? o->kinds : compiled;
     int status = CUSPEC_OK;
     for (int k = CUSPEC_KIND_CUBIN; k <= CUSPEC_KIND_TUNING && status == CUSPEC_OK; k++)
         if (kinds & 1u << k)
             status = cuspec_store_clear(1u << k, &removed[k]);
-    if (status == CUSPEC_OK && o->kinds == 0)
+    if (status == CUSPEC_OK && o->all)
         status = cuspec_store_clear(0, &removed[0]);
     if (status != CUSPEC_OK)
         return cli_fail(status, "cannot clear the store");
@@ -282,7 +287,7 @@ static int run_clear(const struct options *o)
             printf("%s%llu %s", sep, (unsigned long long)removed[k], cuspec_kind_name(k));
             sep = ", ";
         }
-    if (o->kinds == 0)
+    if (o->all)
         printf(", %llu bad", (unsigned long long)removed[0]);
     printf(")\n");
     return EXIT_OK;
@@ -322,7 +327,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
     {"stats", "", run_stats},   {"ls", "k", run_ls},        {"verify", "r", run_verify},
-    {"clear", "ky", run_clear}, {"prune", "ms", run_prune},
+    {"clear", "kya", run_clear}, {"prune", "ms", run_prune},
 };
 
 static int run(int argc, char **argv)
@@ -331,7 +336,8 @@ static int run(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},       {"json", no_argument, NULL, 'j'},
         {"kind", required_argument, NULL, 'k'}, {"repair", no_argument, NULL, 'r'},
         {"yes", no_argument, NULL, 'y'},        {"max-bytes", required_argument, NULL, 'm'},
-        {"stale", no_argument, NULL, 's'},      {0, 0, 0, 0},
+        {"stale", no_argument, NULL, 's'},      {"all", no_argument, NULL, 'a'},
+        {0, 0, 0, 0},
     };
     struct options o = {0};
     const struct subcommand *sub = NULL;
@@ -344,8 +350,12 @@ static int run(int argc, char **argv)
     for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
         if (strcmp(argv[1], subcommands[i].name) == 0)
             sub = &subcommands[i];
-    if (sub == NULL)
-        return cli_usage(&cmd_cache, "unknown subcommand '%s'", argv[1]);
+    if (sub == NULL) {
+        const char *names[] = {"stats", "ls", "verify", "clear", "prune"};
+        char hint[64];
+        return cli_usage(&cmd_cache, "unknown subcommand '%s'%s", argv[1],
+                         cli_did_you_mean(argv[1], names, 5, hint, sizeof hint));
+    }
 
     int c, li = 0;
     optind = 1;
@@ -380,17 +390,19 @@ static int run(int argc, char **argv)
             if (cuspec_parse_size(optarg, &o.max_bytes) != CUSPEC_OK || o.max_bytes == 0)
                 return cli_usage(&cmd_cache,
                                  "--max-bytes wants a positive size such as 500M, not '%s' "
-                                 "('cuspec cache clear --kind cubin --kind ptx' removes every "
-                                 "compiled entry)",
+                                 "('cuspec cache clear' removes every compiled entry)",
                                  optarg);
             break;
         case 's':
             o.stale = 1;
             break;
+        case 'a':
+            o.all = 1;
+            break;
         case ':':
             return cli_usage(&cmd_cache, "%s needs a value", argv[optind]);
         default:
-            return cli_usage(&cmd_cache, "unknown option '%s'", argv[optind]);
+            return cli_unknown_option(&cmd_cache, argv[optind]);
         }
     }
     if (optind < argc - 1)

@@ -28,8 +28,13 @@ extern const struct command cmd_compile;
 extern const struct command cmd_bench;
 extern const struct command cmd_tune;
 extern const struct command cmd_run;
+extern const struct command cmd_lessons;
 
 /* ## Failures (main.c) */
+
+/* --quiet was given: draw no progress (stdout and warnings are already
+ * silenced, but for --json output). */
+extern int cli_quiet;
 
 /* Prints `msg: status text: detail` on stderr and returns the exit status
  * that fits the status (EXIT_NO_GPU for a missing driver or device). */
@@ -66,15 +71,29 @@ struct cli_int_option {
 int cli_option(const struct command *cmd, int c, char **argv, int *json,
                const struct cli_int_option *ints);
 
+/* The name of names[0..n) nearest to `word` (a letter or two mistyped,
+ * missing, added or swapped), or NULL when none is near. */
+const char *cli_nearest(const char *word, const char *const *names, size_t n);
+/* "; did you mean 'NAME'?" in buf for the nearest name, or "" when none is
+ * near: for the end of a usage error. */
+const char *cli_did_you_mean(const char *word, const char *const *names, size_t n, char *buf,
+                             size_t size);
+/* The usage error for a command-line word getopt did not take (`arg`, as
+ * written): "--NAME needs a value" for an option the command's help names,
+ * else "unknown option" with the nearest of them suggested. */
+int cli_unknown_option(const struct command *cmd, const char *arg);
+
 /* Splits a comma-separated list in place into items; returns the count, or
  * -1 when it has more than max. */
 int cli_split(char *list, char **items, int max);
-/* A decimal integer from lo to hi in *v: 0, or -1 when s is not one. */
+/* An integer from lo to hi in *v, written as sizes are ("1000", "4K",
+ * "2^10"; lo may be negative: then "-" and digits too): 0, or -1 when s is
+ * not one. */
 int cli_parse_int(const char *s, int lo, int hi, int *v);
 
 /* ## The operation a command line names (specs.c) */
 
-/* A size as cuspec_parse_size reads it ("1000", "64K", "16m") or "2^28": a
+/* A size as cuspec_parse_size reads it ("1000", "64K", "16m", "2^28"): a
  * count; 0 when malformed, 0 or 2^63 and more. */
 size_t cli_parse_count(const char *s);
 /* "8192x8192", each side a count as above: 0, or -1 when malformed. */

@@ -21,7 +21,7 @@ static const char help[] =
     "\n"
     "  --arch sm_XY     target architecture; repeat for several (default: the arch\n"
     "                   of every GPU present; required when there is none)\n"
-    "  --family NAME    copy, reduce, transpose, or all (default all)\n"
+    "  --family NAME    copy, reduce, transpose, lessons, or all (default all)\n"
     "  --all-variants   every legal specialization, not only the defaults\n"
     "  --jobs N         compile on N threads (default: one per core)\n"
     "  --check          compile nothing: for each of those specializations, say\n"
@@ -196,7 +196,7 @@ static int run(int argc, char **argv)
     for (int i = 0; i < n_archs; i++) {
         cuspec_compile_report rep;
         int rc =
-            cuspec_compile(family, archs[i], all, jobs, isatty(2) ? progress : NULL, NULL, &rep);
+            cuspec_compile(family, archs[i], all, jobs, isatty(2) && !cli_quiet ? progress : NULL, NULL, &rep);
         if (json) {
             char arch[16];
             snprintf(arch, sizeof arch, "sm_%d", archs[i]);

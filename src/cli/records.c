@@ -61,24 +61,29 @@ static int by_key(const void *pa, const void *pb)
     return c != 0 ? c : natcmp(a->bucket, b->bucket);
 }
 
-static void print_record(const cuspec_tuning_record *r, int json)
+/* The record as a JSON object. */
+static json_t *record_json(const cuspec_tuning_record *r)
 {
     char date[32] = "-";
     time_t when = (time_t)r->when;
     struct tm tm;
-    if (json) {
-        if (gmtime_r(&when, &tm) != NULL)
-            strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        cli_json_print(json_pack(
-            "{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:s}", "device", cli_json_str(r->device),
-            "family", cli_json_str(r->family), "dtype", cli_json_str(r->dtype), "op",
-            cli_json_str(r->op), "bucket", cli_json_str(r->bucket), "params",
-            cli_json_str(r->params), "kernel", cli_json_str(r->kernel), "median_us",
-            cli_json_real("%.3f", r->median_us), "gbs", cli_json_real("%.1f", r->gbs),
-            "default_gbs", cli_json_real("%.1f", r->default_gbs), "when", (json_int_t)r->when,
-            "date", date));
-        return;
-    }
+    if (gmtime_r(&when, &tm) != NULL)
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return json_pack(
+        "{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:I,s:s}", "device", cli_json_str(r->device),
+        "family", cli_json_str(r->family), "dtype", cli_json_str(r->dtype), "op",
+        cli_json_str(r->op), "bucket", cli_json_str(r->bucket), "params",
+        cli_json_str(r->params), "kernel", cli_json_str(r->kernel), "median_us",
+        cli_json_real("%.3f", r->median_us), "gbs", cli_json_real("%.1f", r->gbs),
+        "default_gbs", cli_json_real("%.1f", r->default_gbs), "when", (json_int_t)r->when,
+        "date", date);
+}
+
+static void print_record(const cuspec_tuning_record *r)
+{
+    char date[32] = "-";
+    time_t when = (time_t)r->when;
+    struct tm tm;
     if (localtime_r(&when, &tm) != NULL)
         strftime(date, sizeof date, "%Y-%m-%d %H:%M", &tm);
     char def[16] = "-", sp[16] = "-";
@@ -109,9 +114,11 @@ int records_list(int device, int all_devices, int json)
     }
     if (rs.n > 1) /* an empty store leaves rs.r NULL, which qsort may not take */
         qsort(rs.r, rs.n, sizeof *rs.r, by_key);
-    if (json) {
+    if (json) { /* one object, the records an array in it: [] when there are none */
+        json_t *list = json_array();
         for (size_t i = 0; i < rs.n; i++)
-            print_record(&rs.r[i], 1);
+            json_array_append_new(list, record_json(&rs.r[i]));
+        cli_json_print(json_pack("{s:o}", "records", list));
         goto out;
     }
     const cuspec_device_info *d = ctx ? cuspec_ctx_device(ctx) : NULL;
@@ -133,7 +140,7 @@ int records_list(int device, int all_devices, int json)
             printf("%-9s %-5s %-4s %-27s %6s %7s %7s  %-16s  %s\n", "family", "dtype", "op",
                    "bucket", "GB/s", "default", "speedup", "when", "params");
         }
-        print_record(&rs.r[i], 0);
+        print_record(&rs.r[i]);
     }
 out:
     free(rs.r);

@@ -162,8 +162,11 @@ static int run(int argc, char **argv)
     if (optind == argc)
         return cli_usage(&cmd_run, "name the operation: reduce or transpose");
     o.family = argv[optind++];
+    char hint[64];
     if (strcmp(o.family, "reduce") != 0 && strcmp(o.family, "transpose") != 0)
-        return cli_usage(&cmd_run, "unknown operation '%s' (reduce, transpose)", o.family);
+        return cli_usage(&cmd_run, "unknown operation '%s' (reduce, transpose)%s", o.family,
+                         cli_did_you_mean(o.family, (const char *[]){"reduce", "transpose"}, 2,
+                                          hint, sizeof hint));
     if (optind < argc)
         return cli_usage(&cmd_run, "unexpected argument '%s'", argv[optind]);
     int reduce = strcmp(o.family, "reduce") == 0;

@@ -2,20 +2,12 @@
  * layouts, and the checked spec of a reduction or a transpose. */
 #include "cli.h"
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 size_t cli_parse_count(const char *s)
 {
-    char *end;
-    if (strncmp(s, "2^", 2) == 0) {
-        if (!isdigit((unsigned char)s[2]))
-            return 0;
-        long e = strtol(s + 2, &end, 10);
-        return *end == '\0' && e >= 0 && e < 63 ? (size_t)1 << e : 0;
-    }
     uint64_t v;
     if (cuspec_parse_size(s, &v) != CUSPEC_OK || v > SIZE_MAX >> 1)
         return 0;
@@ -59,6 +51,19 @@ const char *cli_transpose_flag(const char *shape, const struct cli_layout *l)
     return shape != NULL ? "--shape" : l->pitch ? "--pitch" : l->pad ? "--pad" : NULL;
 }
 
+/* The usage error for an unknown dtype, with the nearest name suggested. */
+static int unknown_dtype(const struct command *cmd, const char *dtype)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (int i = 1; i < 64; i++)
+        if (cuspec_dtype_name(i) != NULL)
+            names[n++] = cuspec_dtype_name(i);
+    char hint[64];
+    return cli_usage(cmd, "unknown dtype '%s'%s", dtype,
+                     cli_did_you_mean(dtype, names, n, hint, sizeof hint));
+}
+
 int cli_reduce_spec(const struct command *cmd, const char *op, const char *dtype, const char *n,
                     cuspec_tune_spec *s)
 {
@@ -68,11 +73,15 @@ int cli_reduce_spec(const struct command *cmd, const char *op, const char *dtype
     for (int i = 0; cuspec_op_name(i) != NULL; i++)
         if (strcmp(op, cuspec_op_name(i)) == 0)
             s->op = i;
-    if (s->op == -2)
-        return cli_usage(cmd, "unknown op '%s' (sum, min, max, dot, argmin, argmax)", op);
+    if (s->op == -2) {
+        const char *names[] = {"sum", "min", "max", "dot", "argmin", "argmax"};
+        char hint[64];
+        return cli_usage(cmd, "unknown op '%s' (sum, min, max, dot, argmin, argmax)%s", op,
+                         cli_did_you_mean(op, names, 6, hint, sizeof hint));
+    }
     s->dtype = cuspec_dtype_from_name(dtype);
     if (s->dtype == 0)
-        return cli_usage(cmd, "unknown dtype '%s'", dtype);
+        return unknown_dtype(cmd, dtype);
     s->n = cli_parse_count(n);
     if (s->n == 0)
         return cli_usage(cmd, "'%s' is not an element count such as 1000, 64K, 16M or 2^20", n);
@@ -86,7 +95,7 @@ int cli_transpose_spec(const struct command *cmd, const char *dtype, const char 
     s->family = "transpose";
     s->dtype = cuspec_dtype_from_name(dtype);
     if (s->dtype == 0)
-        return cli_usage(cmd, "unknown dtype '%s'", dtype);
+        return unknown_dtype(cmd, dtype);
     if (cli_parse_shape(shape, &s->rows, &s->cols) != 0)
         return cli_usage(cmd, "'%s' is not a shape such as 8192x8192", shape);
     if (cli_layout_lds(l, s->rows, s->cols, cuspec_dtype_size(s->dtype), &s->ld_in, &s->ld_out))

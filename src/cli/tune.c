@@ -76,9 +76,10 @@ static const char help[] =
     "  --reps N             timed calls per candidate, 3 to 1000 (default 15)\n"
     "  --force              time again the candidates an earlier run timed\n"
     "  --jobs N             compile threads (default: one per core)\n"
-    "  --json               JSON lines on stdout: a header with the device and copy\n"
+    "  --json               JSON Lines on stdout: a header with the device and copy\n"
     "                       bandwidth, one object per operation as it finishes, and a\n"
-    "                       summary with the wall time\n"
+    "                       summary with the wall time; with --list one object whose\n"
+    "                       \"records\" array holds them ([] when there are none)\n"
     "\n"
     "Records:\n"
     "  --list               the records for this device: family, dtype, op, bucket,\n"
@@ -197,7 +198,7 @@ static int failed(struct item *it, int rc, int tty)
 
 static int run_plan(struct plan *p, const struct opts *o)
 {
-    int tty = isatty(2), status = EXIT_OK;
+    int tty = isatty(2) && !cli_quiet, status = EXIT_OK;
     cuspec_ctx *ctx;
     int rc = cuspec_ctx_create(&ctx, o->device);
     if (rc != CUSPEC_OK)
@@ -207,7 +208,7 @@ static int run_plan(struct plan *p, const struct opts *o)
         cuspec_set_warning_handler(progress_warning, NULL);
     cuspec_nvrtc_info nv;
     int have_nvrtc = cuspec_nvrtc_get_info(&nv) == CUSPEC_OK;
-    if (!have_nvrtc)
+    if (!have_nvrtc && !cli_quiet)
         fprintf(stderr,
                 "cuspec tune: warning: %s\n"
                 "cuspec tune: only candidates already compiled in the store can be timed\n",
@@ -254,7 +255,7 @@ static int run_plan(struct plan *p, const struct opts *o)
             int fail = failed(it, rc, tty);
             status = status == EXIT_OK ? fail : status;
         }
-        if (!tty)
+        if (!tty && !cli_quiet)
             progress_item(&g, it);
         if (o->json)
             report_item_json(it, copy);
@@ -426,9 +427,13 @@ static int run(int argc, char **argv)
         }
     }
     if (optind < argc) {
+        char hint[64];
         o.req.family = argv[optind++];
         if (strcmp(o.req.family, "reduce") != 0 && strcmp(o.req.family, "transpose") != 0)
-            return cli_usage(&cmd_tune, "unknown family '%s' (reduce, transpose)", o.req.family);
+            return cli_usage(&cmd_tune, "unknown family '%s' (reduce, transpose)%s", o.req.family,
+                             cli_did_you_mean(o.req.family,
+                                              (const char *[]){"reduce", "transpose"}, 2, hint,
+                                              sizeof hint));
     }
     if (optind < argc)
         return cli_usage(&cmd_tune, "unexpected argument '%s'", argv[optind]);
