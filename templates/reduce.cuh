@@ -137,7 +137,7 @@ namespace cuspec_reduce_detail
 enum { OP_SUM = 0, OP_MIN = 1, OP_MAX = 2, OP_DOT = 3, OP_ARGMIN = 4, OP_ARGMAX = 5 };
 
 template <int OP> struct is_arg {
-    static constexpr bool value = OP == OP_ARGMIN || OP == OP_ARGMAX;
+    enum : bool { value = OP == OP_ARGMIN || OP == OP_ARGMAX };
 };
 
 template <bool C, typename A, typename B> struct pick {
@@ -153,7 +153,7 @@ template <typename X> struct arg {
     X v;
     unsigned long long i;
 };
-constexpr unsigned long long EMPTY = ~0ULL;
+enum : unsigned long long { EMPTY = ~0ULL };
 
 // What a thread accumulates, and what cuspec_reduce writes.
 template <typename T, typename Acc, int OP> struct acc_of {
@@ -285,7 +285,7 @@ template <typename T> __device__ __forceinline__ T load1(const T *p)
 // Accumulators per load: one per element, or one for the whole load (see
 // ACCUMULATORS above).
 template <typename T, int OP, int V> struct slots {
-    static constexpr int value = is_arg<OP>::value || (!elem<T>::is_float && sizeof(T) < 4) ? 1 : V;
+    enum : int { value = is_arg<OP>::value || (!elem<T>::is_float && sizeof(T) < 4) ? 1 : V };
 };
 
 // 32 bits of 8-bit (16-bit) integers times those of y, added to s:

@@ -29,10 +29,10 @@ namespace cuspec_reduce_detail
 {
 
 template <typename A, typename B> struct same {
-    static constexpr bool value = false;
+    enum : bool { value = false };
 };
 template <typename A> struct same<A, A> {
-    static constexpr bool value = true;
+    enum : bool { value = true };
 };
 
 // ---- element traits (no <limits> in NVRTC) ---------------------------------
@@ -41,7 +41,7 @@ template <typename T> struct elem;
 #define CUSPEC_ELEM_SELF(T, FLOAT, SIGNED, HI, LO)                                                 \
     template <> struct elem<T> {                                                                   \
         typedef T V;                                                                               \
-        static constexpr bool is_float = FLOAT, is_signed = SIGNED;                                \
+        enum : bool { is_float = FLOAT, is_signed = SIGNED };                                      \
         static __device__ __forceinline__ V val(T x)                                               \
         {                                                                                          \
             return x;                                                                              \
@@ -64,7 +64,7 @@ template <typename T> struct elem;
 #define CUSPEC_ELEM_NARROW(T, VT, SIGNED, HI, LO)                                                  \
     template <> struct elem<T> {                                                                   \
         typedef VT V;                                                                              \
-        static constexpr bool is_float = false, is_signed = SIGNED;                                \
+        enum : bool { is_float = false, is_signed = SIGNED };                                      \
         static __device__ __forceinline__ V val(T x)                                               \
         {                                                                                          \
             return (V)x;                                                                           \
@@ -106,7 +106,7 @@ CUSPEC_ELEM_NARROW(unsigned short, unsigned int, false, 65535u, 0u)
 // goes back exactly (cvt.rn), a NaN as some NaN.
 template <> struct elem<cuspec_f16> {
     typedef float V;
-    static constexpr bool is_float = true, is_signed = true;
+    enum : bool { is_float = true, is_signed = true };
     static __device__ __forceinline__ V val(cuspec_f16 x)
     {
         float f;
@@ -137,7 +137,7 @@ template <> struct elem<cuspec_f16> {
 // that came from one goes back by dropping the (zero) low half.
 template <> struct elem<cuspec_bf16> {
     typedef float V;
-    static constexpr bool is_float = true, is_signed = true;
+    enum : bool { is_float = true, is_signed = true };
     static __device__ __forceinline__ V val(cuspec_bf16 x)
     {
         return __uint_as_float((unsigned int)x.bits << 16);

@@ -104,5 +104,13 @@ int main(void)
     AT(cuspec_tune_result, reused);
     AT(cuspec_tune_result, failed);
     AT(cuspec_tune_result, stopped);
+    /* The reserved space the structs grow into. */
+    AT(cuspec_device_info, reserved);
+    AT(cuspec_store_stats, reserved);
+    AT(cuspec_launch_info, reserved);
+    AT(cuspec_latency, reserved);
+    AT(cuspec_tune_spec, reserved);
+    AT(cuspec_tune_options, reserved);
+    AT(cuspec_tune_result, reserved);
     return 0;
 }

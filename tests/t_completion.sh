@@ -4,6 +4,9 @@
 # library's.
 . "$top_srcdir/tests/tap.sh"
 command -v bash >/dev/null || skip "bash is needed"
+# The expected lists are in byte order, whatever the locale.
+LC_ALL=C
+export LC_ALL
 plan 10
 
 # complete WORDS...: what the completion offers for the last word.

@@ -6,7 +6,7 @@
 check=$top_builddir/tests/jsonl_check
 [ -x "$check" ] || skip "tests/jsonl_check was not built"
 "$CUSPEC" devices >/dev/null 2>&1 || skip "no usable CUDA driver or device"
-plan 16
+plan 17
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$tmp/store"

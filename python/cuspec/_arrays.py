@@ -97,8 +97,10 @@ def _torch_parser(torch):
         device = x.get_device()
         if stream is None:
             stream = current_stream(device)
-        return View(x.data_ptr(), tuple(x.shape), x.stride(), _torch_dtype(x.dtype, what), device,
-                    stream)
+        # One call tells a contiguous tensor (most are) from one whose
+        # strides must be read and checked.
+        return View(x.data_ptr(), tuple(x.shape), None if x.is_contiguous() else x.stride(),
+                    _torch_dtype(x.dtype, what), device, stream)
 
     return parse
 
