@@ -12,6 +12,13 @@
 
 int main(void)
 {
+    SIZE(cuspec_matrix);
+    AT(cuspec_matrix, rows);
+    AT(cuspec_matrix, cols);
+    AT(cuspec_matrix, ld);
+    AT(cuspec_matrix, batch);
+    AT(cuspec_matrix, batch_stride);
+
     SIZE(cuspec_device_info);
     AT(cuspec_device_info, ordinal);
     AT(cuspec_device_info, name);

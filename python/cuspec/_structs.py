@@ -135,8 +135,7 @@ class TuneResult(ctypes.Structure):
 
 
 class Matrix(ctypes.Structure):
-    """cuspec_matrix: the shape of an axis reduction's input (mirrored in
-    MIRRORED, and tests/py_layout, once cuspec.h declares it)."""
+    """cuspec_matrix: the shape of an axis reduction's input."""
 
     _fields_ = [
         ("rows", c_size_t),
@@ -149,6 +148,7 @@ class Matrix(ctypes.Structure):
 
 # The structs tests/py_layout describes, by their C names.
 MIRRORED = {
+    "cuspec_matrix": Matrix,
     "cuspec_device_info": DeviceInfo,
     "cuspec_store_stats": StoreStats,
     "cuspec_launch_info": LaunchInfo,
