@@ -125,8 +125,12 @@ int cli_axis_spec(const struct command *cmd, const char *family, const char *op,
     s->dtype = cuspec_dtype_from_name(dtype);
     if (s->dtype == 0)
         return cli_usage(cmd, "unknown dtype '%s'", dtype);
-    /* argmin and argmax take the dtypes min and max take */
-    if (cuspec_reduce_out_dtype(s->op > CUSPEC_MAX ? CUSPEC_MIN : s->op, s->dtype) == 0)
+    /* The axis families take fewer dtypes than whole-array reductions. */
+    static const int axis_dtypes[] = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32};
+    int taken = 0;
+    for (size_t i = 0; i < sizeof axis_dtypes / sizeof axis_dtypes[0]; i++)
+        taken |= axis_dtypes[i] == s->dtype;
+    if (!taken)
         return cli_usage(cmd, "%s %s does not take dtype '%s' (f32, f64, i32, i64, u32)", family,
                          op, dtype);
     if (cli_parse_shape(shape, &s->rows, &s->cols) != 0)
