@@ -214,7 +214,8 @@ int cuspec__axis_check(const struct cuspec__axis_call *c, unsigned long long *re
                       CUSPEC_ERR_INVALID, "batch * %s overflows 64 bits",
                       c->rows_axis ? "rows" : "cols");
     if (is_arg(c->kop)) {
-        CUSPEC__RETURN_IF(c->value == 0 && c->index == 0, CUSPEC_ERR_INVALID,
+        /* No results is no work, with NULL pointers too (cuspec.h). */
+        CUSPEC__RETURN_IF(c->value == 0 && c->index == 0 && *results != 0, CUSPEC_ERR_INVALID,
                           "value and index are both NULL: nothing to write");
         CUSPEC__RETURN_IF(length == 0 && *results > 0, CUSPEC_ERR_INVALID,
                           "argmin/argmax of empty %s (%s is 0)", c->rows_axis ? "rows" : "columns",

@@ -26,6 +26,14 @@
 
 enum { K_SUM, K_MIN, K_MAX, K_DOT, K_ARGMIN, K_ARGMAX, N_KOPS }; /* kernel ops */
 
+/* The public op of a kernel op, as cuspec_reduce_out_dtype takes it (dot: -1). */
+static int public_op(int kop)
+{
+    static const int ops[N_KOPS] = {CUSPEC_SUM, CUSPEC_MIN,    CUSPEC_MAX,
+                                    -1,         CUSPEC_ARGMIN, CUSPEC_ARGMAX};
+    return ops[kop];
+}
+
 #define BIG_N ((size_t)1 << 27)
 #define CAP (BIG_N + 64) /* elements of d_a, d_b, h_a, h_b (8 bytes each at most) */
 #define OUT_BYTES 32     /* poisoned at out: value, then the index at out + 8 */
@@ -211,7 +219,7 @@ struct want {
 
 static void identity(int kop, int dt, struct want *w)
 {
-    int odt = cuspec_reduce_out_dtype(kop == K_DOT ? -1 : kop, dt);
+    int odt = cuspec_reduce_out_dtype(public_op(kop), dt);
     w->size = cuspec_dtype_size(odt);
     if (kop == K_SUM || kop == K_DOT)
         return; /* zero bytes: integer, f32 or f64 zero */
@@ -237,7 +245,7 @@ static void reference(int kop, int dt, const void *a, const void *b, size_t n, s
         identity(kop, dt, w);
         return;
     }
-    w->size = cuspec_dtype_size(cuspec_reduce_out_dtype(kop == K_DOT ? -1 : kop, dt));
+    w->size = cuspec_dtype_size(cuspec_reduce_out_dtype(public_op(kop), dt));
     if (kop == K_SUM || kop == K_DOT) {
         if (is_float(dt)) {
             long double s = 0, c = 0, mag = 0;
@@ -276,7 +284,7 @@ static void reference(int kop, int dt, const void *a, const void *b, size_t n, s
 /* The result read back (OUT_BYTES of it) against w. Returns 1 when right. */
 static int check(int kop, int dt, const unsigned char *got, const struct want *w, const char *what)
 {
-    int odt = cuspec_reduce_out_dtype(kop == K_DOT ? -1 : kop, dt);
+    int odt = cuspec_reduce_out_dtype(public_op(kop), dt);
     int ok = 1;
     if (w->approx) {
         long double g = fget(odt, got, 0), err = fabsl(g - w->value);

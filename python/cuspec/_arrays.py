@@ -18,13 +18,14 @@ class View:
     through the call (a DLPack capsule)."""
 
     __slots__ = ("ptr", "shape", "strides", "dtype", "device", "stream", "sync", "readonly",
-                 "keep")
+                 "keep", "owner")
 
     def __init__(self, ptr, shape, strides, dtype, device, stream, sync=None, readonly=False,
-                 keep=None):
+                 keep=None, owner=None):
         self.ptr, self.shape, self.strides, self.dtype = ptr, shape, strides, dtype
         self.device, self.stream, self.sync, self.readonly, self.keep = (
             device, stream, sync, readonly, keep)
+        self.owner = owner  # the object whose life keeps `stream` alive, where one does
 
 
 def stream_handle(stream):
@@ -117,14 +118,15 @@ def _cupy_parser(cupy):
             raise _unknown_dtype(what, x.dtype)
         # As its array interface (version 3) would: work on another stream
         # than CuPy's current one waits for it.
-        current = current_stream().ptr
-        sync = None
+        cur = current_stream()
+        current, sync, owner = cur.ptr, None, None
         if stream is None:
-            stream = current
+            # CuPy destroys a stream with its object: outputs on it keep it.
+            stream, owner = current, cur
         elif not same_stream(stream, current):
             sync = current
         return View(x.data.ptr, x.shape, elements(x.strides, dtype.size, what), dtype,
-                    x.data.device_id, stream, sync)
+                    x.data.device_id, stream, sync, owner=owner)
 
     return parse
 

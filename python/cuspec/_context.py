@@ -31,6 +31,13 @@ def _unknown_op(op):
     return InvalidArgument("unknown op %r (cuspec's: %s)" % (op, ", ".join(_OPS)))
 
 
+def _owner(stream, v):
+    """What keeps the call's stream alive while an output allocated on it
+    lives: the stream object the caller named, or the framework's current
+    stream that an input came from."""
+    return stream if stream is not None and type(stream) is not int else v.owner
+
+
 class Context:
     """A device for cuspec: its kernels, tuning records and the reductions'
     scratch. It shares the device's primary context with PyTorch, CuPy and
@@ -103,12 +110,12 @@ class Context:
                                                                             shape))
         return o
 
-    def _output(self, out, what, shape, dtype, stream):
+    def _output(self, out, what, shape, dtype, stream, owner=None):
         """(the result to return, its pointer): `out` when given, checked,
         else a new DeviceArray. Outputs other than a transpose's are
         contiguous."""
         if out is None:
-            a = DeviceArray(self._dev, shape, dtype, stream)
+            a = DeviceArray(self._dev, shape, dtype, stream, owner)
             return a, a.ptr
         o = self._out_view(out, what, shape, dtype, stream)
         if not _layout.is_contiguous(o):
@@ -116,17 +123,19 @@ class Context:
                                   "its results as one run of memory" % (what, tuple(o.strides)))
         return out, o.ptr
 
-    def _arg_outputs(self, out, shape, dtype, stream):
+    def _arg_outputs(self, out, shape, dtype, stream, owner=None):
         """argmin/argmax: the index (i64) alone, or with `out` a pair
         (values, indices), both (either may be None: made here)."""
         if isinstance(out, tuple):
             if len(out) != 2:
                 raise InvalidArgument("out for argmin/argmax is an index array or a pair "
                                       "(values, indices), not %d arrays" % len(out))
-            values, value_ptr = self._output(out[0], "out[0] (values)", shape, dtype, stream)
-            indices, index_ptr = self._output(out[1], "out[1] (indices)", shape, _I64, stream)
+            values, value_ptr = self._output(out[0], "out[0] (values)", shape, dtype, stream,
+                                             owner)
+            indices, index_ptr = self._output(out[1], "out[1] (indices)", shape, _I64, stream,
+                                              owner)
             return (values, indices), value_ptr, index_ptr
-        indices, index_ptr = self._output(out, "out", shape, _I64, stream)
+        indices, index_ptr = self._output(out, "out", shape, _I64, stream, owner)
         return indices, 0, index_ptr
 
     def _check(self, rc, what):
@@ -151,23 +160,23 @@ class Context:
         if code is None:
             raise _unknown_op(op)
         v = self._input(x, "x", None if stream is None else stream_handle(stream))
-        s = v.stream
+        s, owner = v.stream, _owner(stream, v)
         if axis is not None and not (len(v.shape) == 1 and axis in (0, -1)):
-            return self._reduce_axis(v, op, code, axis, out, s)
+            return self._reduce_axis(v, op, code, axis, out, s, owner)
         if op in _ARG_OPS:
             argreduce = self._c.cuspec_argreduce
             if argreduce is None:
                 raise not_in_library("cuspec_argreduce", "reduce(op=%r)" % op)
             value_dtype = _out_dtype(code, v.dtype, "reduce(op=%r)" % op)
             n = _layout.run_length(v, "x", True)
-            result, value_ptr, index_ptr = self._arg_outputs(out, (), value_dtype, s)
+            result, value_ptr, index_ptr = self._arg_outputs(out, (), value_dtype, s, owner)
             self._check(argreduce(self._ptr, code, v.dtype.code, v.ptr, n, value_ptr, index_ptr,
                                   s), "reduce(op=%r)" % op)
             return result
         out_dtype = _OUT.get((code, v.dtype.code)) or _out_dtype(code, v.dtype, "reduce(op=%r)" %
                                                                  op)
         n = _layout.run_length(v, "x", False)
-        result, out_ptr = self._output(out, "out", (), out_dtype, s)
+        result, out_ptr = self._output(out, "out", (), out_dtype, s, owner)
         rc = self._c.cuspec_reduce(self._ptr, code, v.dtype.code, v.ptr, n, out_ptr, s)
         if rc:
             raise from_status(rc, "reduce(op=%r)" % op)
@@ -194,14 +203,14 @@ class Context:
         shape = (batch, extent) if nd == 3 else (extent,)
         return f, shape, _structs.Matrix(rows, cols, ld, batch, batch_stride)
 
-    def _reduce_axis(self, v, op, code, axis, out, s):
+    def _reduce_axis(self, v, op, code, axis, out, s, owner):
         f, shape, m = self._axis(v, axis, "cuspec_reduce")
         what = "reduce(op=%r, axis=%r)" % (op, axis)
         out_dtype = _out_dtype(code, v.dtype, what)
         if op in _ARG_OPS:
-            result, value_ptr, index_ptr = self._arg_outputs(out, shape, out_dtype, s)
+            result, value_ptr, index_ptr = self._arg_outputs(out, shape, out_dtype, s, owner)
         else:
-            result, value_ptr = self._output(out, "out", shape, out_dtype, s)
+            result, value_ptr = self._output(out, "out", shape, out_dtype, s, owner)
             index_ptr = 0
         self._check(f(self._ptr, code, v.dtype.code, v.ptr, byref(m), value_ptr, index_ptr, s),
                     what)
@@ -213,7 +222,7 @@ class Context:
         Integer dots write 64 bits, f16/bf16 f32. `out` and `stream` as for
         reduce."""
         va = self._input(a, "a", None if stream is None else stream_handle(stream))
-        s = va.stream
+        s, owner = va.stream, _owner(stream, va)
         vb = self._input(b, "b", s)
         if vb.dtype is not va.dtype:
             raise InvalidArgument("a is %s but b is %s: dot takes one dtype" % (va.dtype.name,
@@ -229,7 +238,7 @@ class Context:
                 raise InvalidArgument("a (strides %r) and b (strides %r) are laid out "
                                       "differently: the library takes one shape for both" % (
                                           va.strides, vb.strides))
-            result, out_ptr = self._output(out, "out", shape, out_dtype, s)
+            result, out_ptr = self._output(out, "out", shape, out_dtype, s, owner)
             self._check(f(self._ptr, va.dtype.code, va.ptr, vb.ptr, byref(m), out_ptr, s), what)
             return result
         n = _layout.run_length(va, "a", False)
@@ -238,7 +247,7 @@ class Context:
             raise InvalidArgument("a (strides %r) and b (strides %r) are laid out differently: "
                                   "dot pairs their memory element by element" % (va.strides,
                                                                                  vb.strides))
-        result, out_ptr = self._output(out, "out", (), out_dtype, s)
+        result, out_ptr = self._output(out, "out", (), out_dtype, s, owner)
         self._check(self._c.cuspec_dot(self._ptr, va.dtype.code, va.ptr, vb.ptr, n, out_ptr, s),
                     what)
         return result
@@ -254,7 +263,7 @@ class Context:
         batch, rows, cols, ld_in, stride_in = _layout.matrix(v, "x")
         shape = (batch, cols, rows) if len(v.shape) == 3 else (cols, rows)
         if out is None:
-            result = DeviceArray(self._dev, shape, v.dtype, s)
+            result = DeviceArray(self._dev, shape, v.dtype, s, _owner(stream, v))
             out_ptr, ld_out, stride_out = result.ptr, rows, rows * cols
         else:
             o = self._out_view(out, "out", shape, v.dtype, s)

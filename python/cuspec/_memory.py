@@ -15,11 +15,15 @@ class DeviceArray:
     waits for too. A consumer that uses it on yet another stream keeps a
     reference until that work is done (as with torch's record_stream)."""
 
-    __slots__ = ("ptr", "shape", "_dtype", "device", "stream", "_dev", "_consumers")
+    __slots__ = ("ptr", "shape", "_dtype", "device", "stream", "_dev", "_consumers",
+                 "_stream_owner")
 
-    def __init__(self, dev, shape, dtype, stream):
+    def __init__(self, dev, shape, dtype, stream, stream_owner=None):
         # Handles 0 and 1 both name the legacy default stream: one spelling.
+        # stream_owner (a CuPy or torch stream object) lives as long as the
+        # array, so that the free is not queued on a destroyed stream.
         self._dev, self.shape, self._dtype = dev, shape, dtype
+        self._stream_owner = stream_owner
         self.stream = stream or LEGACY_STREAM
         self.device = dev.ordinal
         self._consumers = None
