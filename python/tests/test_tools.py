@@ -1,6 +1,7 @@
 """The script helpers: the last launch, and tuning's arguments, progress and
 stop, on a detached context whose cuspec_tune is a stand-in."""
 import ctypes
+import threading
 import unittest
 
 from fakes import cuspec, detached, functions
@@ -10,8 +11,21 @@ _structs = cuspec._structs
 
 class LastLaunch(unittest.TestCase):
     def test_none_yet(self):
-        with self.assertRaisesRegex(cuspec.NotFoundError, "no operation has run on this thread"):
-            cuspec.last_launch()
+        # The record is per thread: a new one has run nothing, whatever the
+        # tests before this one ran on the main thread.
+        raised = []
+
+        def look():
+            try:
+                cuspec.last_launch()
+            except cuspec.NotFoundError as e:
+                raised.append(str(e))
+
+        t = threading.Thread(target=look)
+        t.start()
+        t.join()
+        self.assertEqual(len(raised), 1)
+        self.assertIn("no operation has run on this thread", raised[0])
 
 
 class FakeTune:
