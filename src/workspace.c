@@ -32,6 +32,15 @@
 /* The tickets' offset after `parts` 8-byte partials. */
 #define TICKET_AT(parts) (((CUdeviceptr)(parts)*8 + 255) & ~(CUdeviceptr)255)
 
+int cuspec__workspace_init(cuspec_ctx *ctx)
+{
+    /* Without memory pools (some virtualised devices) only captured
+     * reductions fail, and say why. */
+    if (ctx->drv->cuDeviceGetDefaultMemPool(&ctx->ws_pool, ctx->dev) != CUDA_SUCCESS)
+        ctx->ws_pool = NULL;
+    return CUSPEC_OK;
+}
+
 void cuspec__workspace_free(cuspec_ctx *ctx)
 {
     for (size_t i = 0; i < ctx->ws_n; i++) {
@@ -160,29 +169,6 @@ static int add_slot(cuspec_ctx *ctx, struct cuspec__ws_slot *w, unsigned long lo
     }
     pthread_mutex_unlock(&ctx->ws_lock);
     return rc;
-}
-
-int cuspec__workspace_init(cuspec_ctx *ctx)
-{
-    /* Without memory pools (some virtualised devices) only captured
-     * reductions fail, and say why. */
-    if (ctx->drv->cuDeviceGetDefaultMemPool(&ctx->ws_pool, ctx->dev) != CUDA_SUCCESS)
-        ctx->ws_pool = NULL;
-    /* One slot made now and left free for the first call on any stream: a
-     * process's first reduction allocates nothing (its latency). Where that
-     * fails, the first call makes one and says why. */
-    struct cuspec__ws_slot *w;
-    if (new_slot(ctx, NULL, &w) == CUSPEC_OK) {
-        if (add_slot(ctx, w, 0) == CUSPEC_OK) {
-            w->users = 0;
-        } else {
-            ctx->drv->cuEventDestroy(w->done);
-            ctx->drv->cuMemFree(w->mem);
-            free(w);
-        }
-    }
-    cuspec__clear_error();
-    return CUSPEC_OK;
 }
 
 /* A slot for stream `id` (0: for the graph being captured on `stream`, which
