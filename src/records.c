@@ -137,6 +137,36 @@ int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r
     return CUSPEC_OK;
 }
 
+/* The key of the index entry that says (device, family, dtype, op) has
+ * records: the record key's lines before its bucket, under another first
+ * line. A call whose index entry is missing skips its record lookups. */
+static int index_key(const char *record_key, char *key, size_t size)
+{
+    static const char head[] = "cuspec tuning record\n";
+    const char *bucket = strstr(record_key, "\nbucket=");
+    if (strncmp(record_key, head, sizeof head - 1) != 0 || bucket == NULL)
+        return cuspec__fail(CUSPEC_ERR_INVALID, "'%.40s' is not a tuning record's key", record_key);
+    int n = snprintf(key, size, "cuspec tuning index\n%.*s",
+                     (int)(bucket + 1 - (record_key + sizeof head - 1)),
+                     record_key + sizeof head - 1);
+    CUSPEC__RETURN_IF(n < 0 || (size_t)n >= size, CUSPEC_ERR_INVALID, "tuning record key too long");
+    return CUSPEC_OK;
+}
+
+int cuspec__record_publish(const char *key, const char *payload)
+{
+    char index[2048];
+    static const char yes[] = "records=1\n";
+    /* The index first: a reader that finds it and not yet the record uses
+     * the defaults once, never the other way round (a record nobody finds). */
+    int rc = index_key(key, index, sizeof index);
+    if (rc == CUSPEC_OK)
+        rc = cuspec__store_publish(index, CUSPEC_KIND_TUNING, "", yes, sizeof yes - 1);
+    if (rc == CUSPEC_OK)
+        rc = cuspec__store_publish(key, CUSPEC_KIND_TUNING, "", payload, strlen(payload));
+    return rc;
+}
+
 int cuspec__record_put(const char *device, const struct cuspec__spec *s, int bucket,
                        const struct cuspec__record *r)
 {
@@ -145,7 +175,7 @@ int cuspec__record_put(const char *device, const struct cuspec__spec *s, int buc
     cuspec__record_encode(r, payload, sizeof payload);
     /* Strict: a record is the tuner's whole result, and one the store did not
      * keep would be tuned again by every run that believed it was there. */
-    return cuspec__store_publish(key, CUSPEC_KIND_TUNING, "", payload, strlen(payload));
+    return cuspec__record_publish(key, payload);
 }
 
 int cuspec__record_get(const char *device, const struct cuspec__spec *s, int bucket,
@@ -208,6 +238,18 @@ int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct
 {
     struct near n = {device, s, r, bucket};
     int b = cuspec__bucket(s);
+    char key[2048], index[2048];
+    struct cuspec__entry e;
+    int tier;
+    /* One lookup when this device has no record of the family, dtype and op
+     * (an untuned process's every first call), instead of up to five. */
+    cuspec__tuning_key(device, s, b, 0, key, sizeof key);
+    int rc = index_key(key, index, sizeof index);
+    if (rc == CUSPEC_OK)
+        rc = cuspec__store_get(index, CUSPEC_KIND_TUNING, &e, &tier);
+    if (rc != CUSPEC_OK)
+        return rc;
+    cuspec__entry_free(&e);
     if (found_near(b, &n))
         return CUSPEC_OK;
     /* Nearest first, by distance in log2 size (in all of the bucket's sizes

@@ -43,6 +43,9 @@ int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r
 int cuspec__record_legal(const struct cuspec__spec *s, const struct cuspec__record *r,
                          struct cuspec__variant *v);
 
+/* Publishes a record's key and payload (text), after the index entry
+ * that tells lookups its device, family, dtype and op have records. */
+int cuspec__record_publish(const char *key, const char *payload);
 /* Publishes / reads the record for (device, spec, bucket). A record the
  * store cannot keep is CUSPEC_ERR_IO, saying why. */
 int cuspec__record_put(const char *device, const struct cuspec__spec *s, int bucket,

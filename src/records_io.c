@@ -356,7 +356,7 @@ int cuspec_tuning_import(const char *path, unsigned *count)
     /* Everything checked: now publish, each record replaced atomically. */
     while (rc == CUSPEC_OK && done < n) {
         const struct cuspec__import *r = &records[done];
-        rc = cuspec__store_publish(r->key, CUSPEC_KIND_TUNING, "", r->payload, strlen(r->payload));
+        rc = cuspec__record_publish(r->key, r->payload);
         done += rc == CUSPEC_OK;
     }
     if (count != NULL)

@@ -164,6 +164,41 @@ static int shifted_byte_tiles(const struct cuspec__variant *v, void *user)
     return 0;
 }
 
+/* A lookup first asks the (device, family, dtype, op) index entry that
+ * publishing writes: without it, one miss and no bucket is read; a record
+ * stored without it (written by hand) is not found; with it, found. */
+TEST(an_untuned_op_costs_one_lookup)
+{
+    const char *dev = "index|sm_90|132|1|13000";
+    struct cuspec__spec s = reduce_spec(1 << 16);
+    struct cuspec__record r = sample_record(256), got;
+    cuspec_store_stats before, after;
+    int bucket;
+    CHECK_INT_EQ(cuspec_store_get_stats(&before), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+    CHECK_INT_EQ(cuspec_store_get_stats(&after), CUSPEC_OK);
+    CHECK_INT_EQ((int)(after.misses - before.misses), 1);
+
+    char key[2048], payload[2048];
+    cuspec__tuning_key(dev, &s, 16, 0, key, sizeof key);
+    cuspec__record_encode(&r, payload, sizeof payload);
+    CHECK_INT_EQ(cuspec__store_publish(key, CUSPEC_KIND_TUNING, "", payload, strlen(payload)),
+                 CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+    CHECK_INT_EQ(cuspec__record_publish(key, payload), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(bucket, 16);
+    /* Another op of the same device and dtype has no index entry. */
+    s.op = 2;
+    CHECK_INT_EQ(cuspec_store_get_stats(&before), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+    CHECK_INT_EQ(cuspec_store_get_stats(&after), CUSPEC_OK);
+    CHECK_INT_EQ((int)(after.misses - before.misses), 1);
+    /* Not a record's key: refused, nothing published. */
+    CHECK_INT_EQ(cuspec__record_publish("cuspec tuning session\nbucket=1\n", payload),
+                 CUSPEC_ERR_INVALID);
+}
+
 TEST(misaligned_byte_defaults_by_size)
 {
     static const struct {
@@ -633,6 +668,7 @@ int main(void)
     static const struct tap_test tests[] = {TAP_ENTRY(record_round_trip),
                                             TAP_ENTRY(keys_separate_device_driver_and_bucket),
                                             TAP_ENTRY(nearest_bucket_lookup),
+                                            TAP_ENTRY(an_untuned_op_costs_one_lookup),
                                             TAP_ENTRY(misaligned_byte_defaults_by_size),
                                             TAP_ENTRY(narrow_shapes_take_the_narrow_kernel),
                                             TAP_ENTRY(byte_records_of_the_widest_class_are_listed),
