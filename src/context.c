@@ -2,6 +2,8 @@
  * (variant) -> loaded CUmodule/CUfunction, thread-safe and bounded. A hit
  * costs one hash of the small variant struct and no I/O. */
 #include "context.h"
+#include "prefault.h"
+#include "store.h"
 #include "image.h"
 #include "workspace.h"
 #include "catalogue.h"
@@ -54,6 +56,11 @@ int cuspec_ctx_create(cuspec_ctx **out, int ordinal)
         return rc;
     }
     ctx->arch = ctx->info.sm_major * 10 + ctx->info.sm_minor;
+    /* What every first call needs, done here, where a context's creation
+     * (tens of milliseconds) hides it: the store open, the library's code
+     * mapped (docs/experiments/deploy.md: "The first call's page faults"). */
+    cuspec__store_open();
+    cuspec__prefault_code();
     cuspec__device_identity(&ctx->info, ctx->device_id, sizeof ctx->device_id);
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_mutex_init(&ctx->ws_lock, NULL);

@@ -172,6 +172,13 @@ static int entries_fd(const struct cuspec__store_config *c, int user)
     return fd;
 }
 
+void cuspec__store_open(void)
+{
+    const struct cuspec__store_config *c = cuspec__store_config();
+    if (c->root_ok)
+        entries_fd(c, 1);
+}
+
 enum fast { FAST_OPENED, FAST_ABSENT, FAST_NO };
 
 /* Opens the entry `rel` ("<fan>/<rest>.entry") below the entries folder

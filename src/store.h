@@ -56,6 +56,10 @@ void cuspec__store_unlock(struct cuspec__store_lock *lk);
 /* CUSPEC_OK when the user store can be used, else CUSPEC_ERR_IO saying why. */
 int cuspec__store_usable(void);
 
+/* Opens the user store and its entries folder now, if not yet (a context
+ * does at creation, so that its first call finds them open). */
+void cuspec__store_open(void);
+
 /* Counts one NVRTC compile in the store's process counters. */
 void cuspec__store_count_compile(void);
 
