@@ -193,8 +193,17 @@ template <typename Acc> __device__ __forceinline__ Acc add(Acc x, Acc y)
 
 // min/max: for floats, return x if x is NaN; otherwise if y is NaN the
 // comparison is false and y (NaN) is returned. So NaN wins from either side.
+// f32 from sm_80: one min/max.NaN instruction instead of two compares and a
+// select (the combines of partials are a chain of them).
 template <typename Acc> __device__ __forceinline__ Acc vmin(Acc x, Acc y)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (same<Acc, float>::value) {
+        float r;
+        asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+        return r;
+    }
+#endif
     if constexpr (elem<Acc>::is_float)
         return (x < y || x != x) ? x : y;
     else
@@ -202,6 +211,13 @@ template <typename Acc> __device__ __forceinline__ Acc vmin(Acc x, Acc y)
 }
 template <typename Acc> __device__ __forceinline__ Acc vmax(Acc x, Acc y)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (same<Acc, float>::value) {
+        float r;
+        asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+        return r;
+    }
+#endif
     if constexpr (elem<Acc>::is_float)
         return (x > y || x != x) ? x : y;
     else
@@ -220,8 +236,8 @@ template <int OP, typename X> __device__ __forceinline__ bool ahead(X x, X y)
 }
 
 // Two (value, index) in any order: the better value, the smaller index on a
-// tie (two NaNs tie).
-template <int OP, typename X> __device__ __forceinline__ arg<X> pick_arg(arg<X> a, arg<X> b)
+// tie (two NaNs tie). P: arg, or a scan (below) by its best and its index.
+template <int OP, typename P> __device__ __forceinline__ P pick_arg(const P &a, const P &b)
 {
     bool tie = a.v == b.v || (a.v != a.v && b.v != b.v);
     return (tie ? b.i < a.i : ahead<OP>(b.v, a.v)) ? b : a;
@@ -285,8 +301,63 @@ template <typename T> __device__ __forceinline__ T load1(const T *p)
 // Accumulators per load: one per element, or one for the whole load (see
 // ACCUMULATORS above).
 template <typename T, int OP, int V> struct slots {
-    enum : int { value = is_arg<OP>::value || (!elem<T>::is_float && sizeof(T) < 4) ? 1 : V };
+    enum : int {
+        value = is_arg<OP>::value ||
+                        (sizeof(T) < 4 && (!elem<T>::is_float || OP == OP_MIN || OP == OP_MAX))
+                    ? 1
+                    : V
+    };
 };
+
+// The extreme (min when LOW, else max) of elements LO..LO+N-1 of a load, a
+// NaN if any is one: a pairwise tree of vmin/vmax.
+template <typename T, bool LOW, int V, int LO, int N>
+__device__ __forceinline__ typename elem<T>::V extreme_of(const typename vec<T, V>::type &x)
+{
+    if constexpr (N == 1) {
+        return elem<T>::val(vec<T, V>::get(x, LO));
+    } else {
+        const auto p = extreme_of<T, LOW, V, LO, N / 2>(x);
+        const auto q = extreme_of<T, LOW, V, LO + N / 2, N - N / 2>(x);
+        return LOW ? vmin(p, q) : vmax(p, q);
+    }
+}
+
+// Lane words w[0..N-1] folded pairwise into w[0] (lanes<T>::pick).
+template <typename T, bool LOW, int N, int K>
+__device__ __forceinline__ void lane_tree(unsigned int (&w)[K])
+{
+    if constexpr (N > 1) {
+        constexpr int H = (N + 1) / 2;
+#pragma unroll
+        for (int i = 0; i < N / 2; ++i)
+            w[i] = lanes<T>::template pick<LOW>(w[i], w[i + H]);
+        lane_tree<T, LOW, H, K>(w);
+    }
+}
+
+// A load's minimum (min, argmin) or maximum (max, argmax) as elem<T>::V; NaN
+// when any element is NaN (which NaN, and which zero of two, unspecified).
+// 8- and 16-bit elements two to a lane word where the arch has packed
+// min/max (reduce_types.cuh: lanes), then the last word's two lanes.
+template <typename T, int OP, int V>
+__device__ __forceinline__ typename elem<T>::V extreme(const typename vec<T, V>::type &x)
+{
+    constexpr bool LOW = OP == OP_MIN || OP == OP_ARGMIN;
+    constexpr int WORDS = V * (int)sizeof(T) / 4;
+    if constexpr (lanes<T>::ok && WORDS >= 1) {
+        constexpr int PER = lanes<T>::PER;
+        unsigned int w[WORDS * PER];
+#pragma unroll
+        for (int k = 0; k < WORDS * PER; ++k)
+            w[k] = lanes<T>::split(word(x, k / PER), k % PER);
+        lane_tree<T, LOW, WORDS * PER, WORDS * PER>(w);
+        const auto p = lanes<T>::first(w[0]), q = lanes<T>::second(w[0]);
+        return LOW ? vmin(p, q) : vmax(p, q);
+    } else {
+        return extreme_of<T, LOW, V, 0, V>(x);
+    }
+}
 
 // 32 bits of 8-bit (16-bit) integers times those of y, added to s:
 // dp4a (dp2a with y's low two bytes).
@@ -311,7 +382,9 @@ __device__ __forceinline__ Acc fold(const typename vec<T, V>::type &xa,
                                     const typename vec<T, V>::type &xb)
 {
     constexpr int BYTES = V * (int)sizeof(T);
-    if constexpr ((OP == OP_SUM || (OP == OP_DOT && sizeof(T) == 1)) && BYTES >= 4) {
+    if constexpr (OP == OP_MIN || OP == OP_MAX) {
+        return extreme<T, OP, V>(xa);
+    } else if constexpr ((OP == OP_SUM || (OP == OP_DOT && sizeof(T) == 1)) && BYTES >= 4) {
         constexpr unsigned int ONES = sizeof(T) == 1 ? 0x01010101u : 0x0101u;
         unsigned int s = 0;
 #pragma unroll
@@ -330,27 +403,53 @@ __device__ __forceinline__ Acc fold(const typename vec<T, V>::type &xa,
     }
 }
 
-// A load's elements in index order (element 0 at index `at`), then the slot.
-// The slot only holds smaller indices, so a tie keeps it.
-template <typename T, int OP, int V, typename X>
-__device__ __forceinline__ void fold_arg(const typename vec<T, V>::type &x, unsigned long long at,
-                                         arg<X> &slot)
-{
-    X best = elem<T>::val(vec<T, V>::get(x, 0));
-    int bk = 0;
-#pragma unroll
-    for (int k = 1; k < V; ++k) {
-        const X c = elem<T>::val(vec<T, V>::get(x, k));
-        if (ahead<OP>(c, best)) {
-            best = c;
-            bk = k;
+// argmin/argmax over a thread's loads, in index order: each load's extreme
+// (cheap packed operations) against the best so far, one compare; the load
+// that first held the best is kept, its elements searched once at the end
+// (located). A later load only replaces it when strictly better, or with the
+// first NaN, so ties keep the smallest index. v: the best; i: the index of
+// x's element 0, EMPTY before any load.
+template <typename T, int OP, int V> struct scan {
+    typedef typename elem<T>::V X;
+    typedef typename vec<T, V>::type VT;
+    X v;
+    unsigned long long i;
+    VT x;
+
+    __device__ __forceinline__ void start()
+    {
+        v = OP == OP_ARGMIN ? elem<T>::hi() : elem<T>::lo();
+        i = EMPTY;
+        x = VT();
+    }
+    __device__ __forceinline__ void see(const VT &y, unsigned long long at)
+    {
+        const X m = extreme<T, OP, V>(y);
+        if (i == EMPTY || ahead<OP>(m, v)) {
+            v = m;
+            i = at;
+            x = y;
         }
     }
-    if (ahead<OP>(best, slot.v) || slot.i == EMPTY) {
-        slot.v = best;
-        slot.i = at + bk;
+    // The kept load's first best element (its first NaN, if any), or the
+    // identity when no load was seen.
+    __device__ __forceinline__ arg<X> located() const
+    {
+        arg<X> r{v, i};
+        if (i == EMPTY)
+            return r;
+        r.v = elem<T>::val(vec<T, V>::get(x, 0));
+#pragma unroll
+        for (int k = 1; k < V; ++k) {
+            const X c = elem<T>::val(vec<T, V>::get(x, k));
+            if (ahead<OP>(c, r.v)) {
+                r.v = c;
+                r.i = i + k;
+            }
+        }
+        return r;
     }
-}
+};
 
 // Load j of a thread's ITEMS (elements from index `at`) into its slots.
 template <typename T, typename Acc, int OP, int V, int W, typename A, int K>
@@ -358,7 +457,7 @@ __device__ __forceinline__ void consume(A (&acc)[K], int j, const typename vec<T
                                         const typename vec<T, V>::type &xb, unsigned long long at)
 {
     if constexpr (is_arg<OP>::value) {
-        fold_arg<T, OP, V>(xa, at, acc[j]);
+        acc[j].see(xa, at);
     } else if constexpr (W == V) {
 #pragma unroll
         for (int k = 0; k < V; ++k)
@@ -506,6 +605,26 @@ __device__ __forceinline__ void finish(const A &r, Out *out, long long *index)
     }
 }
 
+// The aligned loads' pass into acc; argmin/argmax through a scan per load of
+// the ITEMS, whose best (the smallest index on a tie: their loads never
+// overlap) is located into acc[0].
+template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, typename A, int K>
+__device__ __forceinline__ void loads(const T *__restrict__ a, const T *__restrict__ b,
+                                      unsigned long long nv, unsigned long long first,
+                                      A (&acc)[K])
+{
+    if constexpr (is_arg<OP>::value) {
+        scan<T, OP, V> s[IT];
+#pragma unroll
+        for (int j = 0; j < IT; ++j)
+            s[j].start();
+        accumulate<T, Acc, OP, BLOCK, V, IT, 1>(a, b, nv, first, s);
+        acc[0] = tree<scan<T, OP, V>, OP, IT>(s).located();
+    } else {
+        accumulate<T, Acc, OP, BLOCK, V, IT, W>(a, b, nv, first, acc);
+    }
+}
+
 // ---- one pass over the input, every op --------------------------------------
 template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE, typename A,
           typename Out>
@@ -524,25 +643,26 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
     CUSPEC_AFTER_PRIOR_GRID();
 
     constexpr int W = slots<T, OP, VEC>::value;
-    constexpr int K = W * ITEMS;
+    constexpr int K = is_arg<OP>::value ? 1 : W * ITEMS;
     A acc[K];
 #pragma unroll
     for (int i = 0; i < K; ++i)
         acc[i] = identity<T, A, OP>();
 
     if constexpr (VEC == 1) {
-        accumulate<T, Acc, OP, BLOCK, 1, ITEMS, 1>(a, b, n, 0, acc);
+        loads<T, Acc, OP, BLOCK, 1, ITEMS, 1>(a, b, n, 0, acc);
     } else {
         constexpr unsigned long long VB = (unsigned long long)VEC * sizeof(T);
         const unsigned long long amis = reinterpret_cast<unsigned long long>(a) & (VB - 1);
         bool vec_ok = true;
-        if constexpr (OP == OP_DOT)
+        if constexpr (OP == OP_DOT) {
             vec_ok = (reinterpret_cast<unsigned long long>(b) & (VB - 1)) == amis;
-        if (!vec_ok) {
             // a and b misaligned differently: no common vector body. Scalar loads,
             // one per slot in flight.
-            accumulate<T, Acc, OP, BLOCK, 1, K, 1>(a, b, n, 0, acc);
-        } else {
+            if (!vec_ok)
+                accumulate<T, Acc, OP, BLOCK, 1, K, 1>(a, b, n, 0, acc);
+        }
+        if (vec_ok) {
             // head: elements before the first VB-aligned address (< VEC of them);
             // body: aligned vectors; tail: < VEC leftover elements.
             unsigned long long head = amis ? (VB - amis) / sizeof(T) : 0;
@@ -553,7 +673,7 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
             const T *bb = nullptr;
             if constexpr (OP == OP_DOT)
                 bb = b + head;
-            accumulate<T, Acc, OP, BLOCK, VEC, ITEMS, W>(a + head, bb, nv, head, acc);
+            loads<T, Acc, OP, BLOCK, VEC, ITEMS, W>(a + head, bb, nv, head, acc);
             const unsigned long long g = (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
             if (g < head) {
                 T y = T();
