@@ -237,10 +237,18 @@ template <int OP, typename X> __device__ __forceinline__ bool ahead(X x, X y)
 
 // Two (value, index) in any order: the better value, the smaller index on a
 // tie (two NaNs tie). P: arg, or a scan (below) by its best and its index.
+// Every compare is independent (& and |, no branch), so that the chains of
+// combines in warp_reduce are short: b is strictly better, or the first NaN
+// (a none), or they tie and b comes first.
 template <int OP, typename P> __device__ __forceinline__ P pick_arg(const P &a, const P &b)
 {
-    bool tie = a.v == b.v || (a.v != a.v && b.v != b.v);
-    return (tie ? b.i < a.i : ahead<OP>(b.v, a.v)) ? b : a;
+    const bool better = OP == OP_ARGMIN ? b.v < a.v : b.v > a.v, first = b.i < a.i;
+    bool wins = better | (a.v == b.v & first);
+    if constexpr (elem<decltype(a.v)>::is_float) {
+        const bool an = a.v != a.v, bn = b.v != b.v;
+        wins = wins | (bn & !an) | (an & bn & first);
+    }
+    return wins ? b : a;
 }
 
 template <typename A, int OP> __device__ __forceinline__ A combine(A x, A y)
@@ -431,22 +439,24 @@ template <typename T, int OP, int V> struct scan {
             x = y;
         }
     }
-    // The kept load's first best element (its first NaN, if any), or the
-    // identity when no load was seen.
+    // The kept load's first element equal to the best (the first NaN when
+    // it is NaN), or the identity when no load was seen. The compares are
+    // independent; the last lane is taken first, so the first match stays.
     __device__ __forceinline__ arg<X> located() const
     {
         arg<X> r{v, i};
         if (i == EMPTY)
             return r;
-        r.v = elem<T>::val(vec<T, V>::get(x, 0));
+        int at = V - 1;
 #pragma unroll
-        for (int k = 1; k < V; ++k) {
+        for (int k = V - 1; k >= 0; --k) {
             const X c = elem<T>::val(vec<T, V>::get(x, k));
-            if (ahead<OP>(c, r.v)) {
+            if (k == V - 1 || c == v || (c != c && v != v)) {
                 r.v = c;
-                r.i = i + k;
+                at = k;
             }
         }
+        r.i = i + at;
         return r;
     }
 };
@@ -540,11 +550,15 @@ template <typename X> __device__ __forceinline__ arg<X> shfl(arg<X> v, int off)
     return arg<X>{shfl(v.v, off), shfl(v.i, off)};
 }
 
-template <typename A, int OP> __device__ __forceinline__ A warp_reduce(A v)
+// Lane 0 gets the combine of lanes 0..held-1 (the others hold the identity):
+// the butterfly's levels from the largest offset below held down, so that
+// few values take few levels (held: the number of warps, or of partials).
+template <typename A, int OP> __device__ __forceinline__ A warp_reduce(A v, unsigned int held = 32)
 {
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1)
-        v = combine<A, OP>(v, shfl(v, off));
+        if ((unsigned int)off < held)
+            v = combine<A, OP>(v, shfl(v, off));
     return v;
 }
 
@@ -565,7 +579,7 @@ template <typename T, typename A, int OP, int BLOCK> __device__ __forceinline__ 
     __syncthreads();
     if (warp == 0) {
         v = (lane < WARPS) ? warp_vals[lane] : identity<T, A, OP>();
-        v = warp_reduce<A, OP>(v);
+        v = warp_reduce<A, OP>(v, WARPS);
     }
     return v;
 }
@@ -733,6 +747,11 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
     if (!s_last)
         return;
 
+    // Up to 32 partials: one warp, no shared-memory stage (small calls, whose
+    // time is this chain's latency).
+    const bool one_warp = gridDim.x <= 32;
+    if (one_warp && threadIdx.x >= 32)
+        return;
     A r = identity<T, A, OP>();
     // __ldcg: read at L2 (coherence point), never a stale L1 line.
     for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK) {
@@ -741,7 +760,7 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
         else
             r = combine<A, OP>(r, __ldcg(partials + i));
     }
-    r = block_reduce<T, A, OP, BLOCK>(r);
+    r = one_warp ? warp_reduce<A, OP>(r, gridDim.x) : block_reduce<T, A, OP, BLOCK>(r);
     if (threadIdx.x == 0)
         finish<T, OP>(r, out, index);
 }
