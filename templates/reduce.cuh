@@ -35,7 +35,8 @@
 //   Out    what *out holds: Acc for sum/dot, T for min/max (the winning element).
 //   BLOCK  threads per block: 128, 256, 512 or 1024 (any multiple of 32 works).
 //          BLOCK 1024 caps registers at 64/thread: there keep ITEMS*VEC small
-//          (8-byte Acc with ITEMS*VEC = 32 spills heavily; still correct).
+//          (8-byte Acc with ITEMS*VEC = 32 spills heavily; still correct), and
+//          argmin/argmax's ITEMS small (each of its ITEMS scans holds a load).
 //   ITEMS  vector loads per thread per loop iteration, all issued before any is
 //          used (memory-level parallelism): 1, 2, 4 or 8.
 //   VEC    elements per vector load, VEC*sizeof(T) <= 16: 1, 2, 4, 8 or 16.
@@ -51,8 +52,12 @@
 //   8- and 16-bit integers: one per load; a load's elements are folded first,
 //   exactly, in 32 bits (dp4a / dp2a for sums and 8-bit dots: at most 16 bytes
 //   of values under 2^31), 16-bit dots as 32-bit products added in 64 bits.
-//   argmin/argmax: one (value, index) per load; a load's elements are folded
-//   first in index order.
+//   min/max of 8- and 16-bit types (f16 and bf16 too): one per load, the load's
+//   extreme taken with packed min/max two lanes a word where the arch has them
+//   (sm_80 for the 16-bit floats, sm_90 for integers; reduce_types.cuh: lanes).
+//   argmin/argmax: one scan per load (struct scan): each load's extreme, as for
+//   min/max, against the best so far in one compare; the load that first held
+//   the best is kept whole and its lanes searched once, at the end.
 //
 // LAUNCH GEOMETRY (host's job)
 //   block = BLOCK threads, no dynamic shared memory (static shared only).
@@ -243,7 +248,7 @@ template <int OP, typename X> __device__ __forceinline__ bool ahead(X x, X y)
 template <int OP, typename P> __device__ __forceinline__ P pick_arg(const P &a, const P &b)
 {
     const bool better = OP == OP_ARGMIN ? b.v < a.v : b.v > a.v, first = b.i < a.i;
-    bool wins = better | (a.v == b.v & first);
+    bool wins = better | ((a.v == b.v) & first);
     if constexpr (elem<decltype(a.v)>::is_float) {
         const bool an = a.v != a.v, bn = b.v != b.v;
         wins = wins | (bn & !an) | (an & bn & first);
@@ -433,11 +438,10 @@ template <typename T, int OP, int V> struct scan {
     __device__ __forceinline__ void see(const VT &y, unsigned long long at)
     {
         const X m = extreme<T, OP, V>(y);
-        if (i == EMPTY || ahead<OP>(m, v)) {
-            v = m;
-            i = at;
-            x = y;
-        }
+        const bool take = (i == EMPTY) | ahead<OP>(m, v); // selects, no branch
+        v = take ? m : v;
+        i = take ? at : i;
+        x = take ? y : x;
     }
     // The kept load's first element equal to the best (the first NaN when
     // it is NaN), or the identity when no load was seen. The compares are
