@@ -35,7 +35,8 @@
 //   Out    what *out holds: Acc for sum/dot, T for min/max (the winning element).
 //   BLOCK  threads per block: 128, 256, 512 or 1024 (any multiple of 32 works).
 //          BLOCK 1024 caps registers at 64/thread: there keep ITEMS*VEC small
-//          (8-byte Acc with ITEMS*VEC = 32 spills heavily; still correct).
+//          (8-byte Acc with ITEMS*VEC = 32 spills heavily; still correct), and
+//          argmin/argmax's ITEMS small (each of its ITEMS scans holds a load).
 //   ITEMS  vector loads per thread per loop iteration, all issued before any is
 //          used (memory-level parallelism): 1, 2, 4 or 8.
 //   VEC    elements per vector load, VEC*sizeof(T) <= 16: 1, 2, 4, 8 or 16.
@@ -51,8 +52,12 @@
 //   8- and 16-bit integers: one per load; a load's elements are folded first,
 //   exactly, in 32 bits (dp4a / dp2a for sums and 8-bit dots: at most 16 bytes
 //   of values under 2^31), 16-bit dots as 32-bit products added in 64 bits.
-//   argmin/argmax: one (value, index) per load; a load's elements are folded
-//   first in index order.
+//   min/max of 8- and 16-bit types (f16 and bf16 too): one per load, the load's
+//   extreme taken with packed min/max two lanes a word where the arch has them
+//   (sm_80 for the 16-bit floats, sm_90 for integers; reduce_types.cuh: lanes).
+//   argmin/argmax: one scan per load (struct scan): each load's extreme, as for
+//   min/max, against the best so far in one compare; the load that first held
+//   the best is kept whole and its lanes searched once, at the end.
 //
 // LAUNCH GEOMETRY (host's job)
 //   block = BLOCK threads, no dynamic shared memory (static shared only).
@@ -193,8 +198,17 @@ template <typename Acc> __device__ __forceinline__ Acc add(Acc x, Acc y)
 
 // min/max: for floats, return x if x is NaN; otherwise if y is NaN the
 // comparison is false and y (NaN) is returned. So NaN wins from either side.
+// f32 from sm_80: one min/max.NaN instruction instead of two compares and a
+// select (the combines of partials are a chain of them).
 template <typename Acc> __device__ __forceinline__ Acc vmin(Acc x, Acc y)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (same<Acc, float>::value) {
+        float r;
+        asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+        return r;
+    }
+#endif
     if constexpr (elem<Acc>::is_float)
         return (x < y || x != x) ? x : y;
     else
@@ -202,6 +216,13 @@ template <typename Acc> __device__ __forceinline__ Acc vmin(Acc x, Acc y)
 }
 template <typename Acc> __device__ __forceinline__ Acc vmax(Acc x, Acc y)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (same<Acc, float>::value) {
+        float r;
+        asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+        return r;
+    }
+#endif
     if constexpr (elem<Acc>::is_float)
         return (x > y || x != x) ? x : y;
     else
@@ -220,11 +241,19 @@ template <int OP, typename X> __device__ __forceinline__ bool ahead(X x, X y)
 }
 
 // Two (value, index) in any order: the better value, the smaller index on a
-// tie (two NaNs tie).
-template <int OP, typename X> __device__ __forceinline__ arg<X> pick_arg(arg<X> a, arg<X> b)
+// tie (two NaNs tie). P: arg, or a scan (below) by its best and its index.
+// Every compare is independent (& and |, no branch), so that the chains of
+// combines in warp_reduce are short: b is strictly better, or the first NaN
+// (a none), or they tie and b comes first.
+template <int OP, typename P> __device__ __forceinline__ P pick_arg(const P &a, const P &b)
 {
-    bool tie = a.v == b.v || (a.v != a.v && b.v != b.v);
-    return (tie ? b.i < a.i : ahead<OP>(b.v, a.v)) ? b : a;
+    const bool better = OP == OP_ARGMIN ? b.v < a.v : b.v > a.v, first = b.i < a.i;
+    bool wins = better | ((a.v == b.v) & first);
+    if constexpr (elem<decltype(a.v)>::is_float) {
+        const bool an = a.v != a.v, bn = b.v != b.v;
+        wins = wins | (bn & !an) | (an & bn & first);
+    }
+    return wins ? b : a;
 }
 
 template <typename A, int OP> __device__ __forceinline__ A combine(A x, A y)
@@ -285,8 +314,63 @@ template <typename T> __device__ __forceinline__ T load1(const T *p)
 // Accumulators per load: one per element, or one for the whole load (see
 // ACCUMULATORS above).
 template <typename T, int OP, int V> struct slots {
-    enum : int { value = is_arg<OP>::value || (!elem<T>::is_float && sizeof(T) < 4) ? 1 : V };
+    enum : int {
+        value = is_arg<OP>::value ||
+                        (sizeof(T) < 4 && (!elem<T>::is_float || OP == OP_MIN || OP == OP_MAX))
+                    ? 1
+                    : V
+    };
 };
+
+// The extreme (min when LOW, else max) of elements LO..LO+N-1 of a load, a
+// NaN if any is one: a pairwise tree of vmin/vmax.
+template <typename T, bool LOW, int V, int LO, int N>
+__device__ __forceinline__ typename elem<T>::V extreme_of(const typename vec<T, V>::type &x)
+{
+    if constexpr (N == 1) {
+        return elem<T>::val(vec<T, V>::get(x, LO));
+    } else {
+        const auto p = extreme_of<T, LOW, V, LO, N / 2>(x);
+        const auto q = extreme_of<T, LOW, V, LO + N / 2, N - N / 2>(x);
+        return LOW ? vmin(p, q) : vmax(p, q);
+    }
+}
+
+// Lane words w[0..N-1] folded pairwise into w[0] (lanes<T>::pick).
+template <typename T, bool LOW, int N, int K>
+__device__ __forceinline__ void lane_tree(unsigned int (&w)[K])
+{
+    if constexpr (N > 1) {
+        constexpr int H = (N + 1) / 2;
+#pragma unroll
+        for (int i = 0; i < N / 2; ++i)
+            w[i] = lanes<T>::template pick<LOW>(w[i], w[i + H]);
+        lane_tree<T, LOW, H, K>(w);
+    }
+}
+
+// A load's minimum (min, argmin) or maximum (max, argmax) as elem<T>::V; NaN
+// when any element is NaN (which NaN, and which zero of two, unspecified).
+// 8- and 16-bit elements two to a lane word where the arch has packed
+// min/max (reduce_types.cuh: lanes), then the last word's two lanes.
+template <typename T, int OP, int V>
+__device__ __forceinline__ typename elem<T>::V extreme(const typename vec<T, V>::type &x)
+{
+    constexpr bool LOW = OP == OP_MIN || OP == OP_ARGMIN;
+    constexpr int WORDS = V * (int)sizeof(T) / 4;
+    if constexpr (lanes<T>::ok && WORDS >= 1) {
+        constexpr int PER = lanes<T>::PER;
+        unsigned int w[WORDS * PER];
+#pragma unroll
+        for (int k = 0; k < WORDS * PER; ++k)
+            w[k] = lanes<T>::split(word(x, k / PER), k % PER);
+        lane_tree<T, LOW, WORDS * PER, WORDS * PER>(w);
+        const auto p = lanes<T>::first(w[0]), q = lanes<T>::second(w[0]);
+        return LOW ? vmin(p, q) : vmax(p, q);
+    } else {
+        return extreme_of<T, LOW, V, 0, V>(x);
+    }
+}
 
 // 32 bits of 8-bit (16-bit) integers times those of y, added to s:
 // dp4a (dp2a with y's low two bytes).
@@ -311,7 +395,9 @@ __device__ __forceinline__ Acc fold(const typename vec<T, V>::type &xa,
                                     const typename vec<T, V>::type &xb)
 {
     constexpr int BYTES = V * (int)sizeof(T);
-    if constexpr ((OP == OP_SUM || (OP == OP_DOT && sizeof(T) == 1)) && BYTES >= 4) {
+    if constexpr (OP == OP_MIN || OP == OP_MAX) {
+        return extreme<T, OP, V>(xa);
+    } else if constexpr ((OP == OP_SUM || (OP == OP_DOT && sizeof(T) == 1)) && BYTES >= 4) {
         constexpr unsigned int ONES = sizeof(T) == 1 ? 0x01010101u : 0x0101u;
         unsigned int s = 0;
 #pragma unroll
@@ -330,27 +416,54 @@ __device__ __forceinline__ Acc fold(const typename vec<T, V>::type &xa,
     }
 }
 
-// A load's elements in index order (element 0 at index `at`), then the slot.
-// The slot only holds smaller indices, so a tie keeps it.
-template <typename T, int OP, int V, typename X>
-__device__ __forceinline__ void fold_arg(const typename vec<T, V>::type &x, unsigned long long at,
-                                         arg<X> &slot)
-{
-    X best = elem<T>::val(vec<T, V>::get(x, 0));
-    int bk = 0;
+// argmin/argmax over a thread's loads, in index order: each load's extreme
+// (cheap packed operations) against the best so far, one compare; the load
+// that first held the best is kept, its elements searched once at the end
+// (located). A later load only replaces it when strictly better, or with the
+// first NaN, so ties keep the smallest index. v: the best; i: the index of
+// x's element 0, EMPTY before any load.
+template <typename T, int OP, int V> struct scan {
+    typedef typename elem<T>::V X;
+    typedef typename vec<T, V>::type VT;
+    X v;
+    unsigned long long i;
+    VT x;
+
+    __device__ __forceinline__ void start()
+    {
+        v = OP == OP_ARGMIN ? elem<T>::hi() : elem<T>::lo();
+        i = EMPTY;
+        x = VT();
+    }
+    __device__ __forceinline__ void see(const VT &y, unsigned long long at)
+    {
+        const X m = extreme<T, OP, V>(y);
+        const bool take = (i == EMPTY) | ahead<OP>(m, v); // selects, no branch
+        v = take ? m : v;
+        i = take ? at : i;
+        x = take ? y : x;
+    }
+    // The kept load's first element equal to the best (the first NaN when
+    // it is NaN), or the identity when no load was seen. The compares are
+    // independent; the last lane is taken first, so the first match stays.
+    __device__ __forceinline__ arg<X> located() const
+    {
+        arg<X> r{v, i};
+        if (i == EMPTY)
+            return r;
+        int at = V - 1;
 #pragma unroll
-    for (int k = 1; k < V; ++k) {
-        const X c = elem<T>::val(vec<T, V>::get(x, k));
-        if (ahead<OP>(c, best)) {
-            best = c;
-            bk = k;
+        for (int k = V - 1; k >= 0; --k) {
+            const X c = elem<T>::val(vec<T, V>::get(x, k));
+            if (k == V - 1 || c == v || (c != c && v != v)) {
+                r.v = c;
+                at = k;
+            }
         }
+        r.i = i + at;
+        return r;
     }
-    if (ahead<OP>(best, slot.v) || slot.i == EMPTY) {
-        slot.v = best;
-        slot.i = at + bk;
-    }
-}
+};
 
 // Load j of a thread's ITEMS (elements from index `at`) into its slots.
 template <typename T, typename Acc, int OP, int V, int W, typename A, int K>
@@ -358,7 +471,7 @@ __device__ __forceinline__ void consume(A (&acc)[K], int j, const typename vec<T
                                         const typename vec<T, V>::type &xb, unsigned long long at)
 {
     if constexpr (is_arg<OP>::value) {
-        fold_arg<T, OP, V>(xa, at, acc[j]);
+        acc[j].see(xa, at);
     } else if constexpr (W == V) {
 #pragma unroll
         for (int k = 0; k < V; ++k)
@@ -441,11 +554,15 @@ template <typename X> __device__ __forceinline__ arg<X> shfl(arg<X> v, int off)
     return arg<X>{shfl(v.v, off), shfl(v.i, off)};
 }
 
-template <typename A, int OP> __device__ __forceinline__ A warp_reduce(A v)
+// Lane 0 gets the combine of lanes 0..held-1 (the others hold the identity):
+// the butterfly's levels from the largest offset below held down, so that
+// few values take few levels (held: the number of warps, or of partials).
+template <typename A, int OP> __device__ __forceinline__ A warp_reduce(A v, unsigned int held = 32)
 {
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1)
-        v = combine<A, OP>(v, shfl(v, off));
+        if ((unsigned int)off < held)
+            v = combine<A, OP>(v, shfl(v, off));
     return v;
 }
 
@@ -466,7 +583,7 @@ template <typename T, typename A, int OP, int BLOCK> __device__ __forceinline__ 
     __syncthreads();
     if (warp == 0) {
         v = (lane < WARPS) ? warp_vals[lane] : identity<T, A, OP>();
-        v = warp_reduce<A, OP>(v);
+        v = warp_reduce<A, OP>(v, WARPS);
     }
     return v;
 }
@@ -506,6 +623,26 @@ __device__ __forceinline__ void finish(const A &r, Out *out, long long *index)
     }
 }
 
+// The aligned loads' pass into acc; argmin/argmax through a scan per load of
+// the ITEMS, whose best (the smallest index on a tie: their loads never
+// overlap) is located into acc[0].
+template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, typename A, int K>
+__device__ __forceinline__ void loads(const T *__restrict__ a, const T *__restrict__ b,
+                                      unsigned long long nv, unsigned long long first,
+                                      A (&acc)[K])
+{
+    if constexpr (is_arg<OP>::value) {
+        scan<T, OP, V> s[IT];
+#pragma unroll
+        for (int j = 0; j < IT; ++j)
+            s[j].start();
+        accumulate<T, Acc, OP, BLOCK, V, IT, 1>(a, b, nv, first, s);
+        acc[0] = tree<scan<T, OP, V>, OP, IT>(s).located();
+    } else {
+        accumulate<T, Acc, OP, BLOCK, V, IT, W>(a, b, nv, first, acc);
+    }
+}
+
 // ---- one pass over the input, every op --------------------------------------
 template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE, typename A,
           typename Out>
@@ -524,25 +661,26 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
     CUSPEC_AFTER_PRIOR_GRID();
 
     constexpr int W = slots<T, OP, VEC>::value;
-    constexpr int K = W * ITEMS;
+    constexpr int K = is_arg<OP>::value ? 1 : W * ITEMS;
     A acc[K];
 #pragma unroll
     for (int i = 0; i < K; ++i)
         acc[i] = identity<T, A, OP>();
 
     if constexpr (VEC == 1) {
-        accumulate<T, Acc, OP, BLOCK, 1, ITEMS, 1>(a, b, n, 0, acc);
+        loads<T, Acc, OP, BLOCK, 1, ITEMS, 1>(a, b, n, 0, acc);
     } else {
         constexpr unsigned long long VB = (unsigned long long)VEC * sizeof(T);
         const unsigned long long amis = reinterpret_cast<unsigned long long>(a) & (VB - 1);
         bool vec_ok = true;
-        if constexpr (OP == OP_DOT)
+        if constexpr (OP == OP_DOT) {
             vec_ok = (reinterpret_cast<unsigned long long>(b) & (VB - 1)) == amis;
-        if (!vec_ok) {
             // a and b misaligned differently: no common vector body. Scalar loads,
             // one per slot in flight.
-            accumulate<T, Acc, OP, BLOCK, 1, K, 1>(a, b, n, 0, acc);
-        } else {
+            if (!vec_ok)
+                accumulate<T, Acc, OP, BLOCK, 1, K, 1>(a, b, n, 0, acc);
+        }
+        if (vec_ok) {
             // head: elements before the first VB-aligned address (< VEC of them);
             // body: aligned vectors; tail: < VEC leftover elements.
             unsigned long long head = amis ? (VB - amis) / sizeof(T) : 0;
@@ -553,7 +691,7 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
             const T *bb = nullptr;
             if constexpr (OP == OP_DOT)
                 bb = b + head;
-            accumulate<T, Acc, OP, BLOCK, VEC, ITEMS, W>(a + head, bb, nv, head, acc);
+            loads<T, Acc, OP, BLOCK, VEC, ITEMS, W>(a + head, bb, nv, head, acc);
             const unsigned long long g = (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
             if (g < head) {
                 T y = T();
@@ -613,6 +751,11 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
     if (!s_last)
         return;
 
+    // Up to 32 partials: one warp, no shared-memory stage (small calls, whose
+    // time is this chain's latency).
+    const bool one_warp = gridDim.x <= 32;
+    if (one_warp && threadIdx.x >= 32)
+        return;
     A r = identity<T, A, OP>();
     // __ldcg: read at L2 (coherence point), never a stale L1 line.
     for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK) {
@@ -621,7 +764,7 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
         else
             r = combine<A, OP>(r, __ldcg(partials + i));
     }
-    r = block_reduce<T, A, OP, BLOCK>(r);
+    r = one_warp ? warp_reduce<A, OP>(r, gridDim.x) : block_reduce<T, A, OP, BLOCK>(r);
     if (threadIdx.x == 0)
         finish<T, OP>(r, out, index);
 }

@@ -250,4 +250,109 @@ CUSPEC_VEC1(unsigned long long) CUSPEC_VEC2(unsigned long long, ulonglong2)
 
 } // namespace cuspec_reduce_detail
 
+namespace cuspec_reduce_detail
+{
+
+// ---- two 16-bit lanes per word: packed min and max -------------------------
+// lanes<T>::ok where this arch has lane-wise min and max for T: f16 and bf16
+// from sm_80 (min/max.NaN.{f16,bf16}x2: a NaN lane gives NaN), 16-bit
+// integers from sm_90 ({s,u}16x2), and 8-bit integers widened to 16-bit lanes
+// (prmt, which sign-extends in its default mode). Then:
+//   PER             words of lanes per input word (2 for 8-bit T, else 1)
+//   split(w, k)     the k-th of them
+//   pick<LOW>(a, b) lane-wise min (LOW) or max
+//   first(w), second(w)  the two lanes as elem<T>::V
+// Used by reduce.cuh's extreme(); which lane holds which element is not kept.
+
+template <typename T> struct lanes {
+    enum : bool { ok = false };
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define CUSPEC_LANES_OK(PTX_TYPE, PER_WORD)                                                     \
+    enum : bool { ok = true };                                                                     \
+    enum : int { PER = PER_WORD };                                                                 \
+    template <bool LOW> static __device__ __forceinline__ unsigned int pick(unsigned int a,        \
+                                                                            unsigned int b)        \
+    {                                                                                              \
+        unsigned int r;                                                                            \
+        if constexpr (LOW)                                                                         \
+            asm("min." PTX_TYPE " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                        \
+        else                                                                                       \
+            asm("max." PTX_TYPE " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                        \
+        return r;                                                                                  \
+    }
+
+template <> struct lanes<cuspec_f16> {
+    CUSPEC_LANES_OK("NaN.f16x2", 1)
+    static __device__ __forceinline__ unsigned int split(unsigned int w, int)
+    {
+        return w;
+    }
+    static __device__ __forceinline__ float first(unsigned int w)
+    {
+        return elem<cuspec_f16>::val(cuspec_f16{(unsigned short)w});
+    }
+    static __device__ __forceinline__ float second(unsigned int w)
+    {
+        return elem<cuspec_f16>::val(cuspec_f16{(unsigned short)(w >> 16)});
+    }
+};
+template <> struct lanes<cuspec_bf16> {
+    CUSPEC_LANES_OK("NaN.bf16x2", 1)
+    static __device__ __forceinline__ unsigned int split(unsigned int w, int)
+    {
+        return w;
+    }
+    static __device__ __forceinline__ float first(unsigned int w)
+    {
+        return __uint_as_float(w << 16);
+    }
+    static __device__ __forceinline__ float second(unsigned int w)
+    {
+        return __uint_as_float(w & 0xffff0000u);
+    }
+};
+#endif
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Signed lanes as int, unsigned ones as unsigned int (elem<T>::V of every
+// 8- and 16-bit integer); SELECT: prmt selectors of bytes 0 and 2, then 1
+// and 3, each into a 16-bit lane, sign-extended (8 set) or zero-extended.
+#define CUSPEC_LANES_INT(T, PTX_TYPE, PER_WORD, SIGNED, SELECT0, SELECT1)                          \
+    template <> struct lanes<T> {                                                                  \
+        CUSPEC_LANES_OK(PTX_TYPE, PER_WORD)                                                     \
+        static __device__ __forceinline__ unsigned int split(unsigned int w, int k)                \
+        {                                                                                          \
+            if constexpr (PER_WORD == 1)                                                           \
+                return w;                                                                          \
+            unsigned int r;                                                                        \
+            asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(w), "r"(k == 0 ? SELECT0 : SELECT1));    \
+            return r;                                                                              \
+        }                                                                                          \
+        static __device__ __forceinline__ typename elem<T>::V first(unsigned int w)                \
+        {                                                                                          \
+            if constexpr (SIGNED)                                                                  \
+                return (int)(short)(unsigned short)w;                                              \
+            else                                                                                   \
+                return w & 0xffffu;                                                                \
+        }                                                                                          \
+        static __device__ __forceinline__ typename elem<T>::V second(unsigned int w)               \
+        {                                                                                          \
+            if constexpr (SIGNED)                                                                  \
+                return (int)w >> 16;                                                               \
+            else                                                                                   \
+                return w >> 16;                                                                    \
+        }                                                                                          \
+    };
+CUSPEC_LANES_INT(short, "s16x2", 1, true, 0, 0)
+CUSPEC_LANES_INT(unsigned short, "u16x2", 1, false, 0, 0)
+CUSPEC_LANES_INT(signed char, "s16x2", 2, true, 0xA280, 0xB391)
+CUSPEC_LANES_INT(unsigned char, "u16x2", 2, false, 0x4240, 0x4341)
+#undef CUSPEC_LANES_INT
+#endif
+#undef CUSPEC_LANES_OK
+
+} // namespace cuspec_reduce_detail
+
 #endif // CUSPEC_REDUCE_TYPES_CUH_

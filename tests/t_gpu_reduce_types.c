@@ -500,18 +500,23 @@ TEST(n0_identity_and_argreduce_refusal)
 
 /* ## Ties, NaN, zeros, the identity's value */
 /* argmin/argmax of every dtype on FEW values (the extreme many times):
- * the first index. */
+ * the first index. With 2^24 + 1 elements each thread's scan of its loads
+ * (templates/reduce.cuh) sees the extreme in loads of several grid passes
+ * (at least 1.7 passes of bytes, more of wider types, on GPUs of up to 144
+ * SMs: a pass is 4 blocks of 256 threads an SM, 4 loads of 16 bytes each);
+ * that size in two offsets only. */
 TEST(ties_give_the_smallest_index)
 {
-    static const size_t sizes[] = {2, 1000, (1u << 20) + 3};
+    static const size_t sizes[] = {2, 1000, (1u << 20) + 3, (1u << 24) + 1};
+    const size_t n_sizes = sizeof sizes / sizeof *sizes;
     if (!ready())
         return;
     group_begin();
     for (size_t d = 0; d < N_ALL; d++)
-        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (size_t s = 0; s < n_sizes; s++)
             for (int kop = K_ARGMIN; kop <= K_ARGMAX; kop++) {
                 fresh(kop, all_dtypes[d], sizes[s], FEW);
-                for (size_t off = 0; off < 4; off++)
+                for (size_t off = 0; off < 4; off += s + 1 < n_sizes ? 1 : 3)
                     run_case(NULL, kop, all_dtypes[d], sizes[s], off, 0, "ties");
             }
     group_end();
@@ -595,6 +600,82 @@ TEST(signed_zeros_and_identity_values)
                 }
                 upload(d_a, h_a, (n + 4) * es);
                 run_case(NULL, kop, dt, n, off, 0, "identity's value");
+            }
+    group_end();
+}
+
+/* ## Each lane of a load */
+/* Element i of h_a set to `value` (which dt holds exactly). */
+static void put_value(int dt, size_t i, double value)
+{
+    if (is_float(dt)) {
+        put_float(dt, i, value);
+        return;
+    }
+    int64_t v = (int64_t)value;
+    memcpy(h_a + i * cuspec_dtype_size(dt), &v, cuspec_dtype_size(dt)); /* little-endian */
+}
+
+/* The kernels take each 16-byte load's extreme with packed operations
+ * (8-bit elements widened, signed or not, two to a 16-bit lane) and search
+ * the lanes of the load holding the best once, at the end. Here n = 1000
+ * elements of a background value, the input aligned to 16 bytes or one
+ * element past; for each lane L of the sixth load: the extreme at L alone
+ * (argmin, argmax, min, max); tied with a later lane of the same load and
+ * with lane L of the next two loads (the first wins); and for floats, the
+ * best number just before lane L, a NaN at L and at a later lane (the NaN
+ * at L wins). The values tell a sign-extended lane from a zero-extended one:
+ * for max, background -50 and extreme 100 for signed types, 100 and 200 for
+ * unsigned ones; for min, 50 and -100, 200 and 100; floats -0.5 and 2, 0.5
+ * and -2. */
+TEST(each_lane_of_a_load)
+{
+    static const int kops[] = {K_ARGMIN, K_ARGMAX, K_MIN, K_MAX};
+    const size_t n = 1000;
+    if (!ready())
+        return;
+    group_begin();
+    for (size_t d = 0; d < N_ALL; d++)
+        for (size_t o = 0; o < sizeof kops / sizeof *kops; o++)
+            for (size_t off = 0; off < 2; off++) {
+                int dt = all_dtypes[d], kop = kops[o], low = kop == K_ARGMIN || kop == K_MIN;
+                size_t es = cuspec_dtype_size(dt), vec = 16 / es;
+                double back, best;
+                if (is_float(dt))
+                    back = low ? 0.5 : -0.5, best = low ? -2 : 2;
+                else if (is_signed_int(dt))
+                    back = low ? 50 : -50, best = low ? -100 : 100;
+                else
+                    back = low ? 200 : 100, best = low ? 100 : 200;
+                for (size_t lane = 0; lane < vec; lane++) {
+                    /* element index (from the input's start) of lane `lane` of load 5 */
+                    size_t at = 5 * vec + lane - off;
+                    for (int shape = 0; shape < 3; shape++) {
+                        if (shape == 2 && !is_float(dt))
+                            break;
+                        if (shape > 0 && !is_arg(kop))
+                            break;
+                        for (size_t i = 0; i < n + 4; i++)
+                            put_value(dt, i, back);
+                        if (shape == 0) {
+                            put_value(dt, off + at, best);
+                        } else if (shape == 1) {
+                            put_value(dt, off + at, best);
+                            put_value(dt, off + at + (vec - 1 - lane), best);
+                            put_value(dt, off + at + vec, best);
+                            put_value(dt, off + at + 2 * vec, best);
+                        } else {
+                            put_value(dt, off + at - 1, best);
+                            put_value(dt, off + at, NAN);
+                            put_value(dt, off + at + (vec - 1 - lane), NAN);
+                        }
+                        upload(d_a, h_a, (n + 4) * es);
+                        static const char *const shapes[] = {"alone", "tied", "NaN"};
+                        char label[64];
+                        snprintf(label, sizeof label, "lane %zu %s", lane, shapes[shape]);
+                        run_case(NULL, kop, dt, n, off, 0, label);
+                    }
+                }
             }
     group_end();
 }
@@ -810,6 +891,7 @@ int main(void)
         TAP_ENTRY(ties_give_the_smallest_index),
         TAP_ENTRY(nan_wins),
         TAP_ENTRY(signed_zeros_and_identity_values),
+        TAP_ENTRY(each_lane_of_a_load),
         TAP_ENTRY(argreduce_outputs),
         TAP_ENTRY(variants_sampled_sizes_offsets),
         TAP_ENTRY(graph_replayed_100_times),

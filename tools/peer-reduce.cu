@@ -18,7 +18,7 @@
 // CUB's time over cuspec's (> 1: cuspec is faster); then, at the largest n,
 // each case's cuspec GB/s over cuspec's f32 sum's (the read ceiling).
 //
-// Usage: peer-reduce [--dtype f32,f16,bf16,i8,i32] [--op sum,min,max,argmin,argmax]
+// Usage: peer-reduce [--dtype f32,f16,bf16,i8,u8,i16,u16,i32] [--op sum,min,max,argmin,argmax]
 //                    [--min K] [--max K] [--reps R] [--device D]
 // (n = 2^K for K from --min to --max in steps of 2; defaults 10 and 28.)
 
@@ -113,6 +113,15 @@ template <> struct Dtype<__nv_bfloat16> {
 };
 template <> struct Dtype<int8_t> {
     static constexpr int id = CUSPEC_I8;
+};
+template <> struct Dtype<uint8_t> {
+    static constexpr int id = CUSPEC_U8;
+};
+template <> struct Dtype<int16_t> {
+    static constexpr int id = CUSPEC_I16;
+};
+template <> struct Dtype<uint16_t> {
+    static constexpr int id = CUSPEC_U16;
 };
 template <> struct Dtype<int32_t> {
     static constexpr int id = CUSPEC_I32;
@@ -337,7 +346,7 @@ static std::vector<std::string> split(const char *s)
     return v;
 }
 
-static const char usage_text[] = "Usage: peer-reduce [--dtype f32,f16,bf16,i8,i32] "
+static const char usage_text[] = "Usage: peer-reduce [--dtype f32,f16,bf16,i8,u8,i16,u16,i32] "
                                  "[--op sum,min,max,argmin,argmax] [--min K] [--max K] "
                                  "[--reps R] [--device D]\n";
 
@@ -419,10 +428,16 @@ int main(int argc, char **argv)
             run_dtype<__nv_bfloat16>(b, "bf16", ops, kmin, kmax);
         else if (d == "i8")
             run_dtype<int8_t>(b, "i8", ops, kmin, kmax);
+        else if (d == "u8")
+            run_dtype<uint8_t>(b, "u8", ops, kmin, kmax);
+        else if (d == "i16")
+            run_dtype<int16_t>(b, "i16", ops, kmin, kmax);
+        else if (d == "u16")
+            run_dtype<uint16_t>(b, "u16", ops, kmin, kmax);
         else if (d == "i32")
             run_dtype<int32_t>(b, "i32", ops, kmin, kmax);
         else
-            usage(("unknown dtype '" + d + "' (f32, f16, bf16, i8, i32)").c_str());
+            usage(("unknown dtype '" + d + "' (f32, f16, bf16, i8, u8, i16, u16, i32)").c_str());
     }
 
     // Against the read ceiling: cuspec's f32 sum at the largest n.
