@@ -221,6 +221,11 @@ template <typename T, int OP> struct op {
         long long i;
     };
     typedef typename pick<SUMS, S, typename pick<ARG, pair, C>::type>::type A;
+    // A load takes one accumulator, not one per element, for argmin/argmax
+    // (step_after) and for sums and dots of 8- and 16-bit integers, which
+    // add a whole load up in W first (exactly: W holds V of them).
+    enum : bool { PER_LOAD = ARG || (SUMS && !E::is_float && sizeof(T) < 4) };
+    typedef typename pick<sizeof(T) == 1 || OP == SUM, C, S>::type W;
     typedef typename pick<SUMS, S, T>::type Out;
     // An index past any element's: every element wins a tie with it.
     static constexpr long long EMPTY = 0x7fffffffffffffffLL;
@@ -319,6 +324,16 @@ template <typename T, int OP> struct op {
             acc = A{v, i + at};
         }
         return acc;
+    }
+
+    template <int V>
+    static __device__ __forceinline__ A step_load(A acc, const pack<T, V> &x, const pack<T, V> &y)
+    {
+        W w = 0;
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            w += OP == DOT ? (W)E::val(x.x[k]) * (W)E::val(y.x[k]) : (W)E::val(x.x[k]);
+        return combine(acc, (A)w);
     }
 
     static __device__ __forceinline__ A shfl_xor(A x, int off)
@@ -428,14 +443,16 @@ __device__ __forceinline__ bool last_arrival(unsigned *t, unsigned count)
 }
 
 // ---- one row's segment: n elements from p (q: b's), indices from i0 ----------
-// Load j of V elements (at index i) into its slots: one per element, or for
-// argmin/argmax one per load (its vectors come in index order).
+// Load j of V elements (at index i) into its accumulators: one per element,
+// or one per load (op::PER_LOAD; argmin/argmax: its vectors in index order).
 template <typename R, typename T, int V, bool TWO, int K>
 __device__ __forceinline__ void consume(typename R::A (&acc)[K], int j, const pack<T, V> &x,
                                         const pack<T, V> &y, long long i)
 {
     if constexpr (R::ARG) {
         acc[j] = R::template step_after<V>(acc[j], x, i);
+    } else if constexpr (R::PER_LOAD) {
+        acc[j] = R::template step_load<V>(acc[j], x, y);
     } else {
 #pragma unroll
         for (int k = 0; k < V; ++k)
@@ -450,7 +467,7 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
                                             long long i0, unsigned lane, unsigned L,
                                             typename R::A (&acc)[K])
 {
-    static_assert(K == (R::ARG ? IT : V * IT), "a slot per load (arg) or per element");
+    static_assert(K == (R::PER_LOAD ? IT : V * IT), "an accumulator per load or per element");
     const unsigned long long tile = (unsigned long long)L * IT;
     unsigned long long v0 = 0;
 #pragma unroll 1
@@ -493,7 +510,7 @@ __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned lon
     const unsigned long long mis = reinterpret_cast<unsigned long long>(p) & (VB - 1);
     if constexpr (TWO) {
         if ((reinterpret_cast<unsigned long long>(q) & (VB - 1)) != mis) {
-            row_vectors<R, T, 1, VEC * ITEMS, TWO>(p, q, n, i0, lane, L, acc);
+            row_vectors<R, T, 1, K, TWO>(p, q, n, i0, lane, L, acc);
             return;
         }
     }
@@ -614,7 +631,7 @@ __global__ void __launch_bounds__(BLOCK)
     typedef op<T, OP> R;
     typedef typename R::A A;
     constexpr bool TWO = OP == DOT;
-    constexpr int K = R::ARG ? ITEMS : VEC * ITEMS; // accumulators (row_vectors)
+    constexpr int K = R::PER_LOAD ? ITEMS : VEC * ITEMS; // accumulators (row_vectors)
     static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
     static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: a multiple of 32");
     static_assert((VEC & (VEC - 1)) == 0 && VEC * sizeof(T) <= 16, "VEC: a power of two, <= 16 B");
@@ -668,17 +685,22 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
             for (int j = 0; j < ITEMS; ++j) {
                 A v = R::identity();
-                unsigned by_element = cnt[j];
-                if constexpr (R::ARG) { // a whole vector: its extreme, located
-                    if (cnt[j] == VEC) {
-                        v = R::template step_after<VEC>(v, x[j], (long long)c);
-                        by_element = 0;
-                    }
-                }
+                if constexpr (R::ARG) {
+                    // The vector's extreme, located; the places past the row
+                    // repeat its first element, which is found first.
 #pragma unroll
-                for (int k = 0; k < VEC; ++k)
-                    if (k < (int)by_element)
-                        v = R::step(v, x[j].x[k], TWO ? y[j].x[k] : x[j].x[k], (long long)(c + k));
+                    for (int k = 1; k < VEC; ++k)
+                        if (k >= (int)cnt[j])
+                            x[j].x[k] = x[j].x[0];
+                    if (cnt[j] > 0)
+                        v = R::template step_after<VEC>(v, x[j], (long long)c);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k)
+                        if (k < (int)cnt[j])
+                            v = R::step(v, x[j].x[k], TWO ? y[j].x[k] : x[j].x[k],
+                                        (long long)(c + k));
+                }
                 v = group_reduce<R, BLOCK>(v, whole, L);
                 const unsigned long long r = r0 + j * stride_rows;
                 if (lane == 0 && r < total)
@@ -777,8 +799,8 @@ __global__ void __launch_bounds__(BLOCK)
         acc[k] = R::identity();
     if (cnt == VEC && ld % VEC == 0 && aligned<VEC>(p) && (!TWO || aligned<VEC>(q)))
         column_strip<R, T, VEC, ITEMS, TWO, true>(p, q, ld, lo, hi, ty, TY, cnt, acc);
-    else if (cnt > 0)
-        column_strip<R, T, VEC, ITEMS, TWO, false>(p, q, ld, lo, hi, ty, TY, cnt, acc);
+    else if (cnt > 0) // element by element, a row at a time: the edge and odd ld
+        column_strip<R, T, VEC, 1, TWO, false>(p, q, ld, lo, hi, ty, TY, cnt, acc);
     CUSPEC_LET_NEXT_GRID();
     columns_reduce<R, BLOCK, VEC>(acc, TX);
 
