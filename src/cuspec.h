@@ -459,8 +459,9 @@ CUSPEC_EXPORT int cuspec_argreduce(cuspec_ctx *ctx, int op, int dtype, cuspec_de
  * contiguous: matrix b's row r at value[b * rows + r] (columns: value[b *
  * cols + c]).
  * - sum, min, max, dot: `value` gets the result, of the dtype
- *   cuspec_reduce_out_dtype says for the op (dot: op -1), with the rules of
- *   cuspec_reduce: integer sums in 64 bits, float min/max propagate NaN, an
+ *   cuspec_reduce_axis_out_dtype says for the op (dot: op -1), with the rules
+ *   of cuspec_reduce: integer sums in 64 bits, f16 and bf16 sums in f32,
+ *   float min/max propagate NaN, an
  *   empty reduction (cols = 0 for rows, rows = 0 for columns) writes the
  *   identity. `index` must be 0.
  * - CUSPEC_ARGMIN, CUSPEC_ARGMAX: `value` gets the extreme element (the
@@ -468,13 +469,14 @@ CUSPEC_EXPORT int cuspec_argreduce(cuspec_ctx *ctx, int op, int dtype, cuspec_de
  *   for rows, the row for columns); either may be 0, not both. Ties give the
  *   smallest index; where there is a NaN, the first NaN wins (as NumPy and
  *   PyTorch). An empty reduction is an error.
- * Floats accumulate in their own type (f32 in f32) with several partial
- * sums per thread and trees: with the record-free parameters, |error| <=
- * (n / 8 + 64) * u * sum|x| for a result of n elements (u = 2^-24 for f32,
- * 2^-53 for f64); tuned ones are checked against it. No results (rows = 0 for rows, cols = 0
+ * Floats accumulate in their own type (f32 in f32; f16 and bf16 in f32)
+ * with several partial sums per thread and trees: with the record-free
+ * parameters, |error| <= (n / 8 + 64) * u * sum|x| for a result of n
+ * elements (u = 2^-24 for f32, f16 and bf16, 2^-53 for f64); tuned ones are
+ * checked against it. No results (rows = 0 for rows, cols = 0
  * for columns) is no work: nothing is read or written and the pointers may
- * be 0. Outputs must not overlap the input or each other. dtypes: f32, f64,
- * i32, i64, u32. Short rows and long, many columns and few, are read at
+ * be 0. Outputs must not overlap the input or each other. Every dtype.
+ * Short rows and long, many columns and few, are read at
  * close to the copy bandwidth; a long row (or a tall column) with few
  * results is split across blocks, whose partial results take scratch as
  * cuspec_reduce's do (see "The rule for streams and graphs"). */
@@ -484,6 +486,11 @@ typedef struct cuspec_matrix {
     size_t batch;        /* matrices, >= 1 */
     size_t batch_stride; /* elements from one matrix to the next */
 } cuspec_matrix;
+
+/* The dtype of `value` that cuspec_reduce_rows/_cols (op) or
+ * cuspec_dot_rows/_cols (op -1) write for `dtype` (argmin/argmax: the
+ * value's; the index is an i64), 0 when they do not take the pair. */
+CUSPEC_EXPORT int cuspec_reduce_axis_out_dtype(int op, int dtype);
 
 /* value[r] = op over row r: in[r * ld + 0 .. cols-1] (per matrix). */
 CUSPEC_EXPORT int cuspec_reduce_rows(cuspec_ctx *ctx, int op, int dtype, cuspec_devptr in,

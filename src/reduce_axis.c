@@ -8,29 +8,32 @@
 
 #include <stdio.h>
 
-/* The template's element type for a dtype, NULL for none. The template
- * takes every dtype (the half types as cuspec_axis::f16 and ::bf16); the
- * families offer those of DTYPES. */
+/* The template's element type for a dtype, NULL for none: every dtype, the
+ * 16-bit floats as reduce_types.cuh's cuspec_f16 and cuspec_bf16. */
 static const char *type_name(int dtype)
 {
-    switch (dtype) {
-    case CUSPEC_F32:
-        return "float";
-    case CUSPEC_F64:
-        return "double";
-    case CUSPEC_I32:
-        return "int";
-    case CUSPEC_I64:
-        return "long long";
-    case CUSPEC_U32:
-        return "unsigned int";
-    }
-    return NULL;
+    static const char *const names[] = {
+        [CUSPEC_F32] = "float",
+        [CUSPEC_F64] = "double",
+        [CUSPEC_I32] = "int",
+        [CUSPEC_I64] = "long long",
+        [CUSPEC_U32] = "unsigned int",
+        [CUSPEC_U64] = "unsigned long long",
+        [CUSPEC_I8] = "signed char",
+        [CUSPEC_U8] = "unsigned char",
+        [CUSPEC_I16] = "short",
+        [CUSPEC_U16] = "unsigned short",
+        [CUSPEC_F16] = "cuspec_f16",
+        [CUSPEC_BF16] = "cuspec_bf16",
+    };
+    return dtype > 0 && dtype < (int)(sizeof names / sizeof *names) ? names[dtype] : NULL;
 }
 #define DTYPES                                                                                     \
     {                                                                                              \
-        CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32                                 \
+        CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32, CUSPEC_U64, CUSPEC_I8,         \
+            CUSPEC_U8, CUSPEC_I16, CUSPEC_U16, CUSPEC_F16, CUSPEC_BF16                             \
     }
+#define N_DTYPES 12
 
 int cuspec__axis_op(int op)
 {
@@ -43,7 +46,25 @@ int cuspec__axis_out_dtype(int kop, int dtype)
         return 0;
     if (kop != CUSPEC__AXIS_SUM && kop != CUSPEC__AXIS_DOT)
         return dtype;
-    return dtype == CUSPEC_I32 ? CUSPEC_I64 : dtype == CUSPEC_U32 ? CUSPEC_U64 : dtype;
+    switch (dtype) {
+    case CUSPEC_I8:
+    case CUSPEC_I16:
+    case CUSPEC_I32:
+        return CUSPEC_I64;
+    case CUSPEC_U8:
+    case CUSPEC_U16:
+    case CUSPEC_U32:
+        return CUSPEC_U64;
+    case CUSPEC_F16:
+    case CUSPEC_BF16:
+        return CUSPEC_F32;
+    }
+    return dtype;
+}
+
+int cuspec_reduce_axis_out_dtype(int op, int dtype)
+{
+    return cuspec__axis_out_dtype(cuspec__axis_op(op), dtype);
 }
 
 size_t cuspec__axis_partial_bytes(int kop)
@@ -187,7 +208,7 @@ const struct cuspec__family cuspec__family_reduce_rows = {
             [P_LANES] = {"lanes", 7, {0, 1, 2, 4, 8, 16, 32}, 1},
             [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
         },
-    .n_dtypes = 5,
+    .n_dtypes = N_DTYPES,
     .dtypes = DTYPES,
     .n_ops = CUSPEC__AXIS_N_OPS,
     .legal = legal,
@@ -211,7 +232,7 @@ const struct cuspec__family cuspec__family_reduce_cols = {
             [P_LANES] = {"tx", 6, {1, 2, 4, 8, 16, 32}, 1},
             [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
         },
-    .n_dtypes = 5,
+    .n_dtypes = N_DTYPES,
     .dtypes = DTYPES,
     .n_ops = CUSPEC__AXIS_N_OPS,
     .legal = legal,

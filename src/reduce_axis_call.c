@@ -204,7 +204,9 @@ int cuspec__axis_check(const struct cuspec__axis_call *c, unsigned long long *re
                       "unknown op (CUSPEC_SUM, CUSPEC_MIN, CUSPEC_MAX, CUSPEC_ARGMIN or "
                       "CUSPEC_ARGMAX)");
     CUSPEC__RETURN_IF(cuspec__axis_out_dtype(c->kop, c->dtype) == 0, CUSPEC_ERR_INVALID,
-                      "dtype %d (%s) is not supported (f32, f64, i32, i64, u32)", c->dtype,
+                      "dtype %d (%s) is not supported (f32, f64, f16, bf16, i8, u8, i16, u16, "
+                      "i32, u32, i64, u64)",
+                      c->dtype,
                       dname ? dname : "unknown");
     CUSPEC__RETURN_IF(c->batch == 0, CUSPEC_ERR_INVALID, "batch is 0 (one matrix is batch 1)");
     CUSPEC__RETURN_IF(c->ld < c->cols, CUSPEC_ERR_INVALID, "ld (%llu) is less than cols (%llu)",

@@ -5,6 +5,7 @@
  * CPU's answer. */
 #include "reduce_axis.h"
 #include "catalogue.h"
+#include "dtype_values.h"
 #include "error.h"
 #include "params.h"
 #include "text.h"
@@ -170,44 +171,20 @@ struct answer {
     uint64_t bits; /* integer sums and dots, modulo 2^64 */
 };
 
-static int is_float(int dtype)
-{
-    return dtype == CUSPEC_F32 || dtype == CUSPEC_F64;
-}
-
-static double get_f(const void *x, int dtype, size_t i)
-{
-    return dtype == CUSPEC_F32 ? ((const float *)x)[i] : ((const double *)x)[i];
-}
-
-/* Element i widened to 64 bits the way the kernel accumulates it. */
-static uint64_t get_i(const void *x, int dtype, size_t i)
-{
-    switch (dtype) {
-    case CUSPEC_I32:
-        return (uint64_t)(int64_t)((const int32_t *)x)[i];
-    case CUSPEC_U32:
-        return ((const uint32_t *)x)[i];
-    default:
-        return ((const uint64_t *)x)[i];
-    }
-}
-
 /* Element i beats element j (an earlier one) for min (or max): a NaN wins
  * over a number, then the strictly better value. */
 static int beats(const void *x, int dtype, int max, size_t i, size_t j)
 {
-    if (is_float(dtype)) {
-        double a = get_f(x, dtype, i), b = get_f(x, dtype, j);
+    if (cuspec__dtype_is_float(dtype)) {
+        double a = cuspec__value_f(x, dtype, i), b = cuspec__value_f(x, dtype, j);
         if (isnan(a) || isnan(b))
             return isnan(a) && !isnan(b);
         return max ? a > b : a < b;
     }
-    if (dtype == CUSPEC_U32 || dtype == CUSPEC_U64)
-        return max ? get_i(x, dtype, i) > get_i(x, dtype, j)
-                   : get_i(x, dtype, i) < get_i(x, dtype, j);
-    int64_t a = (int64_t)get_i(x, dtype, i), b = (int64_t)get_i(x, dtype, j);
-    return max ? a > b : a < b;
+    uint64_t a = cuspec__value_i(x, dtype, i), b = cuspec__value_i(x, dtype, j);
+    if (cuspec__dtype_is_unsigned(dtype))
+        return max ? a > b : a < b;
+    return max ? (int64_t)a > (int64_t)b : (int64_t)a < (int64_t)b;
 }
 
 /* Kept per workload: candidates are checked against it, not each other. */
@@ -228,12 +205,14 @@ static void *reference(const struct cuspec__spec *s, const void *const in[2])
             size_t i = first + e * along;
             if (s->op == CUSPEC__AXIS_SUM || s->op == CUSPEC__AXIS_DOT) {
                 int dot = s->op == CUSPEC__AXIS_DOT;
-                if (is_float(s->dtype)) {
-                    double x = get_f(in[0], s->dtype, i) * (dot ? get_f(in[1], s->dtype, i) : 1);
+                if (cuspec__dtype_is_float(s->dtype)) {
+                    double x = cuspec__value_f(in[0], s->dtype, i) *
+                               (dot ? cuspec__value_f(in[1], s->dtype, i) : 1);
                     r->sum += x;
                     r->mag += fabs(x);
                 } else {
-                    r->bits += get_i(in[0], s->dtype, i) * (dot ? get_i(in[1], s->dtype, i) : 1);
+                    r->bits += cuspec__value_i(in[0], s->dtype, i) *
+                               (dot ? cuspec__value_i(in[1], s->dtype, i) : 1);
                 }
             } else if (e > 0 && beats(in[0], s->dtype,
                                       s->op == CUSPEC__AXIS_MAX || s->op == CUSPEC__AXIS_ARGMAX, i,
@@ -257,7 +236,9 @@ static void compare(const struct cuspec__spec *s, const void *ref, const void *c
     unsigned long long along = rows_axis ? 1 : s->ld_in;
     size_t size = cuspec_dtype_size(s->dtype);
     const int64_t *index = (const int64_t *)((const char *)got + values_bytes(s));
-    double eps = s->dtype == CUSPEC_F32 ? 0x1p-24 : 0x1p-53;
+    /* floats sum in f32 (f16, bf16 too) or f64, the type they write */
+    int sum_f32 = cuspec__axis_out_dtype(s->op, s->dtype) == CUSPEC_F32;
+    double eps = sum_f32 ? 0x1p-24 : 0x1p-53;
     *correct = 1;
     *error = 0;
     for (unsigned long long o = 0; o < results && *correct; o++) {
@@ -268,8 +249,8 @@ static void compare(const struct cuspec__spec *s, const void *ref, const void *c
             if (is_arg(s->op))
                 *correct &=
                     (uint64_t)index[o] == (r->index - (rows_axis ? o * s->ld_in : o)) / along;
-        } else if (is_float(s->dtype)) {
-            double g = s->dtype == CUSPEC_F32 ? ((const float *)got)[o] : ((const double *)got)[o];
+        } else if (cuspec__dtype_is_float(s->dtype)) {
+            double g = sum_f32 ? ((const float *)got)[o] : ((const double *)got)[o];
             double diff = fabs(g - r->sum), e = r->mag > 0 ? diff / r->mag : diff;
             *error = e > *error ? e : *error;
             *correct = e <= ((double)length / 8 + 64) * eps; /* the bound in cuspec.h */

@@ -69,19 +69,20 @@
 #endif
 
 #include "prior_grid.cuh"
+#include "reduce_types.cuh"
 
 namespace cuspec_axis
 {
 
-enum { SUM = 0, MIN = 1, MAX = 2, ARGMIN = 3, ARGMAX = 4, DOT = 5 };
+// Element traits and raw vector words are the whole-array family's
+// (reduce_types.cuh): elem<T>::V, the type elements are compared in (float
+// for halves, int or unsigned for 8- and 16-bit integers), val / put, hi /
+// lo, is_float, is_signed.
+using cuspec_reduce_detail::elem;
+using cuspec_reduce_detail::raw;
+using cuspec_reduce_detail::word;
 
-// Half-precision elements by their bits: no toolkit header, and a type of their own.
-struct f16 {
-    unsigned short bits;
-};
-struct bf16 {
-    unsigned short bits;
-};
+enum { SUM = 0, MIN = 1, MAX = 2, ARGMIN = 3, ARGMAX = 4, DOT = 5 };
 
 template <bool B, typename X, typename Y> struct pick {
     typedef X type;
@@ -90,108 +91,129 @@ template <typename X, typename Y> struct pick<false, X, Y> {
     typedef Y type;
 };
 
-// ---- element traits: C, the type elements are compared in; S, the type their sums
-// accumulate in; the range (identities); reading (get) and writing back (put).
-template <typename T> struct elem;
+// ---- loads: V elements of T as one aligned word of V * sizeof(T) bytes ------
+template <typename T, int V> union pack {
+    typename raw<sizeof(T) * V>::type r;
+    T x[V];
+};
+template <int V, typename T> __device__ __forceinline__ pack<T, V> load(const T *p)
+{
+    pack<T, V> k;
+    k.r = CUSPEC_AXIS_LOAD(reinterpret_cast<const typename raw<sizeof(T) * V>::type *>(p));
+    return k;
+}
+template <typename T> __device__ __forceinline__ T load1(const T *p)
+{
+    return load<1>(p).x[0];
+}
+template <int V, typename T> __device__ __forceinline__ bool aligned(const T *p)
+{
+    return (reinterpret_cast<unsigned long long>(p) & (V * sizeof(T) - 1)) == 0;
+}
 
-#define CUSPEC_AXIS_INT(T_, C_, S_, HI, LO)                                                        \
-    template <> struct elem<T_> {                                                                  \
-        typedef C_ C;                                                                              \
-        typedef S_ S;                                                                              \
-        enum : bool { is_float = false };                                                          \
-        static __device__ __forceinline__ C get(T_ x)                                              \
-        {                                                                                          \
-            return (C)x;                                                                           \
-        }                                                                                          \
-        static __device__ __forceinline__ T_ put(C x)                                              \
-        {                                                                                          \
-            return (T_)x;                                                                          \
-        }                                                                                          \
-        static __device__ __forceinline__ C hi()                                                   \
-        {                                                                                          \
-            return HI;                                                                             \
-        }                                                                                          \
-        static __device__ __forceinline__ C lo()                                                   \
-        {                                                                                          \
-            return LO;                                                                             \
-        }                                                                                          \
-    };
-// clang-format off
-CUSPEC_AXIS_INT(int,                int,                long long,          2147483647, -2147483647 - 1)
-CUSPEC_AXIS_INT(unsigned int,       unsigned int,       unsigned long long, 0xffffffffu, 0u)
-CUSPEC_AXIS_INT(long long,          long long,          long long,          9223372036854775807LL, -9223372036854775807LL - 1)
-CUSPEC_AXIS_INT(unsigned long long, unsigned long long, unsigned long long, 0xffffffffffffffffULL, 0ULL)
-CUSPEC_AXIS_INT(signed char,        int,                long long,          127, -128)
-CUSPEC_AXIS_INT(unsigned char,      unsigned int,       unsigned long long, 255u, 0u)
-CUSPEC_AXIS_INT(short,              int,                long long,          32767, -32768)
-CUSPEC_AXIS_INT(unsigned short,     unsigned int,       unsigned long long, 65535u, 0u)
-// clang-format on
-#undef CUSPEC_AXIS_INT
+// ---- a vector's extreme, NaN-propagating, by the cheapest operations -------
+// argmin/argmax test a whole vector against their best with it and locate
+// the element only when it wins (rare once a row is under way).
+template <bool MX, typename C> __device__ __forceinline__ C pick_extreme(C a, C b)
+{
+    if constexpr (elem<C>::is_float)
+        return (MX ? a > b : a < b) || a != a ? a : b;
+    else
+        return (MX ? a > b : a < b) ? a : b;
+}
 
-// Floats: C and S are float for f32, f16 and bf16 (halves convert exactly both ways).
-template <typename T, typename C_> struct float_elem {
-    typedef C_ C;
-    typedef C_ S;
-    enum : bool { is_float = true };
-    static __device__ __forceinline__ C hi()
-    {
-        return (C)__int_as_float(0x7f800000); // +inf
+// Byte or half-word lanes of two words, each against its own (SIMD).
+template <typename T, bool MX> __device__ __forceinline__ unsigned lanes2(unsigned a, unsigned b)
+{
+    if constexpr (sizeof(T) == 1 && elem<T>::is_signed)
+        return MX ? __vmaxs4(a, b) : __vmins4(a, b);
+    else if constexpr (sizeof(T) == 1)
+        return MX ? __vmaxu4(a, b) : __vminu4(a, b);
+    else if constexpr (elem<T>::is_signed)
+        return MX ? __vmaxs2(a, b) : __vmins2(a, b);
+    else
+        return MX ? __vmaxu2(a, b) : __vminu2(a, b);
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define CUSPEC_AXIS_NAN_MINMAX 1 // max.NaN / min.NaN: sm_80 and later
+// Two halves (bfloat16s) of two words, each against its own.
+template <typename T, bool MX> __device__ __forceinline__ unsigned halves2(unsigned a, unsigned b)
+{
+    unsigned r;
+    if constexpr (cuspec_reduce_detail::same<T, cuspec_f16>::value && MX)
+        asm("max.NaN.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    else if constexpr (cuspec_reduce_detail::same<T, cuspec_f16>::value)
+        asm("min.NaN.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    else if constexpr (MX)
+        asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    else
+        asm("min.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+template <bool MX> __device__ __forceinline__ float nan_extreme(float a, float b)
+{
+    float r;
+    if constexpr (MX)
+        asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    else
+        asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+#else
+#define CUSPEC_AXIS_NAN_MINMAX 0
+#endif
+
+// Words of byte or half-word lanes (integers, or halves with max.NaN) fold
+// lane-wise, then lane 0 against the others (the upper lanes go stale).
+template <bool MX, typename T, int V>
+__device__ __forceinline__ typename elem<T>::V extreme(const pack<T, V> &x)
+{
+    typedef typename elem<T>::V C;
+    constexpr int WORDS = V * (int)sizeof(T) / 4;
+    constexpr bool NARROW_INT = sizeof(T) < 4 && !elem<T>::is_float;
+    if constexpr (NARROW_INT && WORDS >= 1) {
+        unsigned w = word(x.r, 0);
+#pragma unroll
+        for (int i = 1; i < WORDS; ++i)
+            w = lanes2<T, MX>(w, word(x.r, i));
+        w = lanes2<T, MX>(w, w >> 16);
+        if constexpr (sizeof(T) == 1)
+            w = lanes2<T, MX>(w, w >> 8);
+        return elem<T>::val(elem<T>::from_bits(w));
     }
-    static __device__ __forceinline__ C lo()
-    {
-        return (C)__int_as_float((int)0xff800000u); // -inf
+#if CUSPEC_AXIS_NAN_MINMAX
+    else if constexpr (sizeof(T) == 2 && elem<T>::is_float && WORDS >= 1) {
+        unsigned w = word(x.r, 0);
+#pragma unroll
+        for (int i = 1; i < WORDS; ++i)
+            w = halves2<T, MX>(w, word(x.r, i));
+        w = halves2<T, MX>(w, w >> 16);
+        return elem<T>::val(elem<T>::from_bits(w));
+    } else if constexpr (sizeof(T) == 4 && elem<T>::is_float) {
+        C m = x.x[0];
+#pragma unroll
+        for (int k = 1; k < V; ++k)
+            m = nan_extreme<MX>(m, x.x[k]);
+        return m;
     }
-};
-template <> struct elem<float> : float_elem<float, float> {
-    static __device__ __forceinline__ float get(float x)
-    {
-        return x;
+#endif
+    else {
+        C m = elem<T>::val(x.x[0]);
+#pragma unroll
+        for (int k = 1; k < V; ++k)
+            m = pick_extreme<MX>(m, elem<T>::val(x.x[k]));
+        return m;
     }
-    static __device__ __forceinline__ float put(float x)
-    {
-        return x;
-    }
-};
-template <> struct elem<double> : float_elem<double, double> {
-    static __device__ __forceinline__ double get(double x)
-    {
-        return x;
-    }
-    static __device__ __forceinline__ double put(double x)
-    {
-        return x;
-    }
-};
-template <> struct elem<f16> : float_elem<f16, float> {
-    static __device__ __forceinline__ float get(f16 x)
-    {
-        float f;
-        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x.bits));
-        return f;
-    }
-    static __device__ __forceinline__ f16 put(float x)
-    {
-        f16 h;
-        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(x));
-        return h;
-    }
-};
-template <> struct elem<bf16> : float_elem<bf16, float> {
-    static __device__ __forceinline__ float get(bf16 x)
-    {
-        return __uint_as_float((unsigned)x.bits << 16);
-    }
-    static __device__ __forceinline__ bf16 put(float x)
-    {
-        return bf16{(unsigned short)(__float_as_uint(x) >> 16)}; // exact: x came from a bf16
-    }
-};
+}
 
 // ---- the operation: its accumulator A, its output, and how elements fold in.
 template <typename T, int OP> struct op {
     typedef elem<T> E;
-    typedef typename E::C C;
-    typedef typename E::S S;
+    typedef typename E::V C; // elements are compared in C
+    // sums accumulate in S: floats in C (f32 for halves), integers in 64 bits
+    typedef typename pick<E::is_float, C,
+                          typename pick<E::is_signed, long long, unsigned long long>::type>::type S;
     enum : bool { ARG = OP == ARGMIN || OP == ARGMAX };
     enum : bool { SUMS = OP == SUM || OP == DOT };
     struct pair {
@@ -199,7 +221,14 @@ template <typename T, int OP> struct op {
         long long i;
     };
     typedef typename pick<SUMS, S, typename pick<ARG, pair, C>::type>::type A;
+    // A load takes one accumulator, not one per element, for argmin/argmax
+    // (step_after) and for sums and dots of 8- and 16-bit integers, which
+    // add a whole load up in W first (exactly: W holds V of them).
+    enum : bool { PER_LOAD = ARG || (SUMS && !E::is_float && sizeof(T) < 4) };
+    typedef typename pick<sizeof(T) == 1 || OP == SUM, C, S>::type W;
     typedef typename pick<SUMS, S, T>::type Out;
+    // An index past any element's: every element wins a tie with it.
+    static constexpr long long EMPTY = 0x7fffffffffffffffLL;
 
     static __device__ __forceinline__ A identity()
     {
@@ -209,8 +238,19 @@ template <typename T, int OP> struct op {
             return E::hi();
         else if constexpr (OP == MAX)
             return E::lo();
-        else // an index past any element's: every element wins a tie with it
-            return A{OP == ARGMIN ? E::hi() : E::lo(), 0x7fffffffffffffffLL};
+        else
+            return A{OP == ARGMIN ? E::hi() : E::lo(), EMPTY};
+    }
+
+    // argmin/argmax: x strictly better than y, or a NaN where y is none (the
+    // first NaN stays). For floats !(x <= y) is x > y or x NaN; y == y: y is
+    // no NaN.
+    static __device__ __forceinline__ bool wins(C x, C y)
+    {
+        if constexpr (E::is_float)
+            return !(OP == ARGMIN ? x >= y : x <= y) && y == y;
+        else
+            return OP == ARGMIN ? x < y : x > y;
     }
 
     // Integer sums add as unsigned: wrap-around is defined there and bit-identical.
@@ -244,24 +284,56 @@ template <typename T, int OP> struct op {
         }
     }
 
-    // Folds element x (and b's y, for dot) at index i into acc.
+    // Folds element x (and b's y, for dot) at index i into acc, in any order.
     static __device__ __forceinline__ A step(A acc, T x, T y, long long i)
     {
         if constexpr (OP == DOT) {
             if constexpr (E::is_float && sizeof(S) == 4)
-                return __fmaf_rn(E::get(x), E::get(y), acc);
+                return __fmaf_rn(E::val(x), E::val(y), acc);
             else if constexpr (E::is_float)
-                return __fma_rn(E::get(x), E::get(y), acc);
+                return __fma_rn(E::val(x), E::val(y), acc);
             else // widened first, multiplied and added modulo 2^64
                 return (A)((unsigned long long)acc +
-                           (unsigned long long)(S)E::get(x) * (unsigned long long)(S)E::get(y));
+                           (unsigned long long)(S)E::val(x) * (unsigned long long)(S)E::val(y));
         } else if constexpr (SUMS) {
-            return combine(acc, (A)E::get(x));
+            return combine(acc, (A)E::val(x));
         } else if constexpr (ARG) {
-            return combine(acc, A{E::get(x), i});
+            return combine(acc, A{E::val(x), i});
         } else {
-            return combine(acc, E::get(x));
+            return combine(acc, E::val(x));
         }
+    }
+
+    // argmin/argmax of the V elements of x, at indices i .. i + V - 1, all
+    // past acc's (or acc empty): the vector's extreme against acc, and only
+    // where it wins, its first element (the first NaN where it is one).
+    template <int V> static __device__ __forceinline__ A step_after(A acc, const pack<T, V> &x, long long i)
+    {
+        const C m = extreme<OP == ARGMAX>(x);
+        if (wins(m, acc.v) || acc.i == EMPTY) {
+            C v = E::val(x.x[V - 1]);
+            int at = V - 1;
+#pragma unroll
+            for (int k = V - 2; k >= 0; --k) {
+                const C c = E::val(x.x[k]);
+                if (c == m || c != c) {
+                    v = c;
+                    at = k;
+                }
+            }
+            acc = A{v, i + at};
+        }
+        return acc;
+    }
+
+    template <int V>
+    static __device__ __forceinline__ A step_load(A acc, const pack<T, V> &x, const pack<T, V> &y)
+    {
+        W w = 0;
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            w += OP == DOT ? (W)E::val(x.x[k]) * (W)E::val(y.x[k]) : (W)E::val(x.x[k]);
+        return combine(acc, (A)w);
     }
 
     static __device__ __forceinline__ A shfl_xor(A x, int off)
@@ -304,42 +376,6 @@ template <typename T, int OP> struct op {
         }
     }
 };
-
-// ---- loads: V elements of T as one aligned word of V * sizeof(T) bytes ------
-template <int B> struct raw;
-template <> struct raw<1> {
-    typedef unsigned char type;
-};
-template <> struct raw<2> {
-    typedef unsigned short type;
-};
-template <> struct raw<4> {
-    typedef unsigned int type;
-};
-template <> struct raw<8> {
-    typedef unsigned long long type;
-};
-template <> struct raw<16> {
-    typedef uint4 type;
-};
-template <typename T, int V> union pack {
-    typename raw<sizeof(T) * V>::type r;
-    T x[V];
-};
-template <int V, typename T> __device__ __forceinline__ pack<T, V> load(const T *p)
-{
-    pack<T, V> k;
-    k.r = CUSPEC_AXIS_LOAD(reinterpret_cast<const typename raw<sizeof(T) * V>::type *>(p));
-    return k;
-}
-template <typename T> __device__ __forceinline__ T load1(const T *p)
-{
-    return load<1>(p).x[0];
-}
-template <int V, typename T> __device__ __forceinline__ bool aligned(const T *p)
-{
-    return (reinterpret_cast<unsigned long long>(p) & (V * sizeof(T) - 1)) == 0;
-}
 
 // ---- combining across threads ------------------------------------------------
 // Lanes in aligned groups of L (a power of two <= 32); every lane of the warp
@@ -407,13 +443,31 @@ __device__ __forceinline__ bool last_arrival(unsigned *t, unsigned count)
 }
 
 // ---- one row's segment: n elements from p (q: b's), indices from i0 ----------
+// Load j of V elements (at index i) into its accumulators: one per element,
+// or one per load (op::PER_LOAD; argmin/argmax: its vectors in index order).
+template <typename R, typename T, int V, bool TWO, int K>
+__device__ __forceinline__ void consume(typename R::A (&acc)[K], int j, const pack<T, V> &x,
+                                        const pack<T, V> &y, long long i)
+{
+    if constexpr (R::ARG) {
+        acc[j] = R::template step_after<V>(acc[j], x, i);
+    } else if constexpr (R::PER_LOAD) {
+        acc[j] = R::template step_load<V>(acc[j], x, y);
+    } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            acc[j * V + k] = R::step(acc[j * V + k], x.x[k], TWO ? y.x[k] : x.x[k], i + k);
+    }
+}
+
 // Vectors: lane takes vectors lane, lane + L, ... of each tile of L * IT, all IT
-// loads issued before any is used, each element its own accumulator.
-template <typename R, typename T, int V, int IT, bool TWO>
+// loads issued before any is used.
+template <typename R, typename T, int V, int IT, bool TWO, int K>
 __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned long long nv,
                                             long long i0, unsigned lane, unsigned L,
-                                            typename R::A (&acc)[V * IT])
+                                            typename R::A (&acc)[K])
 {
+    static_assert(K == (R::PER_LOAD ? IT : V * IT), "an accumulator per load or per element");
     const unsigned long long tile = (unsigned long long)L * IT;
     unsigned long long v0 = 0;
 #pragma unroll 1
@@ -429,10 +483,8 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
         }
 #pragma unroll
         for (int j = 0; j < IT; ++j)
-#pragma unroll
-            for (int k = 0; k < V; ++k)
-                acc[j * V + k] = R::step(acc[j * V + k], x[j].x[k], TWO ? y[j].x[k] : x[j].x[k],
-                                         i0 + (long long)((v0 + lane + j * L) * V + k));
+            consume<R, T, V, TWO>(acc, j, x[j], TWO ? y[j] : x[j],
+                                  i0 + (long long)((v0 + lane + j * L) * V));
     }
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
@@ -441,10 +493,7 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
             pack<T, V> x = load<V>(p + v * V), y = x;
             if constexpr (TWO)
                 y = load<V>(q + v * V);
-#pragma unroll
-            for (int k = 0; k < V; ++k)
-                acc[j * V + k] =
-                    R::step(acc[j * V + k], x.x[k], y.x[k], i0 + (long long)(v * V + k));
+            consume<R, T, V, TWO>(acc, j, x, y, i0 + (long long)(v * V));
         }
     }
 }
@@ -452,16 +501,16 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
 // Elements before p's first VEC-aligned one and after the last whole vector go
 // one by one; a dot whose inputs are misaligned differently goes by elements,
 // VEC * ITEMS of them in flight.
-template <typename R, typename T, int VEC, int ITEMS, bool TWO>
+template <typename R, typename T, int VEC, int ITEMS, bool TWO, int K>
 __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned long long n,
                                             long long i0, unsigned lane, unsigned L,
-                                            typename R::A (&acc)[VEC * ITEMS])
+                                            typename R::A (&acc)[K])
 {
     constexpr unsigned long long VB = VEC * sizeof(T);
     const unsigned long long mis = reinterpret_cast<unsigned long long>(p) & (VB - 1);
     if constexpr (TWO) {
         if ((reinterpret_cast<unsigned long long>(q) & (VB - 1)) != mis) {
-            row_vectors<R, T, 1, VEC * ITEMS, TWO>(p, q, n, i0, lane, L, acc);
+            row_vectors<R, T, 1, K, TWO>(p, q, n, i0, lane, L, acc);
             return;
         }
     }
@@ -472,8 +521,8 @@ __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned lon
     for (unsigned long long e = lane; e < head; e += L)
         acc[0] = R::step(acc[0], load1(p + e), load1(TWO ? q + e : p + e), i0 + (long long)e);
     for (unsigned long long e = n - tail + lane; e < n; e += L)
-        acc[VEC * ITEMS - 1] = R::step(acc[VEC * ITEMS - 1], load1(p + e),
-                                       load1(TWO ? q + e : p + e), i0 + (long long)e);
+        acc[K - 1] = R::step(acc[K - 1], load1(p + e), load1(TWO ? q + e : p + e),
+                             i0 + (long long)e);
 }
 
 __device__ __forceinline__ unsigned long long
@@ -521,9 +570,16 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
             if (rr < hi)
 #pragma unroll
                 for (int k = 0; k < VEC; ++k)
-                    if (FULL || k < (int)cnt)
-                        acc[k] =
-                            R::step(acc[k], x[j].x[k], TWO ? y[j].x[k] : x[j].x[k], (long long)rr);
+                    if (FULL || k < (int)cnt) {
+                        if constexpr (R::ARG) { // rows come in order
+                            pack<T, 1> e;
+                            e.x[0] = x[j].x[k];
+                            acc[k] = R::template step_after<1>(acc[k], e, (long long)rr);
+                        } else {
+                            acc[k] = R::step(acc[k], x[j].x[k], TWO ? y[j].x[k] : x[j].x[k],
+                                             (long long)rr);
+                        }
+                    }
         }
     }
 }
@@ -575,7 +631,7 @@ __global__ void __launch_bounds__(BLOCK)
     typedef op<T, OP> R;
     typedef typename R::A A;
     constexpr bool TWO = OP == DOT;
-    constexpr int K = VEC * ITEMS;
+    constexpr int K = R::PER_LOAD ? ITEMS : VEC * ITEMS; // accumulators (row_vectors)
     static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
     static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: a multiple of 32");
     static_assert((VEC & (VEC - 1)) == 0 && VEC * sizeof(T) <= 16, "VEC: a power of two, <= 16 B");
@@ -629,10 +685,22 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
             for (int j = 0; j < ITEMS; ++j) {
                 A v = R::identity();
+                if constexpr (R::ARG) {
+                    // The vector's extreme, located; the places past the row
+                    // repeat its first element, which is found first.
 #pragma unroll
-                for (int k = 0; k < VEC; ++k)
-                    if (k < (int)cnt[j])
-                        v = R::step(v, x[j].x[k], TWO ? y[j].x[k] : x[j].x[k], (long long)(c + k));
+                    for (int k = 1; k < VEC; ++k)
+                        if (k >= (int)cnt[j])
+                            x[j].x[k] = x[j].x[0];
+                    if (cnt[j] > 0)
+                        v = R::template step_after<VEC>(v, x[j], (long long)c);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k)
+                        if (k < (int)cnt[j])
+                            v = R::step(v, x[j].x[k], TWO ? y[j].x[k] : x[j].x[k],
+                                        (long long)(c + k));
+                }
                 v = group_reduce<R, BLOCK>(v, whole, L);
                 const unsigned long long r = r0 + j * stride_rows;
                 if (lane == 0 && r < total)
@@ -643,70 +711,57 @@ __global__ void __launch_bounds__(BLOCK)
         return;
     }
 
-    if (splits == 1) {
-        // Long rows: a group per row, grid-stride.
-        const unsigned long long stride_rows = gridDim.x * per_block;
-#pragma unroll 1
-        for (unsigned long long r = group, f = first; f < total;
-             r += stride_rows, f += stride_rows) {
-            A acc[K];
-#pragma unroll
-            for (int i = 0; i < K; ++i)
-                acc[i] = R::identity();
-            if (r < total) {
-                const unsigned long long off = row_offset(r, rows, total, ld, stride);
-                row_segment<R, T, VEC, ITEMS, TWO>(a + off, bb + off, cols, 0, lane, L, acc);
-            }
-            fold<R, K, K>::run(acc);
-            const A v = group_reduce<R, BLOCK>(acc[0], whole, L);
-            if (lane == 0 && r < total)
-                R::store(v, value, index, r);
-        }
-        CUSPEC_LET_NEXT_GRID();
-        return;
-    }
-
-    // Split rows: group takes row `group`, this block's chunk of it.
-    const unsigned long long r = group;
+    // Long rows: a group per row, grid-stride (splits == 1), or with splits > 1
+    // per row and chunk blockIdx.y (the grid has a group for every row).
+    const unsigned long long stride_rows = gridDim.x * per_block;
     const unsigned long long chunk = ((cols + splits - 1) / splits + VEC - 1) / VEC * VEC;
     const unsigned long long lo = blockIdx.y * chunk;
     const unsigned long long n = lo < cols ? (cols - lo < chunk ? cols - lo : chunk) : 0;
-    A acc[K];
+#pragma unroll 1
+    for (unsigned long long r = group, f = first; f < total; r += stride_rows, f += stride_rows) {
+        A acc[K];
 #pragma unroll
-    for (int i = 0; i < K; ++i)
-        acc[i] = R::identity();
-    if (r < total && n > 0) {
-        const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
-        row_segment<R, T, VEC, ITEMS, TWO>(a + off, bb + off, n, (long long)lo, lane, L, acc);
+        for (int i = 0; i < K; ++i)
+            acc[i] = R::identity();
+        if (r < total && n > 0) {
+            const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
+            row_segment<R, T, VEC, ITEMS, TWO>(a + off, bb + off, n, (long long)lo, lane, L, acc);
+        }
+        fold<R, K, K>::run(acc);
+        A v = group_reduce<R, BLOCK>(acc[0], whole, L);
+        if (splits == 1) {
+            if (lane == 0 && r < total)
+                R::store(v, value, index, r);
+            continue;
+        }
+
+        // This chunk's partial, then the row's ticket: the last combines.
+        A *part = reinterpret_cast<A *>(partials);
+        bool last = false;
+        if (lane == 0 && r < total) {
+            part[r * splits + blockIdx.y] = v;
+            last = last_arrival(tickets + r, splits);
+        }
+        if (whole) {
+            __shared__ int s_last;
+            if (threadIdx.x == 0)
+                s_last = last;
+            __syncthreads(); // also extends thread 0's acquire to the block
+            last = s_last;
+        } else {
+            last = __shfl_sync(0xffffffffu, (int)last, 0, L);
+            __syncwarp(); // extends lane 0's acquire to its group
+        }
+        // Every lane runs the loop (the shuffles need them); only the last group loads.
+        v = R::identity();
+        for (unsigned s = lane; s < splits; s += L)
+            if (last)
+                v = R::combine(v, R::load_cg(part + r * splits + s));
+        v = group_reduce<R, BLOCK>(v, whole, L);
+        if (last && lane == 0)
+            R::store(v, value, index, r);
     }
     CUSPEC_LET_NEXT_GRID();
-    fold<R, K, K>::run(acc);
-    A v = group_reduce<R, BLOCK>(acc[0], whole, L);
-
-    A *part = reinterpret_cast<A *>(partials);
-    bool last = false;
-    if (lane == 0 && r < total) {
-        part[r * splits + blockIdx.y] = v;
-        last = last_arrival(tickets + r, splits);
-    }
-    if (whole) {
-        __shared__ int s_last;
-        if (threadIdx.x == 0)
-            s_last = last;
-        __syncthreads(); // also extends thread 0's acquire to the block
-        last = s_last;
-    } else {
-        last = __shfl_sync(0xffffffffu, (int)last, 0, L);
-        __syncwarp(); // extends lane 0's acquire to its group
-    }
-    // Every lane runs the loop (the shuffles need them); only the last group loads.
-    v = R::identity();
-    for (unsigned s = lane; s < splits; s += L)
-        if (last)
-            v = R::combine(v, R::load_cg(part + r * splits + s));
-    v = group_reduce<R, BLOCK>(v, whole, L);
-    if (last && lane == 0)
-        R::store(v, value, index, r);
 }
 
 template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
@@ -744,8 +799,8 @@ __global__ void __launch_bounds__(BLOCK)
         acc[k] = R::identity();
     if (cnt == VEC && ld % VEC == 0 && aligned<VEC>(p) && (!TWO || aligned<VEC>(q)))
         column_strip<R, T, VEC, ITEMS, TWO, true>(p, q, ld, lo, hi, ty, TY, cnt, acc);
-    else if (cnt > 0)
-        column_strip<R, T, VEC, ITEMS, TWO, false>(p, q, ld, lo, hi, ty, TY, cnt, acc);
+    else if (cnt > 0) // element by element, a row at a time: the edge and odd ld
+        column_strip<R, T, VEC, 1, TWO, false>(p, q, ld, lo, hi, ty, TY, cnt, acc);
     CUSPEC_LET_NEXT_GRID();
     columns_reduce<R, BLOCK, VEC>(acc, TX);
 

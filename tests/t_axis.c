@@ -56,8 +56,8 @@ TEST(argument_checks)
     c.kop = -1;
     refused(c, "unknown op");
     c = good_call();
-    c.dtype = CUSPEC_F16; /* not (yet) among the families' dtypes */
-    refused(c, "dtype 11 (f16) is not supported");
+    c.dtype = 0;
+    refused(c, "dtype 0 (unknown) is not supported");
     c = good_call();
     c.dtype = 99;
     refused(c, "dtype 99 (unknown)");
@@ -87,6 +87,29 @@ TEST(argument_checks)
     c = good_call();
     c.batch = 1ULL << 62;
     refused(c, "batch * rows overflows 64 bits");
+    /* The new dtypes: value sizes from the input's (argmax) or the sum's
+     * dtype. 200 i8 values end at value + 200; 200 i64 sums at + 1600. */
+    c = good_call();
+    c.dtype = CUSPEC_I8;
+    c.index = c.value + 200;
+    CHECK_INT_EQ(cuspec__axis_check(&c, &results), CUSPEC_OK);
+    c.index = c.value + 199;
+    refused(c, "value and index overlap");
+    c.kop = CUSPEC__AXIS_SUM;
+    c.index = 0;
+    c.a = c.value + 1599;
+    refused(c, "value overlaps the input a");
+    c.a = c.value + 1600;
+    CHECK_INT_EQ(cuspec__axis_check(&c, &results), CUSPEC_OK);
+    c = good_call();
+    c.dtype = CUSPEC_BF16;
+    c.ld = 29;
+    refused(c, "ld (29) is less than cols (30)");
+    c = good_call();
+    c.dtype = CUSPEC_U16;
+    c.rows = 1ULL << 40;
+    c.ld = 1ULL << 40;
+    refused(c, "extent overflows 64 bits");
     c = good_call();
     c.value = c.a + 64; /* inside the first matrix */
     refused(c, "value overlaps the input a");
@@ -124,9 +147,8 @@ TEST(argument_checks)
 
 TEST(what_each_op_writes)
 {
-    static const int dtypes[] = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32};
-    for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++) {
-        int d = dtypes[i];
+    /* every dtype, by the same rules as whole-array reductions */
+    for (int d = 1; cuspec_dtype_name(d) != NULL; d++) {
         /* sums, min, max and dots as cuspec_reduce writes them */
         CHECK_INT_EQ(cuspec__axis_out_dtype(CUSPEC__AXIS_SUM, d), cuspec_reduce_out_dtype(0, d));
         CHECK_INT_EQ(cuspec__axis_out_dtype(CUSPEC__AXIS_MIN, d), cuspec_reduce_out_dtype(1, d));
@@ -134,7 +156,20 @@ TEST(what_each_op_writes)
         CHECK_INT_EQ(cuspec__axis_out_dtype(CUSPEC__AXIS_DOT, d), cuspec_reduce_out_dtype(-1, d));
         CHECK_INT_EQ(cuspec__axis_out_dtype(CUSPEC__AXIS_ARGMIN, d), d);
         CHECK_INT_EQ(cuspec__axis_out_dtype(CUSPEC__AXIS_ARGMAX, d), d);
+        /* the public query says the same, by public op */
+        for (int op = -1; op <= CUSPEC_ARGMAX; op++)
+            CHECK_INT_EQ(cuspec_reduce_axis_out_dtype(op, d),
+                         cuspec__axis_out_dtype(cuspec__axis_op(op), d));
     }
+    CHECK_INT_EQ(cuspec_reduce_axis_out_dtype(CUSPEC_SUM, CUSPEC_F16), CUSPEC_F32);
+    CHECK_INT_EQ(cuspec_reduce_axis_out_dtype(CUSPEC_SUM, CUSPEC_U8), CUSPEC_U64);
+    CHECK_INT_EQ(cuspec_reduce_axis_out_dtype(-1, CUSPEC_I16), CUSPEC_I64);
+    CHECK_INT_EQ(cuspec_reduce_axis_out_dtype(CUSPEC_MAX, CUSPEC_BF16), CUSPEC_BF16);
+    CHECK_INT_EQ(cuspec_reduce_axis_out_dtype(CUSPEC_ARGMIN, CUSPEC_I8), CUSPEC_I8);
+    CHECK_INT_EQ(cuspec_reduce_axis_out_dtype(CUSPEC_SUM, 0), 0);
+    CHECK_INT_EQ(cuspec_reduce_axis_out_dtype(CUSPEC_SUM, 13), 0);
+    CHECK_INT_EQ(cuspec_reduce_axis_out_dtype(5, CUSPEC_F32), 0);
+    CHECK_INT_EQ(cuspec_reduce_axis_out_dtype(-2, CUSPEC_F32), 0);
     CHECK_INT_EQ(cuspec__axis_op(CUSPEC_ARGMAX), CUSPEC__AXIS_ARGMAX);
     CHECK_INT_EQ(cuspec__axis_op(-1), CUSPEC__AXIS_DOT);
     CHECK_INT_EQ(cuspec__axis_op(5), -1);
@@ -267,16 +302,21 @@ TEST(selection_covers_every_shape_class)
     }
 }
 
-/* The template's element types beyond the families' (f16, bf16, small and
- * 64-bit unsigned integers), each op: one table entry away. */
+/* The template's element types (reduce_types.cuh's) with the ops and
+ * vector widths whose code differs: SIMD bytes and half-words, max.NaN of
+ * halves (sm_90; compare and select on sm_75), one-load sums of narrow
+ * integers, for sm_75 and sm_90. */
 TEST(template_takes_every_element_type)
 {
     const struct cuspec__file *t = cuspec__template("reduce_axis.cuh", NULL);
     CHECK(t != NULL);
     static const char *const names[] = {
-        "cuspec_reduce_rows<cuspec_axis::f16, 3, 256, 8, 4>",
-        "cuspec_reduce_cols<cuspec_axis::bf16, 0, 1024, 8, 4>",
+        "cuspec_reduce_rows<cuspec_f16, 3, 256, 8, 4>",
+        "cuspec_reduce_rows<cuspec_bf16, 4, 256, 2, 4>",
+        "cuspec_reduce_cols<cuspec_bf16, 0, 1024, 8, 4>",
         "cuspec_reduce_rows<signed char, 5, 256, 16, 4>",
+        "cuspec_reduce_rows<unsigned char, 3, 256, 4, 2>",
+        "cuspec_reduce_rows<short, 4, 256, 1, 4>",
         "cuspec_reduce_cols<unsigned short, 4, 256, 8, 4>",
         "cuspec_reduce_rows<unsigned long long, 2, 128, 2, 2>",
         "cuspec_reduce_cols<float, 4, 1024, 4, 4>",

@@ -1,13 +1,15 @@
 /* GPU: reductions along an axis against a CPU reference.
  *
  * Through the public API: every op (sum, min, max, argmin, argmax, dot) x
- * dtype x axis on 1x1, 1x1000, 1000x1, 3x7, 1048576x32 and 32x1048576
- * (split over blocks), 8192x8192 for f32 and i32, with ld > cols (pitched)
+ * dtype (all twelve) x axis on 1x1, 1x1000, 1000x1, 3x7, 1048576x32 and
+ * 32x1048576 (split over blocks), 3x1000000, 8191x8193 and 8192x8192 for
+ * some, with ld > cols (pitched)
  * and batches (contiguous and strided), the input 1 element into its
  * allocation; integers exact, floats within the bound cuspec.h states
  * (values are multiples of 1/4 in [-2, 2], whose sums are exact in f64 and
  * tie often); the output past the results untouched. Then argmin/argmax
- * ties and NaNs (the first NaN wins, also across split blocks), empty
+ * ties and NaNs (the first NaN wins, also across split blocks) at every
+ * element position of a vector and a row's last, for every dtype, empty
  * reductions (the identity), bad arguments, a sample of non-default
  * parameters (every lanes and tx value, blocks of 128 and 1024, scalar and
  * vector loads, 1 and 4 items) through cuspec__axis_run, and split
@@ -17,13 +19,15 @@
 #include "gpu.h"
 #include "gpu_cases.h"
 #include "reduce_axis.h"
+#include "dtype_values.h"
 #include "params.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const int dtypes[] = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32};
+static const int dtypes[] = {CUSPEC_F32, CUSPEC_F64, CUSPEC_F16, CUSPEC_BF16, CUSPEC_I8, CUSPEC_U8,
+                             CUSPEC_I16, CUSPEC_U16, CUSPEC_I32, CUSPEC_U32, CUSPEC_I64, CUSPEC_U64};
 #define N_DTYPES (sizeof dtypes / sizeof *dtypes)
 static const char *const op_names[] = {"sum", "min", "max", "argmin", "argmax", "dot"};
 
@@ -35,66 +39,79 @@ static const char *const op_names[] = {"sum", "min", "max", "argmin", "argmax", 
 static CUdeviceptr d_in[2], d_value, d_index;
 static unsigned char *h_in[2], *h_value, *h_index;
 
+/* Element i of buf set to x (exactly representable in the dtype: small
+ * multiples of 1/4 for floats, NaN; integers of its range). */
+static void set_value(unsigned char *buf, int dtype, size_t i, double x)
+{
+    float f = (float)x;
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    switch (dtype) {
+    case CUSPEC_F32:
+        ((float *)buf)[i] = f;
+        break;
+    case CUSPEC_F64:
+        ((double *)buf)[i] = x;
+        break;
+    case CUSPEC_BF16: /* the top half of an f32 */
+        ((uint16_t *)buf)[i] = (uint16_t)(b >> 16);
+        break;
+    case CUSPEC_F16: /* a normal f32 rebiased, or 0, or a NaN */
+        ((uint16_t *)buf)[i] =
+            isnan(x) ? 0x7e00
+            : x == 0 ? (uint16_t)(b >> 16 & 0x8000)
+                     : (uint16_t)((b >> 16 & 0x8000) | (((b >> 23 & 0xff) - 112) << 10) |
+                                  (b >> 13 & 0x3ff));
+        break;
+    case CUSPEC_I8:
+    case CUSPEC_U8:
+        ((uint8_t *)buf)[i] = (uint8_t)(int64_t)x;
+        break;
+    case CUSPEC_I16:
+    case CUSPEC_U16:
+        ((uint16_t *)buf)[i] = (uint16_t)(int64_t)x;
+        break;
+    case CUSPEC_I32:
+    case CUSPEC_U32:
+        ((uint32_t *)buf)[i] = (uint32_t)(int64_t)x;
+        break;
+    default:
+        ((uint64_t *)buf)[i] = (uint64_t)(int64_t)x;
+    }
+}
+
 /* ## Values: multiples of 1/4 in [-2, 2] for floats (exact sums, many ties),
- * small integers or (one in eight) any of the type's for integers. */
+ * small integers or (one in eight) any bits of the type's for integers. */
 static void fill(unsigned char *buf, int dtype, size_t n)
 {
+    size_t size = cuspec_dtype_size(dtype);
     for (size_t i = 0; i < n; i++) {
         uint64_t r = rng_next();
         int64_t small = (int64_t)(r % 17) - 8;
-        switch (dtype) {
-        case CUSPEC_F32:
-            ((float *)buf)[i] = (float)small / 4;
-            break;
-        case CUSPEC_F64:
-            ((double *)buf)[i] = (double)small / 4;
-            break;
-        case CUSPEC_I32:
-        case CUSPEC_U32:
-            ((uint32_t *)buf)[i] = (r >> 8) % 8 ? (uint32_t)(small + 8) : (uint32_t)(r >> 32);
-            break;
-        default:
-            ((uint64_t *)buf)[i] = (r >> 8) % 8 ? (uint64_t)small : rng_next();
+        if (cuspec__dtype_is_float(dtype)) {
+            set_value(buf, dtype, i, (double)small / 4);
+        } else if ((r >> 8) % 8) {
+            set_value(buf, dtype, i, (double)(cuspec__dtype_is_unsigned(dtype) ? small + 8 : small));
+        } else {
+            uint64_t bits = rng_next();
+            memcpy(buf + i * size, &bits, size); /* little-endian: the low bytes */
         }
     }
-}
-
-static double get_f(const void *x, int dtype, size_t i)
-{
-    return dtype == CUSPEC_F32 ? ((const float *)x)[i] : ((const double *)x)[i];
-}
-
-static uint64_t get_i(const void *x, int dtype, size_t i)
-{
-    switch (dtype) {
-    case CUSPEC_I32:
-        return (uint64_t)(int64_t)((const int32_t *)x)[i];
-    case CUSPEC_U32:
-        return ((const uint32_t *)x)[i];
-    default:
-        return ((const uint64_t *)x)[i];
-    }
-}
-
-static int is_float(int dtype)
-{
-    return dtype == CUSPEC_F32 || dtype == CUSPEC_F64;
 }
 
 /* Element i beats the earlier element j for min (max = 0) or max. */
 static int beats(const void *x, int dtype, int max, size_t i, size_t j)
 {
-    if (is_float(dtype)) {
-        double a = get_f(x, dtype, i), b = get_f(x, dtype, j);
+    if (cuspec__dtype_is_float(dtype)) {
+        double a = cuspec__value_f(x, dtype, i), b = cuspec__value_f(x, dtype, j);
         if (isnan(a) || isnan(b))
             return isnan(a) && !isnan(b);
         return max ? a > b : a < b;
     }
-    if (dtype == CUSPEC_U32 || dtype == CUSPEC_U64)
-        return max ? get_i(x, dtype, i) > get_i(x, dtype, j)
-                   : get_i(x, dtype, i) < get_i(x, dtype, j);
-    int64_t a = (int64_t)get_i(x, dtype, i), b = (int64_t)get_i(x, dtype, j);
-    return max ? a > b : a < b;
+    uint64_t a = cuspec__value_i(x, dtype, i), b = cuspec__value_i(x, dtype, j);
+    if (cuspec__dtype_is_unsigned(dtype))
+        return max ? a > b : a < b;
+    return max ? (int64_t)a > (int64_t)b : (int64_t)a < (int64_t)b;
 }
 
 /* One call's shape, in elements from the start of the inputs. */
@@ -120,23 +137,27 @@ static void check_result(int rows_axis, int kop, int dtype, const struct shape *
     snprintf(where, sizeof where, "%s result %zu", what, o);
     if (kop == CUSPEC__AXIS_SUM || kop == CUSPEC__AXIS_DOT) {
         int dot = kop == CUSPEC__AXIS_DOT;
-        if (is_float(dtype)) {
+        if (cuspec__dtype_is_float(dtype)) {
             double sum = 0, mag = 0;
             for (size_t e = 0; e < length; e++) {
                 size_t i = base + e * along;
-                double x = get_f(h_in[0], dtype, i) * (dot ? get_f(h_in[1], dtype, i) : 1);
+                double x = cuspec__value_f(h_in[0], dtype, i) *
+                           (dot ? cuspec__value_f(h_in[1], dtype, i) : 1);
                 sum += x;
                 mag += fabs(x);
             }
-            double got = dtype == CUSPEC_F32 ? ((float *)h_value)[o] : ((double *)h_value)[o];
-            double eps = dtype == CUSPEC_F32 ? 0x1p-24 : 0x1p-53;
+            /* f16 and bf16 sum in f32 and write it */
+            int f32 = cuspec__axis_out_dtype(kop, dtype) == CUSPEC_F32;
+            double got = f32 ? ((float *)h_value)[o] : ((double *)h_value)[o];
+            double eps = f32 ? 0x1p-24 : 0x1p-53;
             if (!(fabs(got - sum) <= ((double)length / 8 + 64) * eps * mag))
                 CASE_FAIL("%s: got %.17g, want %.17g (sum|x| %.6g)", where, got, sum, mag);
         } else {
             uint64_t sum = 0, got;
             for (size_t e = 0; e < length; e++) {
                 size_t i = base + e * along;
-                sum += get_i(h_in[0], dtype, i) * (dot ? get_i(h_in[1], dtype, i) : 1);
+                sum += cuspec__value_i(h_in[0], dtype, i) *
+                       (dot ? cuspec__value_i(h_in[1], dtype, i) : 1);
             }
             memcpy(&got, h_value + 8 * o, 8);
             if (got != sum)
@@ -151,8 +172,10 @@ static void check_result(int rows_axis, int kop, int dtype, const struct shape *
         if (beats(h_in[0], dtype, max, base + e * along, base + win * along))
             win = e;
     const unsigned char *want = h_in[0] + (base + win * along) * size;
-    int nan = is_float(dtype) && isnan(get_f(h_in[0], dtype, base + win * along));
-    int same = nan ? isnan(get_f(h_value, dtype, o)) : memcmp(h_value + o * size, want, size) == 0;
+    int nan = cuspec__dtype_is_float(dtype) &&
+              isnan(cuspec__value_f(h_in[0], dtype, base + win * along));
+    int same = nan ? isnan(cuspec__value_f(h_value, dtype, o))
+                   : memcmp(h_value + o * size, want, size) == 0;
     if (!same)
         CASE_FAIL("%s: the value differs from the winner at %zu", where, win);
     if (kop >= CUSPEC__AXIS_ARGMIN) {
@@ -233,11 +256,16 @@ static void all_ops(int dtype, int big)
             for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
                 run_case(axis, kop, dtype, &shapes[i]);
     if (big) {
-        struct shape sq = {8192, 8192, 8192, 1, 0, 1};
-        for (int axis = 1; axis >= 0; axis--) {
-            run_case(axis, CUSPEC__AXIS_SUM, dtype, &sq);
-            run_case(axis, CUSPEC__AXIS_ARGMAX, dtype, &sq);
-        }
+        static const struct shape large[] = {
+            {8192, 8192, 8192, 1, 0, 1},
+            {8191, 8193, 8193, 1, 0, 1}, /* every row misaligned differently */
+            {3, 1000000, 1000000, 1, 0, 1},
+        };
+        for (size_t i = 0; i < sizeof large / sizeof *large; i++)
+            for (int axis = 1; axis >= 0; axis--) {
+                run_case(axis, CUSPEC__AXIS_SUM, dtype, &large[i]);
+                run_case(axis, CUSPEC__AXIS_ARGMAX, dtype, &large[i]);
+            }
     }
     group_end();
 }
@@ -262,16 +290,36 @@ TEST(u32_every_op_axis_shape)
 {
     all_ops(CUSPEC_U32, 0);
 }
+TEST(u64_every_op_axis_shape)
+{
+    all_ops(CUSPEC_U64, 0);
+}
+TEST(f16_every_op_axis_shape)
+{
+    all_ops(CUSPEC_F16, 1);
+}
+TEST(bf16_every_op_axis_shape)
+{
+    all_ops(CUSPEC_BF16, 0);
+}
+TEST(i8_every_op_axis_shape)
+{
+    all_ops(CUSPEC_I8, 1);
+}
+TEST(u8_every_op_axis_shape)
+{
+    all_ops(CUSPEC_U8, 0);
+}
+TEST(i16_every_op_axis_shape)
+{
+    all_ops(CUSPEC_I16, 0);
+}
+TEST(u16_every_op_axis_shape)
+{
+    all_ops(CUSPEC_U16, 1);
+}
 
 /* ## Ties and NaNs */
-
-static void set_f(int dtype, size_t i, double x)
-{
-    if (dtype == CUSPEC_F32)
-        ((float *)h_in[0])[i] = (float)x;
-    else
-        ((double *)h_in[0])[i] = x;
-}
 
 TEST(ties_and_nans)
 {
@@ -284,10 +332,10 @@ TEST(ties_and_nans)
          * rows none. */
         struct shape s = {32, 1 << 20, 1 << 20, 1, 0, 0};
         for (size_t i = 0; i < extent(&s); i++)
-            set_f(dtype, i, 1.5);
+            set_value(h_in[0], dtype, i, 1.5);
         for (size_t r = 1; r < 32; r += 2) {
-            set_f(dtype, r * s.ld + 900000 - r, NAN);
-            set_f(dtype, r * s.ld + 700000 + r, NAN);
+            set_value(h_in[0], dtype, r * s.ld + 900000 - r, NAN);
+            set_value(h_in[0], dtype, r * s.ld + 700000 + r, NAN);
         }
         CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], extent(&s) * size));
         for (int kop = CUSPEC__AXIS_MIN; kop <= CUSPEC__AXIS_ARGMAX; kop++)
@@ -295,10 +343,10 @@ TEST(ties_and_nans)
         /* The same in columns: a tall matrix, equal values, NaNs in odd columns. */
         struct shape t = {1 << 20, 32, 32, 1, 0, 0};
         for (size_t i = 0; i < extent(&t); i++)
-            set_f(dtype, i, -0.25);
+            set_value(h_in[0], dtype, i, -0.25);
         for (size_t c = 1; c < 32; c += 2) {
-            set_f(dtype, (900000 - c) * t.ld + c, NAN);
-            set_f(dtype, (300000 + 7 * c) * t.ld + c, NAN);
+            set_value(h_in[0], dtype, (900000 - c) * t.ld + c, NAN);
+            set_value(h_in[0], dtype, (300000 + 7 * c) * t.ld + c, NAN);
         }
         CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], extent(&t) * size));
         for (int kop = CUSPEC__AXIS_MIN; kop <= CUSPEC__AXIS_ARGMAX; kop++)
@@ -306,11 +354,52 @@ TEST(ties_and_nans)
         /* Ties only: the smallest index of the extreme value. */
         struct shape u = {100, 3000, 3000, 1, 0, 0};
         for (size_t i = 0; i < extent(&u); i++)
-            set_f(dtype, i, (double)(rng_next() % 3));
+            set_value(h_in[0], dtype, i, (double)(rng_next() % 3));
         CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], extent(&u) * size));
         for (int axis = 0; axis < 2; axis++)
             for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++)
                 run_case(axis, kop, dtype, &u);
+    }
+    group_end();
+}
+
+/* For every dtype, in short rows (three vectors and one element: every
+ * place) and long ones (a warp's tiles and a tail): row r's maximum twice,
+ * first at column 37 r mod cols (the last row: the last column), its
+ * minimum twice; floats again with NaNs for the maxima and a larger value
+ * before the first. Columns are read on the same data (ties, mostly). */
+TEST(arg_ties_and_nans_at_every_position)
+{
+    static const size_t widths[] = {0, 4099}; /* 0: three vectors and one */
+    group_begin();
+    for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
+        int dtype = dtypes[d];
+        size_t size = cuspec_dtype_size(dtype), vec = 16 / size;
+        for (size_t w = 0; w < 2; w++) {
+            size_t cols = widths[w] ? widths[w] : 3 * vec + 1, rows = widths[w] ? 200 : cols;
+            struct shape s = {rows, cols, cols, 1, 0, 0};
+            for (int nans = 0; nans <= cuspec__dtype_is_float(dtype); nans++) {
+                for (size_t r = 0; r < rows; r++) {
+                    size_t p = r + 1 == rows ? cols - 1 : r * 37 % cols; /* 37: prime to cols */
+                    size_t q = (p + 1 + r % 5) % cols;
+                    for (size_t c = 0; c < cols; c++)
+                        set_value(h_in[0], dtype, r * cols + c, 5);
+                    size_t hi[2] = {p, (p + 1 + r % 7) % cols};
+                    size_t lo[2] = {q, (q + 2 + r % 3) % cols};
+                    for (int k = 0; k < 2; k++) {
+                        set_value(h_in[0], dtype, r * cols + hi[k], nans ? NAN : 9);
+                        if (hi[k] != q && lo[k] != hi[0] && lo[k] != hi[1])
+                            set_value(h_in[0], dtype, r * cols + lo[k], 2);
+                    }
+                    if (nans && p > 0) /* larger than any, before the NaN */
+                        set_value(h_in[0], dtype, r * cols + p - 1, 1000);
+                }
+                CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], rows * cols * size));
+                for (int axis = 1; axis >= 0; axis--)
+                    for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++)
+                        run_case(axis, kop, dtype, &s);
+            }
+        }
     }
     group_end();
 }
@@ -492,7 +581,15 @@ int main(void)
         TAP_ENTRY(i32_every_op_axis_shape),
         TAP_ENTRY(i64_every_op_axis_shape),
         TAP_ENTRY(u32_every_op_axis_shape),
+        TAP_ENTRY(u64_every_op_axis_shape),
+        TAP_ENTRY(f16_every_op_axis_shape),
+        TAP_ENTRY(bf16_every_op_axis_shape),
+        TAP_ENTRY(i8_every_op_axis_shape),
+        TAP_ENTRY(u8_every_op_axis_shape),
+        TAP_ENTRY(i16_every_op_axis_shape),
+        TAP_ENTRY(u16_every_op_axis_shape),
         TAP_ENTRY(ties_and_nans),
+        TAP_ENTRY(arg_ties_and_nans_at_every_position),
         TAP_ENTRY(empty_reductions_write_the_identity),
         TAP_ENTRY(bad_arguments_rejected),
         TAP_ENTRY(variants_sampled),

@@ -37,7 +37,7 @@ static const char help[] =
     "                  matrix of --shape (default 8192x8192); --pitch and --pad\n"
     "                  lengthen its rows\n"
     "  --dtype T       any of u8, i8, u16, i16, f16, bf16, f32, i32, u32, f64, i64,\n"
-    "                  u64 (default f32; along an axis: f32, f64, i32, i64, u32)\n"
+    "                  u64 (default f32)\n"
     "  --n N           reduce: elements: 1000, 64K, 16M (powers of 1024) or 2^K\n"
     "                  (default 2^24)\n"
     "  --shape RxC     transpose: rows x cols, each written as for --n\n"

@@ -125,14 +125,8 @@ int cli_axis_spec(const struct command *cmd, const char *family, const char *op,
     s->dtype = cuspec_dtype_from_name(dtype);
     if (s->dtype == 0)
         return cli_usage(cmd, "unknown dtype '%s'", dtype);
-    /* The axis families take fewer dtypes than whole-array reductions. */
-    static const int axis_dtypes[] = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32};
-    int taken = 0;
-    for (size_t i = 0; i < sizeof axis_dtypes / sizeof axis_dtypes[0]; i++)
-        taken |= axis_dtypes[i] == s->dtype;
-    if (!taken)
-        return cli_usage(cmd, "%s %s does not take dtype '%s' (f32, f64, i32, i64, u32)", family,
-                         op, dtype);
+    if (cuspec_reduce_axis_out_dtype(s->op, s->dtype) == 0)
+        return cli_usage(cmd, "%s %s does not take dtype '%s'", family, op, dtype);
     if (cli_parse_shape(shape, &s->rows, &s->cols) != 0)
         return cli_usage(cmd, "'%s' is not a shape such as 8192x8192", shape);
     s->ld_in = layout_ld(s->cols, cuspec_dtype_size(s->dtype), l);
