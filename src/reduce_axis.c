@@ -107,9 +107,6 @@ static void defaults(int arch, struct cuspec__variant *v)
     v->p[P_GRID] = 0;
 }
 
-/* Columns of at least this many rows take blocks of 1024 threads. */
-#define TALL_ROWS 1024
-
 static int pow2_at_least(unsigned long long x, int cap)
 {
     int p = 1;
@@ -148,9 +145,9 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
     }
     if (from_record)
         return;
-    /* Tall matrices: blocks of 1024 (two per multiprocessor) take whole
-     * strips or few splits, whose last block combines few partials. */
-    v->p[P_BLOCK] = s->rows >= TALL_ROWS ? 1024 : 256;
+    /* One block size for every shape: a second (1024 for tall matrices)
+     * doubled the columns kernels the prebuilt store compiles
+     * (docs/experiments/reduce_axis.md: "Build time"). */
     int tx = pow2_at_least(need, 128 / (vec * (int)cuspec_dtype_size(v->dtype)));
     while (tx < 32 &&
            (unsigned long long)(v->p[P_BLOCK] / tx) * (unsigned)v->p[P_ITEMS] > s->rows &&

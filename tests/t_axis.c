@@ -274,10 +274,10 @@ TEST(selection_covers_every_shape_class)
     struct cuspec__variant v = chosen(R, CUSPEC_F32, 8192, 8192);
     CHECK_INT_EQ(v.p[P_VEC], 4);
     CHECK_INT_EQ(v.p[P_BLOCK], 256);
-    /* columns: 128-byte strips in tall matrices, blocks of 1024 */
+    /* columns: 128-byte strips in tall matrices, blocks of 256 */
     v = chosen(C, CUSPEC_F32, 8192, 8192);
     CHECK_INT_EQ(v.p[P_LANES], 8);
-    CHECK_INT_EQ(v.p[P_BLOCK], 1024);
+    CHECK_INT_EQ(v.p[P_BLOCK], 256);
     v = chosen(C, CUSPEC_F64, 1 << 20, 32);
     CHECK_INT_EQ(v.p[P_LANES], 8);
     CHECK_INT_EQ(v.p[P_VEC], 2);
@@ -289,8 +289,8 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(v.p[P_LANES], 32);
     CHECK_INT_EQ(v.p[P_BLOCK], 256);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 1000).p[P_LANES], 32);
-    /* the classes give one rows kernel and two column kernels (blocks of
-     * 256 and 1024) per dtype and op: what the prebuilt store holds */
+    /* the classes give one rows kernel and one column kernel per dtype and
+     * op: what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
         struct kernels k = {0};
         cuspec__family_choices(R, CUSPEC_I64, op, 90, add_kernel, &k);
@@ -298,7 +298,7 @@ TEST(selection_covers_every_shape_class)
         CHECK_UINT_LE(7, k.choices); /* short rows of 1..32 lanes, a warp, the block */
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_I64, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, 2);
+        CHECK_UINT_EQ(k.n, 1);
     }
 }
 
