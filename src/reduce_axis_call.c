@@ -119,7 +119,7 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
 {
     struct cuspec__kernel k;
     int rc = spec != NULL ? cuspec__function_for(ctx, stream, spec, v, &k)
-                           : cuspec__function(ctx, stream, v, &k);
+                          : cuspec__function(ctx, stream, v, &k);
     if (rc != CUSPEC_OK)
         return rc;
     struct geometry g;
