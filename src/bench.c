@@ -306,7 +306,7 @@ int cuspec_bench_latency(cuspec_ctx *ctx, cuspec_latency *lat)
     if (rc == CUSPEC_OK)
         rc = copy_small(&l); /* loads the copy kernel */
     if (rc == CUSPEC_OK)
-        rc = cuspec__function(ctx, &v, &l.k);
+        rc = cuspec__function(ctx, NULL, &v, &l.k); /* raw_call launches on NULL */
     if (rc == CUSPEC_OK)
         rc = enqueue_us(ctx, raw_call, &l, &lat->raw_launch_us);
     if (rc == CUSPEC_OK)

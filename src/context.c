@@ -153,19 +153,29 @@ static void table_remove(cuspec_ctx *ctx, size_t i)
     }
 }
 
-/* Past the bound, the least recently used module goes. Its kernels may still
- * be queued, so the context synchronizes first (never during capture: the
- * caller checks). Called with the lock held. */
-static void table_evict_one(cuspec_ctx *ctx)
+/* Past the bound, the least recently used modules go, down to it. Their
+ * kernels may still be queued, so the context synchronizes first (never
+ * during a capture: see get_kernel). Called with the lock held. */
+static void table_evict(cuspec_ctx *ctx)
 {
-    size_t oldest = TABLE_SLOTS;
-    for (size_t i = 0; i < TABLE_SLOTS; i++)
-        if (ctx->slots[i].used &&
-            (oldest == TABLE_SLOTS || ctx->slots[i].last_use < ctx->slots[oldest].last_use))
-            oldest = i;
     ctx->drv->cuCtxSynchronize();
-    ctx->drv->cuModuleUnload(ctx->slots[oldest].module);
-    table_remove(ctx, oldest);
+    while (ctx->n_loaded >= TABLE_BOUND) {
+        size_t oldest = TABLE_SLOTS;
+        for (size_t i = 0; i < TABLE_SLOTS; i++)
+            if (ctx->slots[i].used &&
+                (oldest == TABLE_SLOTS || ctx->slots[i].last_use < ctx->slots[oldest].last_use))
+                oldest = i;
+        ctx->drv->cuModuleUnload(ctx->slots[oldest].module);
+        table_remove(ctx, oldest);
+    }
+}
+
+/* Whether `stream` is capturing, or cannot tell (then as if it were). */
+static int capturing(cuspec_ctx *ctx, CUstream stream)
+{
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return ctx->drv->cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS ||
+           status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 static struct cuspec__slot *table_find(cuspec_ctx *ctx, const struct cuspec__variant *v)
@@ -227,42 +237,47 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
     return CUSPEC_OK;
 }
 
-/* The kernel of v and the tier it came from (table, or where its image
- * came from). */
-static int get_kernel(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cuspec__kernel *k,
-                      int *tier)
+/* On a miss: v's image loaded and kept in the table (or another thread's,
+ * loaded meanwhile). */
+static int load_kept(cuspec_ctx *ctx, CUstream stream, const struct cuspec__variant *v,
+                     struct cuspec__kernel *k, int *tier)
 {
-    pthread_mutex_lock(&ctx->lock);
-    struct cuspec__slot *hit = table_find(ctx, v);
-    if (hit != NULL) {
-        hit->last_use = ++ctx->clock;
-        *k = hit->kernel;
-        pthread_mutex_unlock(&ctx->lock);
-        *tier = CUSPEC_TIER_TABLE;
-        return CUSPEC_OK;
-    }
-    pthread_mutex_unlock(&ctx->lock);
-
     /* Resolve outside the lock: a compile may take a while and other threads
      * keep launching what is loaded. */
     struct cuspec__image img;
     struct cuspec__slot fresh = {.used = 1, .v = *v};
+    /* Loading a module enqueues nothing, so it conflicts with no capture:
+     * allowed while a thread captures in global mode. */
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    int relaxed = ctx->drv->cuThreadExchangeStreamCaptureMode(&mode) == CUDA_SUCCESS;
     int rc = cuspec__image_get(v, ctx->arch, CUSPEC__IMAGE_ANY, &img);
     if (rc == CUSPEC_OK) {
         rc = load(ctx, v, &img, &fresh);
         cuspec__image_free(&img);
     }
+    if (relaxed)
+        ctx->drv->cuThreadExchangeStreamCaptureMode(&mode);
     if (rc != CUSPEC_OK)
         return rc;
 
     pthread_mutex_lock(&ctx->lock);
-    hit = table_find(ctx, v);
+    struct cuspec__slot *hit = table_find(ctx, v);
     if (hit != NULL) { /* another thread loaded it meanwhile: keep theirs */
         ctx->drv->cuModuleUnload(fresh.module);
         *k = hit->kernel;
     } else {
-        if (ctx->n_loaded >= TABLE_BOUND)
-            table_evict_one(ctx);
+        /* Synchronizing the context would invalidate the capture of a call on
+         * a capturing stream: the table holds more until a call on another. */
+        if (ctx->n_loaded >= TABLE_BOUND && !capturing(ctx, stream))
+            table_evict(ctx);
+        if (ctx->n_loaded >= TABLE_SLOTS - 1) { /* a slot stays free: probes end */
+            pthread_mutex_unlock(&ctx->lock);
+            ctx->drv->cuModuleUnload(fresh.module);
+            return cuspec__fail(CUSPEC_ERR_UNSUPPORTED,
+                                "%d kernels are loaded in this context, and none can be "
+                                "unloaded while the call's stream is capturing",
+                                TABLE_SLOTS - 1);
+        }
         size_t i = slot_of(v);
         while (ctx->slots[i].used)
             i = (i + 1) & (TABLE_SLOTS - 1);
@@ -276,9 +291,28 @@ static int get_kernel(cuspec_ctx *ctx, const struct cuspec__variant *v, struct c
     return CUSPEC_OK;
 }
 
-int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cuspec__kernel *k)
+/* The kernel of v and the tier it came from (table, or where its image
+ * came from). */
+static int get_kernel(cuspec_ctx *ctx, CUstream stream, const struct cuspec__variant *v,
+                      struct cuspec__kernel *k, int *tier)
 {
-    int tier, rc = get_kernel(ctx, v, k, &tier);
+    pthread_mutex_lock(&ctx->lock);
+    struct cuspec__slot *hit = table_find(ctx, v);
+    if (hit != NULL) {
+        hit->last_use = ++ctx->clock;
+        *k = hit->kernel;
+        pthread_mutex_unlock(&ctx->lock);
+        *tier = CUSPEC_TIER_TABLE;
+        return CUSPEC_OK;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return load_kept(ctx, stream, v, k, tier);
+}
+
+int cuspec__function(cuspec_ctx *ctx, CUstream stream, const struct cuspec__variant *v,
+                     struct cuspec__kernel *k)
+{
+    int tier, rc = get_kernel(ctx, stream, v, k, &tier);
     if (rc == CUSPEC_OK) {
         last_launch.tier = tier;
         last_launch.v = *v;
@@ -287,11 +321,11 @@ int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cu
     return rc;
 }
 
-int cuspec__helper_function(cuspec_ctx *ctx, const struct cuspec__variant *v,
+int cuspec__helper_function(cuspec_ctx *ctx, CUstream stream, const struct cuspec__variant *v,
                             struct cuspec__kernel *k)
 {
     int tier;
-    return get_kernel(ctx, v, k, &tier);
+    return get_kernel(ctx, stream, v, k, &tier);
 }
 
 /* The kernel that served a call on s instead of *v before: *v becomes it
@@ -333,7 +367,7 @@ static void note_fallback(const struct cuspec__variant *wanted)
     last_launch.wanted = *wanted;
 }
 
-int cuspec__fall_back(cuspec_ctx *ctx, const struct cuspec__spec *s,
+int cuspec__fall_back(cuspec_ctx *ctx, CUstream stream, const struct cuspec__spec *s,
                       const struct cuspec__variant *wanted, int status, struct cuspec__variant *v,
                       struct cuspec__kernel *k)
 {
@@ -342,7 +376,7 @@ int cuspec__fall_back(cuspec_ctx *ctx, const struct cuspec__spec *s,
     unsigned next = 0;
     struct cuspec__variant c;
     while (cuspec__fallback_next(s, ctx->arch, wanted, &next, &c) == CUSPEC_OK) {
-        int rc = cuspec__function(ctx, &c, k);
+        int rc = cuspec__function(ctx, stream, &c, k);
         if (rc == CUSPEC_OK) {
             fallback_keep(ctx, wanted, &c);
             *v = c;
@@ -357,18 +391,18 @@ int cuspec__fall_back(cuspec_ctx *ctx, const struct cuspec__spec *s,
     return cuspec__fail(status, "%s; nor is any other kernel that could serve this call", why);
 }
 
-int cuspec__function_for(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v,
-                         struct cuspec__kernel *k)
+int cuspec__function_for(cuspec_ctx *ctx, CUstream stream, const struct cuspec__spec *s,
+                         struct cuspec__variant *v, struct cuspec__kernel *k)
 {
     struct cuspec__variant wanted = *v;
     if (ctx->n_fallbacks > 0 && fallback_find(ctx, s, v)) {
-        int rc = cuspec__function(ctx, v, k);
+        int rc = cuspec__function(ctx, stream, v, k);
         if (rc == CUSPEC_OK)
             note_fallback(&wanted);
         return rc;
     }
-    int rc = cuspec__function(ctx, v, k);
-    return cuspec__unavailable(rc) ? cuspec__fall_back(ctx, s, &wanted, rc, v, k) : rc;
+    int rc = cuspec__function(ctx, stream, v, k);
+    return cuspec__unavailable(rc) ? cuspec__fall_back(ctx, stream, s, &wanted, rc, v, k) : rc;
 }
 
 int cuspec_last_launch(cuspec_launch_info *info)

@@ -77,23 +77,28 @@ int cuspec__ctx_enter(cuspec_ctx *ctx, int *pushed);
 void cuspec__ctx_leave(cuspec_ctx *ctx, int pushed);
 
 /* The kernel of v, loaded in ctx (which must be current): module table,
- * then cuspec__image_get. Records the tier for cuspec_last_launch(). */
-int cuspec__function(cuspec_ctx *ctx, const struct cuspec__variant *v, struct cuspec__kernel *k);
+ * then cuspec__image_get. Records the tier for cuspec_last_launch().
+ * `stream`: the call's. Past the table's bound a miss unloads the least
+ * recently used modules, after synchronizing the context, unless `stream`
+ * is capturing (that would invalidate the capture): then the table holds
+ * more until a miss on a stream that is not. */
+int cuspec__function(cuspec_ctx *ctx, CUstream stream, const struct cuspec__variant *v,
+                     struct cuspec__kernel *k);
 
 /* cuspec__function for a kernel that helps another (a second pass), which
  * cuspec_last_launch does not report. */
-int cuspec__helper_function(cuspec_ctx *ctx, const struct cuspec__variant *v,
+int cuspec__helper_function(cuspec_ctx *ctx, CUstream stream, const struct cuspec__variant *v,
                             struct cuspec__kernel *k);
-/* For a call on s: the kernel of *v, or where *v is in no tier and cannot
- * be compiled here (no NVRTC), that of the first kernel a call on s could
- * choose without a record (cuspec__family_choices) that fits s and is
- * available; then *v becomes that one and cuspec_last_launch says so. The
- * swap is remembered per context. */
-int cuspec__function_for(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v,
-                         struct cuspec__kernel *k);
+/* For a call on s on `stream`: the kernel of *v, or where *v is in no tier
+ * and cannot be compiled here (no NVRTC), that of the first kernel a call
+ * on s could choose without a record (cuspec__family_choices) that fits s
+ * and is available; then *v becomes that one and cuspec_last_launch says
+ * so. The swap is remembered per context. */
+int cuspec__function_for(cuspec_ctx *ctx, CUstream stream, const struct cuspec__spec *s,
+                         struct cuspec__variant *v, struct cuspec__kernel *k);
 /* The search of cuspec__function_for alone, for a call on s that wanted
  * `wanted`, whose kernel (or one it needs) failed with `status`. */
-int cuspec__fall_back(cuspec_ctx *ctx, const struct cuspec__spec *s,
+int cuspec__fall_back(cuspec_ctx *ctx, CUstream stream, const struct cuspec__spec *s,
                       const struct cuspec__variant *wanted, int status, struct cuspec__variant *v,
                       struct cuspec__kernel *k);
 /* 1 for the statuses of a kernel that cannot be had here (no NVRTC, or one

@@ -64,7 +64,7 @@ int cuspec__copy_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspe
                          cuspec_devptr src, size_t bytes, CUstream stream)
 {
     struct cuspec__kernel k;
-    int rc = cuspec__function(ctx, v, &k);
+    int rc = cuspec__function(ctx, stream, v, &k);
     if (rc != CUSPEC_OK || bytes == 0)
         return rc;
     /* Enough blocks to fill the device once; the kernel strides over the rest. */

@@ -12,7 +12,7 @@ int cuspec__lesson_kernel(struct cuspec__lesson_run *r, int id, struct cuspec__k
 {
     struct cuspec__variant v;
     cuspec__variant_default(CUSPEC__FAM_LESSONS, 0, id, r->ctx->arch, &v);
-    return cuspec__function(r->ctx, &v, k);
+    return cuspec__function(r->ctx, NULL, &v, k); /* launched on the NULL stream */
 }
 
 int cuspec__lesson_launch(struct cuspec__lesson_run *r, int id, const struct cuspec__kernel *k,

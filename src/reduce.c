@@ -186,20 +186,22 @@ const struct cuspec__family cuspec__family_reduce = {
 /* The kernels of *v and of its second pass. For a call on s (not NULL),
  * where either is unavailable, *v falls back (to a one-pass kernel: every
  * kernel calls choose without a record is one). */
-static int kernels(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v,
-                   struct cuspec__variant *fin, struct cuspec__kernel *k, struct cuspec__kernel *fk)
+static int kernels(cuspec_ctx *ctx, CUstream stream, const struct cuspec__spec *s,
+                   struct cuspec__variant *v, struct cuspec__variant *fin, struct cuspec__kernel *k,
+                   struct cuspec__kernel *fk)
 {
-    int rc = s != NULL ? cuspec__function_for(ctx, s, v, k) : cuspec__function(ctx, v, k);
+    int rc = s != NULL ? cuspec__function_for(ctx, stream, s, v, k)
+                       : cuspec__function(ctx, stream, v, k);
     while (rc == CUSPEC_OK && !v->p[P_SINGLE]) {
         *fin = *v;
         fin->p[P_ITEMS] = fin->p[P_VEC] = 1;
         fin->p[P_SINGLE] = fin->p[P_GRID] = 0;
         fin->p[P_STAGE] = 1;
-        rc = cuspec__helper_function(ctx, fin, fk);
+        rc = cuspec__helper_function(ctx, stream, fin, fk);
         if (rc == CUSPEC_OK || s == NULL || !cuspec__unavailable(rc))
             return rc;
         struct cuspec__variant wanted = *v;
-        rc = cuspec__fall_back(ctx, s, &wanted, rc, v, k);
+        rc = cuspec__fall_back(ctx, stream, s, &wanted, rc, v, k);
     }
     return rc;
 }
@@ -213,7 +215,7 @@ static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspe
 {
     struct cuspec__kernel k, fk;
     struct cuspec__variant fin;
-    int rc = kernels(ctx, spec, v, &fin, &k, &fk);
+    int rc = kernels(ctx, stream, spec, v, &fin, &k, &fk);
     if (rc != CUSPEC_OK)
         return rc;
 

@@ -118,7 +118,8 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
                      const struct cuspec__scratch *held)
 {
     struct cuspec__kernel k;
-    int rc = spec != NULL ? cuspec__function_for(ctx, spec, v, &k) : cuspec__function(ctx, v, &k);
+    int rc = spec != NULL ? cuspec__function_for(ctx, stream, spec, v, &k)
+                          : cuspec__function(ctx, stream, v, &k);
     if (rc != CUSPEC_OK)
         return rc;
     struct geometry g;

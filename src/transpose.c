@@ -94,7 +94,8 @@ static int run_variant(cuspec_ctx *ctx, struct cuspec__variant *v, const struct 
                             kname, v->p[P_VEC]);
     }
     struct cuspec__kernel k;
-    int rc = spec != NULL ? cuspec__function_for(ctx, spec, v, &k) : cuspec__function(ctx, v, &k);
+    int rc = spec != NULL ? cuspec__function_for(ctx, stream, spec, v, &k)
+                          : cuspec__function(ctx, stream, v, &k);
     /* Where the grid cannot hold the whole matrix (2^31 - 1 tile rows, 65535
      * tile columns, 65535 batch entries), pieces of whole tiles: each is a
      * transpose of its own, so every vector stays aligned. */

@@ -230,7 +230,8 @@ static int mark_graph(cuspec_ctx *ctx, CUgraph g, unsigned long long id)
     const struct cuspec__driver *drv = ctx->drv;
     int marked = 0;
     pthread_mutex_lock(&ctx->ws_lock);
-    for (size_t i = 0; i < CUSPEC__WS_MARKED && !marked; i++)
+    /* only the entries written: an unwritten 0 is no capture's */
+    for (size_t i = 0; i < CUSPEC__WS_MARKED && i < ctx->ws_n_marked && !marked; i++)
         marked = ctx->ws_marked[i] == id;
     pthread_mutex_unlock(&ctx->ws_lock);
     if (marked)
@@ -261,9 +262,9 @@ static int mark_graph(cuspec_ctx *ctx, CUgraph g, unsigned long long id)
 static int graph_slot(cuspec_ctx *ctx, CUstream stream, struct cuspec__scratch *s)
 {
     const struct cuspec__driver *drv = ctx->drv;
-    CUstreamCaptureStatus status;
-    cuuint64_t id;
-    CUgraph g;
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    cuuint64_t id = 0;
+    CUgraph g = NULL;
     const CUgraphNode *deps;
     const CUgraphEdgeData *edges;
     size_t n_deps;
@@ -272,6 +273,11 @@ static int graph_slot(cuspec_ctx *ctx, CUstream stream, struct cuspec__scratch *
     int rc = cuspec__cu_check(
         drv->cuStreamGetCaptureInfo(stream, &status, &id, &g, &deps, &edges, &n_deps),
         "cuStreamGetCaptureInfo");
+    /* An invalidated capture names no graph (it fails at cuStreamEndCapture). */
+    if (rc == CUSPEC_OK && status != CU_STREAM_CAPTURE_STATUS_ACTIVE)
+        rc = cuspec__fail(CUSPEC_ERR_CUDA,
+                          "the capture on this stream was invalidated before this call (by a "
+                          "call that CUDA forbids while a stream captures)");
     if (rc == CUSPEC_OK)
         rc = mark_graph(ctx, g, id);
     if (rc == CUSPEC_OK)

@@ -529,6 +529,10 @@ TEST(graph_replayed_100_times)
     CUdeviceptr v2 = d_value + 4096, i2 = d_index + 4096;
     CUgraph g = NULL;
     CUgraphExec exec = NULL;
+    /* The tests before have filled the module table (1024): the captured
+     * calls' kernels, loaded first, have been evicted and load again under
+     * capture, where no eviction may synchronize the context. */
+    printf("# %zu modules loaded before the capture\n", ctx->n_loaded);
     CU_OK(drv->cuStreamBeginCapture(st, CU_STREAM_CAPTURE_MODE_GLOBAL));
     CUSPEC_OK_(cuspec_reduce_rows(ctx, CUSPEC_SUM, CUSPEC_F32, d_in[0], &wide, d_value, 0, st));
     CUSPEC_OK_(cuspec_reduce_cols(ctx, CUSPEC_ARGMAX, CUSPEC_F32, d_in[1], &tall, v2, i2, st));

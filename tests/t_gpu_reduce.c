@@ -889,7 +889,7 @@ TEST(chained_copy_then_sum)
     v.op = OP_SUM;
     cuspec__family_reduce.defaults(ctx->arch, &v);
     struct cuspec__kernel kern = {0};
-    CUSPEC_OK_(cuspec__function(ctx, &v, &kern));
+    CUSPEC_OK_(cuspec__function(ctx, NULL, &v, &kern));
     int want_pdl = gpu_wants_pdl(ctx);
     printf("# sm_%d: programmatic dependent launch %s\n", ctx->arch, want_pdl ? "on" : "off");
     CHECK_INT_EQ(kern.pdl, want_pdl);

@@ -24,7 +24,7 @@ static void transpose_launch_mode(cuspec_ctx *ctx, int want_tier)
     cuspec__family_transpose.defaults(ctx->arch, &v);
     struct cuspec__kernel k = {0};
     cuspec_launch_info info;
-    CUSPEC_OK_(cuspec__function(ctx, &v, &k));
+    CUSPEC_OK_(cuspec__function(ctx, NULL, &v, &k));
     CUSPEC_OK_(cuspec_last_launch(&info));
     CHECK_INT_EQ(info.tier, want_tier);
     int want = want_tier != CUSPEC_TIER_PTX && gpu_wants_pdl(ctx);

@@ -579,7 +579,7 @@ TEST(transpose_chained)
     int want_pdl = gpu_wants_pdl(ctx);
     for (size_t k = 0; k < sample.n; k++) {
         struct cuspec__kernel kern;
-        if (cuspec__function(ctx, &sample.v[k], &kern) != CUSPEC_OK)
+        if (cuspec__function(ctx, NULL, &sample.v[k], &kern) != CUSPEC_OK)
             CASE_FAIL("loading sampled kernel %zu: %s", k, cuspec_last_error());
         else if (kern.pdl != want_pdl)
             CASE_FAIL("sampled kernel %zu: programmatic launch %d on sm_%d, driver %d, want %d", k,
