@@ -524,28 +524,21 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
     }
 
     // The partial round (< G*TILE vectors): thread g takes vectors
-    // full_end + g + j*G*BLOCK, j < IT, all loads issued before the first is
-    // consumed; pass j feeds the slots of load j, after its rounds' loads.
+    // full_end + g + j*G*BLOCK, j < IT; pass j feeds the slots of load j,
+    // after its rounds' loads.
     const unsigned long long tstride = (unsigned long long)gridDim.x * BLOCK;
     const unsigned long long rbase =
         full_end + (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
-    VT xa[IT];
-    VT xb[IT];
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
         const unsigned long long idx = rbase + (unsigned long long)j * tstride;
         if (idx < nv) {
-            xa[j] = CUSPEC_REDUCE_LOAD(va + idx);
+            VT xa = CUSPEC_REDUCE_LOAD(va + idx);
+            VT xb = xa;
             if constexpr (OP == OP_DOT)
-                xb[j] = CUSPEC_REDUCE_LOAD(vb + idx);
+                xb = CUSPEC_REDUCE_LOAD(vb + idx);
+            consume<T, Acc, OP, V, W>(acc, j, xa, xb, first + idx * V);
         }
-    }
-#pragma unroll
-    for (int j = 0; j < IT; ++j) {
-        const unsigned long long idx = rbase + (unsigned long long)j * tstride;
-        if (idx < nv)
-            consume<T, Acc, OP, V, W>(acc, j, xa[j], OP == OP_DOT ? xb[j] : xa[j],
-                                      first + idx * V);
     }
 }
 
