@@ -221,9 +221,7 @@ static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspe
 
     /* argmin/argmax partials are a value and an index: two 8-byte slots. */
     int arg = cuspec__reduce_is_arg(v->op);
-    /* Blocks enough for one load a thread: a small input spreads over as
-     * many SMs as it can keep busy, rather than filling few blocks' items. */
-    unsigned long long per_block = (unsigned long long)v->p[P_BLOCK] * v->p[P_VEC];
+    unsigned long long per_block = (unsigned long long)v->p[P_BLOCK] * v->p[P_ITEMS] * v->p[P_VEC];
     unsigned long long need = n / per_block + (n % per_block != 0);
     int bps = v->p[P_GRID] && v->p[P_GRID] < k.blocks_per_sm ? v->p[P_GRID] : k.blocks_per_sm;
     unsigned long long grid = (unsigned long long)bps * ctx->info.sm_count;

@@ -484,14 +484,12 @@ __device__ __forceinline__ void consume(A (&acc)[K], int j, const typename vec<T
 
 // ---- per-thread accumulation over an aligned range of nv vectors ------------
 // Work is cut into tiles of BLOCK*IT vectors; block t%G takes tile t (grid
-// stride) for as many whole rounds of the grid as there are. Inside a tile,
-// thread i loads vectors i, i+BLOCK, ..., i+(IT-1)*BLOCK: each of the IT loads
-// is coalesced across the warp, and all IT (2*IT for dot) loads are issued
-// before the first is consumed. Load j feeds slots j*W..j*W+W-1, W = V or 1
-// (slots): chains of adds that never stall the loads. The last, partial round
-// is spread over every thread of the grid, so that a grid sized to the input
-// (one vector a thread, for small n) keeps all its blocks busy. Vector 0
-// starts at element index `first` (argmin/argmax).
+// stride). Inside a tile, thread i loads vectors i, i+BLOCK, ..., i+(IT-1)*BLOCK:
+// each of the IT loads is coalesced across the warp, and all IT (2*IT for dot)
+// loads are issued before the first is consumed. Load j feeds slots
+// j*W..j*W+W-1, W = V or 1 (slots): chains of adds that never stall the
+// loads. The < 1 tile remainder is spread over all threads. Vector 0 starts
+// at element index `first` (argmin/argmax).
 template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, typename A>
 __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__restrict__ b,
                                            unsigned long long nv, unsigned long long first,
@@ -501,9 +499,11 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
     const VT *__restrict__ va = reinterpret_cast<const VT *>(a);
     const VT *__restrict__ vb = reinterpret_cast<const VT *>(b);
     constexpr unsigned long long TILE = (unsigned long long)BLOCK * IT;
+    const unsigned long long full_end = (nv / TILE) * TILE; // end of the full tiles
     const unsigned long long gstride = (unsigned long long)gridDim.x * TILE;
-    const unsigned long long full_end = (nv / gstride) * gstride; // end of the whole rounds
 
+    // idx < full_end  <=>  this block's tile index < number of full tiles,
+    // because threadIdx.x < BLOCK <= TILE.
 #pragma unroll 1
     for (unsigned long long idx = (unsigned long long)blockIdx.x * TILE + threadIdx.x;
          idx < full_end; idx += gstride) {
@@ -523,9 +523,9 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
                                       first + (idx + (unsigned long long)j * BLOCK) * V);
     }
 
-    // The partial round (< G*TILE vectors): thread g takes vectors
-    // full_end + g + j*G*BLOCK, j < IT; pass j feeds the slots of load j,
-    // after its rounds' loads.
+    // Remainder (< TILE vectors): thread g takes vectors full_end + g + j*G*BLOCK.
+    // Since G*BLOCK >= BLOCK, IT passes cover it; pass j feeds the slots of
+    // load j, so no accumulator gets more than one extra load.
     const unsigned long long tstride = (unsigned long long)gridDim.x * BLOCK;
     const unsigned long long rbase =
         full_end + (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
