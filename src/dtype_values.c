@@ -61,3 +61,21 @@ uint64_t cuspec__value_i(const void *x, int dtype, size_t i)
         return ((const uint64_t *)x)[i];
     }
 }
+
+int cuspec__sum_dtype(int dtype)
+{
+    switch (dtype) {
+    case CUSPEC_I8:
+    case CUSPEC_I16:
+    case CUSPEC_I32:
+        return CUSPEC_I64;
+    case CUSPEC_U8:
+    case CUSPEC_U16:
+    case CUSPEC_U32:
+        return CUSPEC_U64;
+    case CUSPEC_F16:
+    case CUSPEC_BF16:
+        return CUSPEC_F32;
+    }
+    return dtype;
+}

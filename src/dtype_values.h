@@ -15,5 +15,8 @@ double cuspec__value_f(const void *x, int dtype, size_t i);
 /* Integer element i of x widened to 64 bits as kernels widen it (signed
  * ones sign-extended). */
 uint64_t cuspec__value_i(const void *x, int dtype, size_t i);
+/* The dtype sums and dots of dtype write: integers 64 bits of their
+ * signedness, f16 and bf16 f32, the others their own. */
+int cuspec__sum_dtype(int dtype);
 
 #endif /* CUSPEC_DTYPE_VALUES_H */

@@ -1,6 +1,7 @@
 /* The reduce family (templates/reduce.cuh): sum, min, max, dot, argmin and
  * argmax, and the cuspec_reduce / cuspec_dot / cuspec_argreduce operations. */
 #include "reduce.h"
+#include "dtype_values.h"
 #include "params.h"
 #include "context.h"
 #include "workspace.h"
@@ -80,20 +81,7 @@ static int out_dtype(int op, int dtype)
         return 0;
     if (op != CUSPEC__REDUCE_SUM && op != CUSPEC__REDUCE_DOT)
         return dtype;
-    switch (dtype) {
-    case CUSPEC_I8:
-    case CUSPEC_I16:
-    case CUSPEC_I32:
-        return CUSPEC_I64;
-    case CUSPEC_U8:
-    case CUSPEC_U16:
-    case CUSPEC_U32:
-        return CUSPEC_U64;
-    case CUSPEC_F16:
-    case CUSPEC_BF16:
-        return CUSPEC_F32;
-    }
-    return dtype;
+    return cuspec__sum_dtype(dtype);
 }
 
 int cuspec_reduce_out_dtype(int op, int dtype)

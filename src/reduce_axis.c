@@ -4,6 +4,7 @@
  * parameters serve which shape without a tuning record. The calls:
  * reduce_axis_call.c; the operation hooks: reduce_axis_ops.c. */
 #include "reduce_axis.h"
+#include "dtype_values.h"
 #include "catalogue.h"
 
 #include <stdio.h>
@@ -46,20 +47,7 @@ int cuspec__axis_out_dtype(int kop, int dtype)
         return 0;
     if (kop != CUSPEC__AXIS_SUM && kop != CUSPEC__AXIS_DOT)
         return dtype;
-    switch (dtype) {
-    case CUSPEC_I8:
-    case CUSPEC_I16:
-    case CUSPEC_I32:
-        return CUSPEC_I64;
-    case CUSPEC_U8:
-    case CUSPEC_U16:
-    case CUSPEC_U32:
-        return CUSPEC_U64;
-    case CUSPEC_F16:
-    case CUSPEC_BF16:
-        return CUSPEC_F32;
-    }
-    return dtype;
+    return cuspec__sum_dtype(dtype);
 }
 
 int cuspec_reduce_axis_out_dtype(int op, int dtype)

@@ -7,6 +7,7 @@
 #include "catalogue.h"
 #include "error.h"
 #include "text.h"
+#include "dtype_values.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -98,77 +99,19 @@ struct answer {
     uint64_t bits; /* integer sums and dots, modulo 2^64 */
 };
 
-static int is_float(int dtype)
-{
-    return dtype == CUSPEC_F32 || dtype == CUSPEC_F64 || dtype == CUSPEC_F16 ||
-           dtype == CUSPEC_BF16;
-}
-
-/* An IEEE half's value (exactly: every half is a double). */
-static double half_value(uint16_t h)
-{
-    int e = h >> 10 & 0x1f, m = h & 0x3ff;
-    double v = e == 0 ? ldexp(m, -24) : e < 31 ? ldexp(m + 1024, e - 25) : m ? NAN : INFINITY;
-    return h >> 15 ? -v : v;
-}
-
-static double get_f(const void *x, int dtype, size_t i)
-{
-    switch (dtype) {
-    case CUSPEC_F32:
-        return ((const float *)x)[i];
-    case CUSPEC_F16:
-        return half_value(((const uint16_t *)x)[i]);
-    case CUSPEC_BF16: {
-        uint32_t bits = (uint32_t)((const uint16_t *)x)[i] << 16;
-        float f;
-        memcpy(&f, &bits, 4);
-        return f;
-    }
-    default:
-        return ((const double *)x)[i];
-    }
-}
-
-/* Element i widened to 64 bits the way the kernel accumulates it. */
-static uint64_t get_i(const void *x, int dtype, size_t i)
-{
-    switch (dtype) {
-    case CUSPEC_I8:
-        return (uint64_t)(int64_t)((const int8_t *)x)[i];
-    case CUSPEC_U8:
-        return ((const uint8_t *)x)[i];
-    case CUSPEC_I16:
-        return (uint64_t)(int64_t)((const int16_t *)x)[i];
-    case CUSPEC_U16:
-        return ((const uint16_t *)x)[i];
-    case CUSPEC_I32:
-        return (uint64_t)(int64_t)((const int32_t *)x)[i];
-    case CUSPEC_U32:
-        return ((const uint32_t *)x)[i];
-    default:
-        return ((const uint64_t *)x)[i];
-    }
-}
-
-static int is_unsigned(int dtype)
-{
-    return dtype == CUSPEC_U8 || dtype == CUSPEC_U16 || dtype == CUSPEC_U32 || dtype == CUSPEC_U64;
-}
-
 /* x[i] < x[j]; a NaN is below every number when nan_low (argmin's order)
  * and above it otherwise (argmax's), and never below another NaN. */
 static int less(const void *x, int dtype, size_t i, size_t j, int nan_low)
 {
-    if (is_float(dtype)) {
-        double a = get_f(x, dtype, i), b = get_f(x, dtype, j);
+    if (cuspec__dtype_is_float(dtype)) {
+        double a = cuspec__value_f(x, dtype, i), b = cuspec__value_f(x, dtype, j);
         if (isnan(a) || isnan(b))
             return nan_low ? isnan(a) && !isnan(b) : isnan(b) && !isnan(a);
         return a < b;
     }
-    if (is_unsigned(dtype))
-        return get_i(x, dtype, i) < get_i(x, dtype, j);
-    return (int64_t)get_i(x, dtype, i) < (int64_t)get_i(x, dtype, j);
+    if (cuspec__dtype_is_unsigned(dtype))
+        return cuspec__value_i(x, dtype, i) < cuspec__value_i(x, dtype, j);
+    return (int64_t)cuspec__value_i(x, dtype, i) < (int64_t)cuspec__value_i(x, dtype, j);
 }
 
 /* Computed once per workload and kept: candidates are checked against it,
@@ -187,15 +130,15 @@ static void *reference(const struct cuspec__spec *s, const void *const in[2])
         for (size_t i = 1; i < s->n; i++)
             if (low ? less(a, s->dtype, i, r->index, 1) : less(a, s->dtype, r->index, i, 0))
                 r->index = i;
-    } else if (is_float(s->dtype)) {
+    } else if (cuspec__dtype_is_float(s->dtype)) {
         for (size_t i = 0; i < s->n; i++) {
-            double x = get_f(a, s->dtype, i) * (dot ? get_f(b, s->dtype, i) : 1.0);
+            double x = cuspec__value_f(a, s->dtype, i) * (dot ? cuspec__value_f(b, s->dtype, i) : 1.0);
             r->sum += x;
             r->mag += fabs(x);
         }
     } else {
         for (size_t i = 0; i < s->n; i++)
-            r->bits += get_i(a, s->dtype, i) * (dot ? get_i(b, s->dtype, i) : 1);
+            r->bits += cuspec__value_i(a, s->dtype, i) * (dot ? cuspec__value_i(b, s->dtype, i) : 1);
     }
     return r;
 }
@@ -213,7 +156,7 @@ static void compare(const struct cuspec__spec *s, const void *ref, const void *c
         memcpy(&index, (const char *)got + 8, 8);
         *correct = s->n > 0 && memcmp(got, (const char *)in[0] + r->index * size, size) == 0 &&
                    (!cuspec__reduce_is_arg(s->op) || index == (int64_t)r->index);
-    } else if (is_float(s->dtype)) {
+    } else if (cuspec__dtype_is_float(s->dtype)) {
         /* 16-bit floats sum in f32 */
         double g = s->dtype == CUSPEC_F64 ? *(const double *)got : *(const float *)got;
         double eps = s->dtype == CUSPEC_F64 ? 0x1p-53 : 0x1p-24;
