@@ -11,7 +11,13 @@
 
 #include <stdio.h>
 
-enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE };
+enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
+
+/* From this many bytes read, a call without a record loads its input
+ * through L1 (the kernels' l1): on an H200, f32 sums and argmax of 2^24
+ * elements and up ran 1.5-3.5% faster that way, and of 2^16 to 2^22 up to
+ * 6% slower (docs/experiments/reduce.md: "Load policy"). */
+#define L1_FROM_BYTES (32ULL << 20)
 
 /* The kernel's element type and what it accumulates in, per dtype: sums
  * and dots in `wide` (64 bits for integers, f32 for the 16-bit floats), the
@@ -96,8 +102,9 @@ const char *cuspec_op_name(int op)
 }
 
 /* Stage 1 is the second pass of two-launch variants: one canonical form per
- * (dtype, op, block), so it is compiled once. GRID is a launch parameter
- * (blocks per SM, 0 = as many as fit) that does not change the code.
+ * (dtype, op, block), so it is compiled once. GRID (blocks per SM, 0 = as
+ * many as fit) and CACHE (1: the input's loads through L1, 0: streamed
+ * past it) are launch parameters that do not change the code.
  * argmin and argmax are one launch only. */
 static int legal(const struct cuspec__variant *v)
 {
@@ -108,7 +115,8 @@ static int legal(const struct cuspec__variant *v)
     if (cuspec__reduce_is_arg(v->op) && (v->p[P_SINGLE] != 1 || v->p[P_STAGE] != 0))
         return 0;
     if (v->p[P_STAGE] == 1)
-        return v->p[P_ITEMS] == 1 && v->p[P_VEC] == 1 && v->p[P_SINGLE] == 0 && v->p[P_GRID] == 0;
+        return v->p[P_ITEMS] == 1 && v->p[P_VEC] == 1 && v->p[P_SINGLE] == 0 && v->p[P_GRID] == 0 &&
+               v->p[P_CACHE] == 0;
     return v->p[P_VEC] * size <= 16;
 }
 
@@ -144,13 +152,24 @@ static void defaults(int arch, struct cuspec__variant *v)
      * (docs/experiments/reduce.md: "Loads in flight") */
     v->p[P_GRID] = 4;
     v->p[P_STAGE] = 0;
+    v->p[P_CACHE] = 0;
+}
+
+/* The defaults for a call on s: its loads through L1 when it reads at least
+ * L1_FROM_BYTES. */
+static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    unsigned long long bytes = s->n * cuspec_dtype_size(s->dtype);
+    if (s->op == CUSPEC__REDUCE_DOT)
+        bytes *= 2;
+    v->p[P_CACHE] = bytes >= L1_FROM_BYTES;
 }
 
 const struct cuspec__family cuspec__family_reduce = {
     .name = "reduce",
     .template_file = "reduce.cuh",
     .waits_for_prior_grid = 1,
-    .n_params = 6,
+    .n_params = 7,
     .params =
         {
             [P_BLOCK] = {"block", 4, {128, 256, 512, 1024}},
@@ -159,6 +178,7 @@ const struct cuspec__family cuspec__family_reduce = {
             [P_SINGLE] = {"single", 2, {0, 1}},
             [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
             [P_STAGE] = {"stage", 2, {0, 1}, 0, 1},
+            [P_CACHE] = {"cache", 2, {0, 1}, 1},
         },
     .n_dtypes = 12,
     .dtypes = {CUSPEC_F32, CUSPEC_F64, CUSPEC_I32, CUSPEC_I64, CUSPEC_U32, CUSPEC_U64, CUSPEC_I8,
@@ -168,6 +188,7 @@ const struct cuspec__family cuspec__family_reduce = {
     .expr = expr,
     .threads = threads,
     .defaults = defaults,
+    .fit = fit,
     .ops = &cuspec__reduce_ops,
 };
 
@@ -183,7 +204,7 @@ static int kernels(cuspec_ctx *ctx, CUstream stream, const struct cuspec__spec *
     while (rc == CUSPEC_OK && !v->p[P_SINGLE]) {
         *fin = *v;
         fin->p[P_ITEMS] = fin->p[P_VEC] = 1;
-        fin->p[P_SINGLE] = fin->p[P_GRID] = 0;
+        fin->p[P_SINGLE] = fin->p[P_GRID] = fin->p[P_CACHE] = 0;
         fin->p[P_STAGE] = 1;
         rc = cuspec__helper_function(ctx, stream, fin, fk);
         if (rc == CUSPEC_OK || s == NULL || !cuspec__unavailable(rc))
@@ -232,8 +253,9 @@ static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspe
 
     unsigned long long count = n;
     CUdeviceptr partials = s.partials, ticket = s.ticket;
-    void *args[] = {&a, &b, &count, &out, &partials, &ticket};
-    void *arg_args[] = {&a, &count, &out, &index, &partials, &ticket};
+    unsigned int l1 = (unsigned int)v->p[P_CACHE];
+    void *args[] = {&a, &b, &count, &out, &partials, &ticket, &l1};
+    void *arg_args[] = {&a, &count, &out, &index, &partials, &ticket, &l1};
     const unsigned dims[3] = {(unsigned)grid, 1, 1}, one[3] = {1, 1, 1};
     unsigned long long bytes =
         n * cuspec_dtype_size(v->dtype) * (v->op == CUSPEC__REDUCE_DOT ? 2 : 1);

@@ -12,12 +12,14 @@
 //
 //   template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE>
 //   __global__ void cuspec_reduce(const T *a, const T *b, unsigned long long n,
-//                                 Out *out, Acc *partials, unsigned int *ticket);
+//                                 Out *out, Acc *partials, unsigned int *ticket,
+//                                 unsigned int l1);
 //   template <typename T, typename Acc, int OP, int BLOCK>
 //   __global__ void cuspec_reduce_final(const Acc *partials, unsigned int count, Out *out);
 //   template <typename T, int OP, int BLOCK, int ITEMS, int VEC>
 //   __global__ void cuspec_argreduce(const T *a, unsigned long long n, T *value,
-//                                    long long *index, arg<V> *partials, unsigned int *ticket);
+//                                    long long *index, arg<V> *partials, unsigned int *ticket,
+//                                    unsigned int l1);
 //
 // TEMPLATE PARAMETERS
 //   OP     0 = sum, 1 = min, 2 = max, 3 = dot (sum of a[i]*b[i]); b is only read
@@ -58,6 +60,14 @@
 //   argmin/argmax: one scan per load (struct scan): each load's extreme, as for
 //   min/max, against the best so far in one compare; the load that first held
 //   the best is kept whole and its lanes searched once, at the end.
+//
+// LOADS
+//   l1 = 0: ld.global.cs (cache streaming, evict-first), so that a read-once
+//   stream does not flush the L2 for other kernels; l1 != 0: ld.global.nc,
+//   allocated in L1, which reads large inputs faster and small ones slower on
+//   an H200 (docs/experiments/reduce.md: "Load policy"). The host's choice, a
+//   kernel argument rather than template text, so one kernel serves both.
+//   A thread's next tile is loaded before its current one is consumed.
 //
 // LAUNCH GEOMETRY (host's job)
 //   block = BLOCK threads, no dynamic shared memory (static shared only).
@@ -120,18 +130,11 @@
 //
 // One default for all types and ops (BLOCK 256, VEC = 16/sizeof(T), ITEMS 4,
 // G = 4*SMs, SINGLE 1): about 64 KB of loads in flight per SM read at the copy
-// rate (docs/experiments/reduce.md: "Loads in flight").
+// rate (docs/experiments/reduce.md: "Loads in flight"); l1 from 32 MB read.
 // ---------------------------------------------------------------------------
 
 #ifndef CUSPEC_REDUCE_CUH_
 #define CUSPEC_REDUCE_CUH_
-
-// Load used for the streamed input. ld.global.cs ("cache streaming", evict-first)
-// keeps a 1 GB read-once stream from flushing the L2 for other kernels. A harness
-// may #define this before #including the file to compare e.g. __ldg.
-#ifndef CUSPEC_REDUCE_LOAD
-#define CUSPEC_REDUCE_LOAD(p) __ldcs(p)
-#endif
 
 #include "prior_grid.cuh"
 #include "reduce_types.cuh"
@@ -304,10 +307,22 @@ __device__ __forceinline__ A take(A acc, T x, T y, unsigned long long i)
         return step<T, Acc, OP>(acc, x, y);
 }
 
-template <typename T> __device__ __forceinline__ T load1(const T *p)
+// A load of the streamed input: ld.global.cs (cache streaming, evict-first),
+// or with l1 ld.global.nc, allocated in L1 (the host's choice, the same for
+// the whole grid: docs/experiments/reduce.md, "Load policy").
+template <bool L1, typename P> __device__ __forceinline__ P load(const P *p)
+{
+    if constexpr (L1)
+        return __ldg(p);
+    else
+        return __ldcs(p);
+}
+
+template <typename T> __device__ __forceinline__ T load1(const T *p, bool l1)
 {
     typedef typename vec<T, 1>::type R;
-    return vec<T, 1>::get(CUSPEC_REDUCE_LOAD(reinterpret_cast<const R *>(p)), 0);
+    const R *q = reinterpret_cast<const R *>(p);
+    return vec<T, 1>::get(l1 ? load<true>(q) : load<false>(q), 0);
 }
 
 // ---- one vector load's elements --------------------------------------------
@@ -490,7 +505,21 @@ __device__ __forceinline__ void consume(A (&acc)[K], int j, const typename vec<T
 // j*W..j*W+W-1, W = V or 1 (slots): chains of adds that never stall the
 // loads. The < 1 tile remainder is spread over all threads. Vector 0 starts
 // at element index `first` (argmin/argmax).
-template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, typename A>
+template <int OP, int BLOCK, int IT, bool L1, typename VT>
+__device__ __forceinline__ void load_tile(const VT *__restrict__ va, const VT *__restrict__ vb,
+                                          unsigned long long idx, VT (&xa)[IT], VT (&xb)[IT])
+{
+#pragma unroll
+    for (int j = 0; j < IT; ++j)
+        xa[j] = load<L1>(va + idx + (unsigned long long)j * BLOCK);
+    if constexpr (OP == OP_DOT) {
+#pragma unroll
+        for (int j = 0; j < IT; ++j)
+            xb[j] = load<L1>(vb + idx + (unsigned long long)j * BLOCK);
+    }
+}
+
+template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, bool L1, typename A>
 __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__restrict__ b,
                                            unsigned long long nv, unsigned long long first,
                                            A (&acc)[W * IT])
@@ -503,24 +532,30 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
     const unsigned long long gstride = (unsigned long long)gridDim.x * TILE;
 
     // idx < full_end  <=>  this block's tile index < number of full tiles,
-    // because threadIdx.x < BLOCK <= TILE.
+    // because threadIdx.x < BLOCK <= TILE. Each tile's loads are issued
+    // before the tile before it is consumed (ya, yb), so that the loads of a
+    // thread's next tile are in flight while its ALU work runs.
+    unsigned long long idx = (unsigned long long)blockIdx.x * TILE + threadIdx.x;
+    VT xa[IT];
+    VT xb[IT];
+    if (idx < full_end)
+        load_tile<OP, BLOCK, IT, L1>(va, vb, idx, xa, xb);
 #pragma unroll 1
-    for (unsigned long long idx = (unsigned long long)blockIdx.x * TILE + threadIdx.x;
-         idx < full_end; idx += gstride) {
-        VT xa[IT];
-        VT xb[IT];
-#pragma unroll
-        for (int j = 0; j < IT; ++j)
-            xa[j] = CUSPEC_REDUCE_LOAD(va + idx + (unsigned long long)j * BLOCK);
-        if constexpr (OP == OP_DOT) {
-#pragma unroll
-            for (int j = 0; j < IT; ++j)
-                xb[j] = CUSPEC_REDUCE_LOAD(vb + idx + (unsigned long long)j * BLOCK);
-        }
+    for (; idx < full_end; idx += gstride) {
+        VT ya[IT];
+        VT yb[IT];
+        if (idx + gstride < full_end)
+            load_tile<OP, BLOCK, IT, L1>(va, vb, idx + gstride, ya, yb);
 #pragma unroll
         for (int j = 0; j < IT; ++j)
             consume<T, Acc, OP, V, W>(acc, j, xa[j], OP == OP_DOT ? xb[j] : xa[j],
                                       first + (idx + (unsigned long long)j * BLOCK) * V);
+#pragma unroll
+        for (int j = 0; j < IT; ++j) {
+            xa[j] = ya[j];
+            if constexpr (OP == OP_DOT)
+                xb[j] = yb[j];
+        }
     }
 
     // Remainder (< TILE vectors): thread g takes vectors full_end + g + j*G*BLOCK.
@@ -533,10 +568,10 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
     for (int j = 0; j < IT; ++j) {
         const unsigned long long idx = rbase + (unsigned long long)j * tstride;
         if (idx < nv) {
-            VT xa = CUSPEC_REDUCE_LOAD(va + idx);
+            VT xa = load<L1>(va + idx);
             VT xb = xa;
             if constexpr (OP == OP_DOT)
-                xb = CUSPEC_REDUCE_LOAD(vb + idx);
+                xb = load<L1>(vb + idx);
             consume<T, Acc, OP, V, W>(acc, j, xa, xb, first + idx * V);
         }
     }
@@ -628,7 +663,7 @@ __device__ __forceinline__ void finish(const A &r, Out *out, long long *index)
 // overlap) is located into acc[0].
 template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, typename A, int K>
 __device__ __forceinline__ void loads(const T *__restrict__ a, const T *__restrict__ b,
-                                      unsigned long long nv, unsigned long long first,
+                                      unsigned long long nv, unsigned long long first, bool l1,
                                       A (&acc)[K])
 {
     if constexpr (is_arg<OP>::value) {
@@ -636,10 +671,16 @@ __device__ __forceinline__ void loads(const T *__restrict__ a, const T *__restri
 #pragma unroll
         for (int j = 0; j < IT; ++j)
             s[j].start();
-        accumulate<T, Acc, OP, BLOCK, V, IT, 1>(a, b, nv, first, s);
+        if (l1)
+            accumulate<T, Acc, OP, BLOCK, V, IT, 1, true>(a, b, nv, first, s);
+        else
+            accumulate<T, Acc, OP, BLOCK, V, IT, 1, false>(a, b, nv, first, s);
         acc[0] = tree<scan<T, OP, V>, OP, IT>(s).located();
     } else {
-        accumulate<T, Acc, OP, BLOCK, V, IT, W>(a, b, nv, first, acc);
+        if (l1)
+            accumulate<T, Acc, OP, BLOCK, V, IT, W, true>(a, b, nv, first, acc);
+        else
+            accumulate<T, Acc, OP, BLOCK, V, IT, W, false>(a, b, nv, first, acc);
     }
 }
 
@@ -649,7 +690,7 @@ template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int S
 __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__restrict__ b,
                                             unsigned long long n, Out *__restrict__ out,
                                             long long *__restrict__ index, A *__restrict__ partials,
-                                            unsigned int *__restrict__ ticket)
+                                            unsigned int *__restrict__ ticket, bool l1)
 {
     static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0,
                   "BLOCK: multiple of 32 in [32,1024]");
@@ -668,7 +709,7 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
         acc[i] = identity<T, A, OP>();
 
     if constexpr (VEC == 1) {
-        loads<T, Acc, OP, BLOCK, 1, ITEMS, 1>(a, b, n, 0, acc);
+        loads<T, Acc, OP, BLOCK, 1, ITEMS, 1>(a, b, n, 0, l1, acc);
     } else {
         constexpr unsigned long long VB = (unsigned long long)VEC * sizeof(T);
         const unsigned long long amis = reinterpret_cast<unsigned long long>(a) & (VB - 1);
@@ -676,9 +717,10 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
         if constexpr (OP == OP_DOT) {
             vec_ok = (reinterpret_cast<unsigned long long>(b) & (VB - 1)) == amis;
             // a and b misaligned differently: no common vector body. Scalar loads,
-            // one per slot in flight.
+            // one per slot in flight, streamed whatever l1 says (one copy of
+            // this rare path's loop).
             if (!vec_ok)
-                accumulate<T, Acc, OP, BLOCK, 1, K, 1>(a, b, n, 0, acc);
+                accumulate<T, Acc, OP, BLOCK, 1, K, 1, false>(a, b, n, 0, acc);
         }
         if (vec_ok) {
             // head: elements before the first VB-aligned address (< VEC of them);
@@ -691,20 +733,20 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
             const T *bb = nullptr;
             if constexpr (OP == OP_DOT)
                 bb = b + head;
-            loads<T, Acc, OP, BLOCK, VEC, ITEMS, W>(a + head, bb, nv, head, acc);
+            loads<T, Acc, OP, BLOCK, VEC, ITEMS, W>(a + head, bb, nv, head, l1, acc);
             const unsigned long long g = (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
             if (g < head) {
                 T y = T();
                 if constexpr (OP == OP_DOT)
-                    y = load1(b + g);
-                acc[0] = take<T, Acc, OP>(acc[0], load1(a + g), y, g);
+                    y = load1(b + g, l1);
+                acc[0] = take<T, Acc, OP>(acc[0], load1(a + g, l1), y, g);
             }
             if (g < tail) {
                 const unsigned long long i = n - tail + g;
                 T y = T();
                 if constexpr (OP == OP_DOT)
-                    y = load1(b + i);
-                acc[K - 1] = take<T, Acc, OP>(acc[K - 1], load1(a + i), y, i);
+                    y = load1(b + i, l1);
+                acc[K - 1] = take<T, Acc, OP>(acc[K - 1], load1(a + i, l1), y, i);
             }
         }
     }
@@ -776,7 +818,7 @@ template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int S
 __global__ void __launch_bounds__(BLOCK)
     cuspec_reduce(const T *__restrict__ a, const T *__restrict__ b, unsigned long long n,
                   typename cuspec_reduce_detail::out_of<T, Acc, OP>::type *__restrict__ out,
-                  Acc *__restrict__ partials, unsigned int *__restrict__ ticket)
+                  Acc *__restrict__ partials, unsigned int *__restrict__ ticket, unsigned int l1)
 {
     using namespace cuspec_reduce_detail;
     typedef typename elem<T>::V V;
@@ -788,7 +830,7 @@ __global__ void __launch_bounds__(BLOCK)
                   "min/max: Acc must be T's value type");
     static_assert(sizeof(Acc) >= sizeof(V), "Acc narrower than T");
     reduce_body<T, Acc, OP, BLOCK, ITEMS, VEC, SINGLE>(a, b, n, out, (long long *)nullptr, partials,
-                                                       ticket);
+                                                       ticket, l1 != 0);
 }
 
 // Second pass for SINGLE=0: one block of BLOCK threads combines `count` partials.
@@ -817,12 +859,12 @@ __global__ void __launch_bounds__(BLOCK) cuspec_argreduce(
     const T *__restrict__ a, unsigned long long n, T *__restrict__ value,
     long long *__restrict__ index,
     cuspec_reduce_detail::arg<typename cuspec_reduce_detail::elem<T>::V> *__restrict__ partials,
-    unsigned int *__restrict__ ticket)
+    unsigned int *__restrict__ ticket, unsigned int l1)
 {
     using namespace cuspec_reduce_detail;
     static_assert(OP == OP_ARGMIN || OP == OP_ARGMAX, "OP: 4 argmin, 5 argmax");
     reduce_body<T, typename elem<T>::V, OP, BLOCK, ITEMS, VEC, 1>(a, (const T *)nullptr, n, value,
-                                                                  index, partials, ticket);
+                                                                  index, partials, ticket, l1 != 0);
 }
 
 #endif // CUSPEC_REDUCE_CUH_

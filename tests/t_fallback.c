@@ -1,6 +1,6 @@
 /* Without a GPU: the kernels a call can choose without a tuning record are
  * exactly the ones the build prebuilds (cuspec__family_choices, checked on
- * random shapes), and where the one a call wants cannot be had and NVRTC is
+ * random shapes and sizes), and where the one a call wants cannot be had and NVRTC is
  * absent, what it may run instead starts with the defaults for its shape,
  * always fits the shape, and is found in the tiers that need no compiler. */
 #include "catalogue.h"
@@ -25,11 +25,17 @@ static int list(const struct cuspec__variant *v, void *user)
     return 0;
 }
 
+/* Where v's kernel is listed: launch-only parameters (the reductions'
+ * cache, chosen by size) make no other kernel. */
 static int index_of(const struct cuspec__variant *v)
 {
-    for (unsigned i = 0; i < n_listed; i++)
-        if (memcmp(&listed[i], v, sizeof *v) == 0)
+    struct cuspec__variant k, l;
+    cuspec__variant_kernel(v, &k);
+    for (unsigned i = 0; i < n_listed; i++) {
+        cuspec__variant_kernel(&listed[i], &l);
+        if (memcmp(&l, &k, sizeof k) == 0)
             return (int)i;
+    }
     return -1;
 }
 

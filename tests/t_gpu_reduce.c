@@ -636,10 +636,11 @@ TEST(kernels_compile)
     const struct cuspec__family *f = &cuspec__family_reduce;
     int p_items = param_index(f, "items"), p_vec = param_index(f, "vec");
     int p_single = param_index(f, "single"), p_grid = param_index(f, "grid");
+    int p_cache = param_index(f, "cache");
     int p_stage = param_index(f, "stage");
     if (param_index(f, "block") < 0 || p_items < 0 || p_vec < 0 || p_single < 0 || p_grid < 0 ||
-        p_stage < 0) {
-        TAP_FAIL("the reduce family lacks one of block, items, vec, single, grid, stage");
+        p_stage < 0 || p_cache < 0) {
+        TAP_FAIL("the reduce family lacks one of block, items, vec, single, grid, stage, cache");
         return;
     }
 
@@ -661,6 +662,7 @@ TEST(kernels_compile)
     for (size_t i = step / 2; i < first.n; i += step, k++) {
         struct cuspec__variant v = first.v[i];
         v.p[p_grid] = grid->values[k % (size_t)grid->n];
+        v.p[p_cache] = (int)(k / 2 % 2); /* the loads streamed, or through L1 */
         CHECK(vlist_add(&sample, &v) == 0);
         saw_single0 |= v.p[p_single] == 0;
         saw_single1 |= v.p[p_single] == 1;
@@ -674,7 +676,7 @@ TEST(kernels_compile)
 
     for (size_t i = 0; i < sample.n; i++) {
         struct cuspec__variant v = sample.v[i];
-        v.p[p_grid] = 0;
+        v.p[p_grid] = v.p[p_cache] = 0;
         CHECK(vlist_add(&build, &v) == 0);
         if (v.p[p_single] == 0) {
             v.p[p_items] = v.p[p_vec] = 1;

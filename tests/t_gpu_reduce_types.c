@@ -742,6 +742,7 @@ TEST(kernels_compile)
     const struct cuspec__family *f = &cuspec__family_reduce;
     int p_items = param_index(f, "items"), p_vec = param_index(f, "vec");
     int p_single = param_index(f, "single"), p_grid = param_index(f, "grid");
+    int p_cache = param_index(f, "cache");
     int p_stage = param_index(f, "stage");
     struct vlist all = {0}, first = {0}, build = {0};
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, ctx->arch, 1, collect, &all), 0);
@@ -755,6 +756,7 @@ TEST(kernels_compile)
     for (size_t i = step / 2; i < first.n; i += step, k++) {
         struct cuspec__variant v = first.v[i];
         v.p[p_grid] = grid->values[k % (size_t)grid->n];
+        v.p[p_cache] = (int)(k / 2 % 2); /* the loads streamed, or through L1 */
         CHECK(vlist_add(&sample, &v) == 0);
     }
     struct vlist defaults = {0};
@@ -766,7 +768,7 @@ TEST(kernels_compile)
            sample.n);
     for (size_t i = 0; i < sample.n; i++) {
         struct cuspec__variant v = sample.v[i];
-        v.p[p_grid] = 0;
+        v.p[p_grid] = v.p[p_cache] = 0;
         CHECK(vlist_add(&build, &v) == 0);
         if (v.p[p_single] == 0) {
             v.p[p_items] = v.p[p_vec] = 1;

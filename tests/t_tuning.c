@@ -615,16 +615,17 @@ TEST(search_rejects_wrong_and_failed_candidates)
 {
     struct fake f = {.wrong_block = 512, .fail_items = 8};
     const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
-    struct cuspec__tune_job job = fake_job("wrong", &f, 400); /* exhaustive */
+    struct cuspec__tune_job job = fake_job("wrong", &f, 800); /* exhaustive */
     cuspec_tune_result r;
     struct cuspec__record rec;
     CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
     CHECK(rec.p[0] != 512); /* the fastest block size gave wrong results */
     CHECK(rec.p[1] != 8);   /* items 8 did not compile */
-    /* items 8 (a quarter of the 384) or block 512 (a quarter; 24 are both) */
-    CHECK_INT_EQ(r.failed, 96 + 96 - 24);
+    /* items 8 (a quarter of the 768) or block 512 (a quarter; 48 are both) */
+    CHECK_INT_EQ(r.candidates, 768);
+    CHECK_INT_EQ(r.failed, 192 + 192 - 48);
     /* What did not compile is never timed. */
-    CHECK_INT_EQ(r.timed, r.candidates - 96);
+    CHECK_INT_EQ(r.timed, r.candidates - 192);
     /* Exhaustive: the best of the rest is found: block 256 or 1024 next. */
     CHECK_INT_EQ(rec.p[1], 2);
     CHECK_INT_EQ(rec.p[2], 4);
@@ -634,7 +635,7 @@ TEST(search_finds_the_optimum_by_refinement)
 {
     struct fake f = {0};
     const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
-    struct cuspec__tune_job job = fake_job("refine", &f, 48); /* 384 in the space */
+    struct cuspec__tune_job job = fake_job("refine", &f, 48); /* 768 in the space */
     cuspec_tune_result r;
     struct cuspec__record rec;
     CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
