@@ -192,6 +192,14 @@ const struct cuspec__family cuspec__family_reduce = {
     .ops = &cuspec__reduce_ops,
 };
 
+int cuspec__reduce_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
+{
+    int from_record = cuspec__tuned_params(ctx, s, v);
+    if (!from_record)
+        fit(v, s);
+    return from_record;
+}
+
 /* The kernels of *v and of its second pass. For a call on s (not NULL),
  * where either is unavailable, *v falls back (to a one-pass kernel: every
  * kernel calls choose without a record is one). */
@@ -313,7 +321,7 @@ static int run(cuspec_ctx *ctx, const char *what, int op, int dtype, cuspec_devp
     if (rc == CUSPEC_OK) {
         struct cuspec__variant v = {0};
         struct cuspec__spec spec = {.family = CUSPEC__FAM_REDUCE, .op = op, .dtype = dtype, .n = n};
-        cuspec__tuned_params(ctx, &spec, &v);
+        cuspec__reduce_params(ctx, &spec, &v);
         rc = launch(ctx, &v, &spec, a, op == CUSPEC__REDUCE_DOT ? b : 0, n, out, index,
                     (CUstream)stream, NULL);
     } else {

@@ -32,6 +32,11 @@ static inline int cuspec__reduce_is_arg(int op)
 
 extern const struct cuspec__family_ops cuspec__reduce_ops;
 
+/* The parameters of a call on s: its tuning record's, else the defaults
+ * fitted to s (its loads through L1 from 32 MB read); 1 when from a
+ * record. */
+int cuspec__reduce_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v);
+
 /* Runs reduce variant v (dot, with b, when v->op is CUSPEC__REDUCE_DOT);
  * the context must be current and the arguments checked. argmin and argmax
  * write their value at out and their index (an i64) at out + 8. */

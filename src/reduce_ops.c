@@ -60,7 +60,7 @@ static int nearby(int bucket, int d, int (*fn)(int bucket, void *user), void *us
 static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
 {
     memset(v, 0, sizeof *v);
-    return cuspec__tuned_params(ctx, s, v);
+    return cuspec__reduce_params(ctx, s, v);
 }
 
 static void io(const struct cuspec__spec *s, struct cuspec__io *io)

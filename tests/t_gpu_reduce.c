@@ -401,6 +401,36 @@ SIZES_OFFSETS_OP(min, OP_MIN)
 SIZES_OFFSETS_OP(max, OP_MAX)
 SIZES_OFFSETS_OP(dot, OP_DOT)
 
+/* ## Without a record, the loads go through L1 from 32 MB read */
+TEST(untuned_calls_load_through_l1_from_32_mb)
+{
+    static const struct {
+        int op, dtype;
+        size_t n;
+        const char *cache;
+    } cases[] = {
+        {CUSPEC_SUM, CUSPEC_F32, (1u << 23) - 1, "cache=0"},
+        {CUSPEC_SUM, CUSPEC_F32, 1u << 23, "cache=1"},
+        {CUSPEC_ARGMAX, CUSPEC_F32, 1u << 28, "cache=1"},
+        {CUSPEC_MAX, CUSPEC_I8, 1u << 24, "cache=0"},
+        {CUSPEC_MAX, CUSPEC_I8, 1u << 25, "cache=1"},
+        {-1, CUSPEC_F64, 1u << 21, "cache=1"}, /* dot: two inputs of 16 MB */
+        {-1, CUSPEC_F64, (1u << 21) - 1, "cache=0"},
+    };
+    if (!ready())
+        return;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cuspec_tune_spec spec = {
+            .family = "reduce", .op = cases[i].op, .dtype = cases[i].dtype, .n = cases[i].n};
+        char params[256];
+        int from_record = -1;
+        CHECK_INT_EQ(cuspec_tuned_params(ctx, &spec, params, sizeof params, &from_record),
+                     CUSPEC_OK);
+        CHECK_INT_EQ(from_record, 0);
+        CHECK_STR_CONTAINS(params, cases[i].cache);
+    }
+}
+
 /* ## n = 0: the identity */
 TEST(identity_at_n0)
 {
@@ -1059,6 +1089,7 @@ int main(void)
         TAP_ENTRY(dot_i32_sizes_offsets),
         TAP_ENTRY(dot_i64_sizes_offsets),
         TAP_ENTRY(dot_u32_sizes_offsets),
+        TAP_ENTRY(untuned_calls_load_through_l1_from_32_mb),
         TAP_ENTRY(identity_at_n0),
         TAP_ENTRY(nan_propagates_min_max),
         TAP_ENTRY(bad_arguments_rejected),
