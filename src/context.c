@@ -292,12 +292,15 @@ static int load_kept(cuspec_ctx *ctx, CUstream stream, const struct cuspec__vari
 }
 
 /* The kernel of v and the tier it came from (table, or where its image
- * came from). */
+ * came from). The table holds kernels: variants that differ only in
+ * launch parameters (a reduction's grid or cache) share one module. */
 static int get_kernel(cuspec_ctx *ctx, CUstream stream, const struct cuspec__variant *v,
                       struct cuspec__kernel *k, int *tier)
 {
+    struct cuspec__variant kv;
+    cuspec__variant_kernel(v, &kv);
     pthread_mutex_lock(&ctx->lock);
-    struct cuspec__slot *hit = table_find(ctx, v);
+    struct cuspec__slot *hit = table_find(ctx, &kv);
     if (hit != NULL) {
         hit->last_use = ++ctx->clock;
         *k = hit->kernel;
@@ -306,7 +309,7 @@ static int get_kernel(cuspec_ctx *ctx, CUstream stream, const struct cuspec__var
         return CUSPEC_OK;
     }
     pthread_mutex_unlock(&ctx->lock);
-    return load_kept(ctx, stream, v, k, tier);
+    return load_kept(ctx, stream, &kv, k, tier);
 }
 
 int cuspec__function(cuspec_ctx *ctx, CUstream stream, const struct cuspec__variant *v,
