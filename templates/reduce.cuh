@@ -58,9 +58,8 @@
 //   extreme taken with packed min/max two lanes a word where the arch has them
 //   (sm_80 for the 16-bit floats, sm_90 for integers; reduce_types.cuh: lanes).
 //   argmin/argmax: one scan per load (struct scan): each load's extreme, as for
-//   min/max, against the best so far in one compare; loads of 4- and 8-byte
-//   elements find the best's lane when they take its place, wider loads of
-//   narrow ones are kept whole and their lanes searched once, at the end.
+//   min/max, against the best so far in one compare; the load that first held
+//   the best is kept whole and its lanes searched once, at the end.
 //
 // LOADS
 //   l1 = 0: ld.global.cs (cache streaming, evict-first), so that a read-once
@@ -432,40 +431,18 @@ __device__ __forceinline__ Acc fold(const typename vec<T, V>::type &xa,
     }
 }
 
-// The first lane of load x equal to m (the first NaN when m is NaN; -0.0
-// and +0.0 are equal), and in *c that lane's value. The compares are
-// independent; the last lane is taken first, so the first match stays.
-template <typename T, int V, typename X>
-__device__ __forceinline__ int lane_of(const typename vec<T, V>::type &x, X m, X *c)
-{
-    int at = V - 1;
-#pragma unroll
-    for (int k = V - 1; k >= 0; --k) {
-        const X e = elem<T>::val(vec<T, V>::get(x, k));
-        if (k == V - 1 || e == m || (e != e && m != m)) {
-            *c = e;
-            at = k;
-        }
-    }
-    return at;
-}
-
 // argmin/argmax over a thread's loads, in index order: each load's extreme
-// (cheap packed operations) against the best so far, one compare. A later
-// load only replaces the best when strictly better, or with the first NaN,
-// so ties keep the smallest index. Loads of at most 4 elements (4- and
-// 8-byte T: NOW) find the best's lane when they take its place, so v and i
-// are the element's; wider loads of narrow T are kept whole (x) and their
-// lanes searched once, at the end (located), which costs registers but not
-// 16 compares a load. v: the best; i: its index (NOW), else the index of
-// x's element 0; EMPTY before any load.
+// (cheap packed operations) against the best so far, one compare; the load
+// that first held the best is kept, its elements searched once at the end
+// (located). A later load only replaces it when strictly better, or with the
+// first NaN, so ties keep the smallest index. v: the best; i: the index of
+// x's element 0, EMPTY before any load.
 template <typename T, int OP, int V> struct scan {
     typedef typename elem<T>::V X;
     typedef typename vec<T, V>::type VT;
-    enum : bool { NOW = V <= 4 && sizeof(T) >= 4 };
     X v;
     unsigned long long i;
-    VT x; // unused when NOW
+    VT x;
 
     __device__ __forceinline__ void start()
     {
@@ -477,25 +454,28 @@ template <typename T, int OP, int V> struct scan {
     {
         const X m = extreme<T, OP, V>(y);
         const bool take = (i == EMPTY) | ahead<OP>(m, v); // selects, no branch
-        if constexpr (NOW) {
-            X c = m;
-            const int k = lane_of<T, V>(y, m, &c);
-            v = take ? c : v;
-            i = take ? at + k : i;
-        } else {
-            v = take ? m : v;
-            i = take ? at : i;
-            x = take ? y : x;
-        }
+        v = take ? m : v;
+        i = take ? at : i;
+        x = take ? y : x;
     }
-    // The best element and its index, or the identity when no load was seen.
+    // The kept load's first element equal to the best (the first NaN when
+    // it is NaN), or the identity when no load was seen. The compares are
+    // independent; the last lane is taken first, so the first match stays.
     __device__ __forceinline__ arg<X> located() const
     {
         arg<X> r{v, i};
-        if constexpr (!NOW) {
-            if (i != EMPTY)
-                r.i = i + lane_of<T, V>(x, v, &r.v);
+        if (i == EMPTY)
+            return r;
+        int at = V - 1;
+#pragma unroll
+        for (int k = V - 1; k >= 0; --k) {
+            const X c = elem<T>::val(vec<T, V>::get(x, k));
+            if (k == V - 1 || c == v || (c != c && v != v)) {
+                r.v = c;
+                at = k;
+            }
         }
+        r.i = i + at;
         return r;
     }
 };
