@@ -242,6 +242,9 @@ static unsigned choose_neighbours(struct search *s, const struct cand *c, unsign
     return added;
 }
 
+/* How much faster than the defaults a winner must be to be recorded. */
+#define CONFIRM_MARGIN 0.01
+
 static int by_time(const void *a, const void *b)
 {
     const struct cand *x = *(const struct cand *const *)a, *y = *(const struct cand *const *)b;
@@ -320,18 +323,28 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
     else if (m == 0)
         rc = cuspec__fail(CUSPEC_ERR_UNSUPPORTED, "no candidate ran correctly");
     if (rc == CUSPEC_OK && !res->stopped) {
-        /* Confirm: re-time the best few with twice the calls; keep the best. */
+        /* Confirm: re-time the best few, and the defaults, with twice the
+         * calls; keep the best, unless it beats the defaults by less than
+         * CONFIRM_MARGIN (a difference within the noise would make a
+         * record of a kernel no faster, and at times slower, in calls). */
         qsort(ranked, m, sizeof *ranked, by_time);
         unsigned top = (unsigned)job->opt.top < m ? (unsigned)job->opt.top : m;
-        for (unsigned r = 0; r < top; r++) {
+        int default_timed = 0;
+        for (unsigned r = 0; r <= top; r++) {
+            struct cand *c = r < top ? ranked[r] : dc;
+            if (r == top && (default_timed || dc->status != OK))
+                break;
+            default_timed |= c == dc;
             double us, spread;
-            if (io->measure(io->env, &ranked[r]->v, 2 * job->opt.reps, &us, &spread) == CUSPEC_OK) {
-                ranked[r]->us = us;
-                ranked[r]->spread = spread;
+            if (io->measure(io->env, &c->v, 2 * job->opt.reps, &us, &spread) == CUSPEC_OK) {
+                c->us = us;
+                c->spread = spread;
             }
         }
         qsort(ranked, top, sizeof *ranked, by_time);
         const struct cand *w = ranked[0];
+        if (dc->status == OK && w != dc && w->us > dc->us * (1 - CONFIRM_MARGIN))
+            w = dc;
         log_save(&s);
         cuspec__variant_name(&w->v, res->kernel, sizeof res->kernel);
         cuspec__params_text(&w->v, res->params, sizeof res->params);

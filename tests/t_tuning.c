@@ -501,6 +501,7 @@ struct fake {
     int stop;
     int wrong_block; /* this block size gives wrong results */
     int fail_items;  /* these do not compile */
+    int flat;        /* everything 0.4% faster than the defaults */
     int calls[4096];
 };
 
@@ -529,6 +530,11 @@ static int fake_measure(void *env, const struct cuspec__variant *v, int reps, do
     if (v->p[0] == f->wrong_block)
         return CUSPEC__WRONG;
     *us = fake_time(v);
+    if (f->flat) {
+        struct cuspec__variant d = *v;
+        cuspec__family_reduce.defaults(90, &d);
+        *us = memcmp(d.p, v->p, sizeof d.p) == 0 ? 100 : 99.6;
+    }
     *spread = 0.01;
     return CUSPEC_OK;
 }
@@ -631,6 +637,22 @@ TEST(search_rejects_wrong_and_failed_candidates)
     CHECK_INT_EQ(rec.p[2], 4);
 }
 
+/* A winner less than 1% faster than the defaults is not recorded: the
+ * defaults are, and the confirming round timed them again. */
+TEST(search_keeps_the_defaults_against_a_winner_within_the_noise)
+{
+    struct fake f = {.flat = 1};
+    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
+    struct cuspec__tune_job job = fake_job("flat", &f, 40);
+    cuspec_tune_result r;
+    struct cuspec__record rec;
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK(memcmp(rec.p, job.def.p, sizeof rec.p) == 0);
+    CHECK(r.gbs == r.default_gbs);
+    /* 40 timed once, 3 and the defaults again */
+    CHECK_INT_EQ(f.measured, 40 + 3 + 1);
+}
+
 TEST(search_finds_the_optimum_by_refinement)
 {
     struct fake f = {0};
@@ -679,6 +701,8 @@ int main(void)
                                             TAP_ENTRY(search_reads_six_parameter_logs),
                                             TAP_ENTRY(search_resumes_after_a_stop),
                                             TAP_ENTRY(search_rejects_wrong_and_failed_candidates),
+                                            TAP_ENTRY(
+                                                search_keeps_the_defaults_against_a_winner_within_the_noise),
                                             TAP_ENTRY(search_finds_the_optimum_by_refinement),
                                             TAP_ENTRY(a_spec_with_reserved_space_set_is_refused)};
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
