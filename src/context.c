@@ -2,6 +2,7 @@
  * (variant) -> loaded CUmodule/CUfunction, thread-safe and bounded. A hit
  * costs one hash of the small variant struct and no I/O. */
 #include "context.h"
+#include "copy.h"
 #include "prefault.h"
 #include "store.h"
 #include "image.h"
@@ -33,6 +34,8 @@ static size_t slot_of(const struct cuspec__variant *v)
     return cuspec__hash64(v, sizeof *v) & (TABLE_SLOTS - 1);
 }
 
+static void warm_up(cuspec_ctx *ctx);
+
 int cuspec_ctx_create(cuspec_ctx **out, int ordinal)
 {
     CUSPEC__RETURN_IF(out == NULL, CUSPEC_ERR_INVALID, "cuspec_ctx_create: ctx is NULL");
@@ -58,7 +61,8 @@ int cuspec_ctx_create(cuspec_ctx **out, int ordinal)
     ctx->arch = ctx->info.sm_major * 10 + ctx->info.sm_minor;
     /* What every first call needs, done here, where a context's creation
      * (tens of milliseconds) hides it: the store open, the library's code
-     * mapped (docs/experiments/deploy.md: "The first call's page faults"). */
+     * mapped (docs/experiments/deploy.md: "The first call's page faults"),
+     * and below, the driver's first load and launch (warm_up). */
     cuspec__store_open();
     cuspec__prefault_code();
     cuspec__device_identity(&ctx->info, ctx->device_id, sizeof ctx->device_id);
@@ -68,6 +72,8 @@ int cuspec_ctx_create(cuspec_ctx **out, int ordinal)
     rc = cuspec__ctx_enter(ctx, &pushed);
     if (rc == CUSPEC_OK) {
         rc = cuspec__workspace_init(ctx);
+        if (rc == CUSPEC_OK)
+            warm_up(ctx);
         cuspec__ctx_leave(ctx, pushed);
     }
     if (rc != CUSPEC_OK) {
@@ -235,6 +241,43 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
     slot->kernel.pdl = drv->cuLaunchKernelEx != NULL && drv->version >= 12030 &&
                        cuspec__family(v->family)->waits_for_prior_grid && code_arch(img) >= 90;
     return CUSPEC_OK;
+}
+
+/* A context's first module load and first launch pay the driver's one-time
+ * work, about 40-80 us of a first call on an H200 (docs/experiments/deploy.md:
+ * "A launch when the context is made"): here, when a store holds the copy
+ * kernel's cubin (no compiling, no PTX to JIT), it is loaded, launched on
+ * nothing on the calling thread's per-thread default stream (which measured
+ * faster first calls than a stream of its own), waited for and unloaded,
+ * so that the first call does not pay it. The table stays as it was;
+ * anything that fails only skips the rest. Loading and launching enqueue
+ * nothing on a capturing stream: allowed while another thread captures in
+ * global mode. */
+static void warm_up(cuspec_ctx *ctx)
+{
+    struct cuspec__variant v;
+    struct cuspec__image img;
+    struct cuspec__slot s = {0};
+    const struct cuspec__driver *drv = ctx->drv;
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    int relaxed = drv->cuThreadExchangeStreamCaptureMode(&mode) == CUDA_SUCCESS;
+    cuspec__copy_default(ctx->arch, &v);
+    if (cuspec__image_get(&v, ctx->arch, CUSPEC__IMAGE_NO_COMPILE, &img) == CUSPEC_OK) {
+        if (img.kind == CUSPEC_KIND_CUBIN && load(ctx, &v, &img, &s) == CUSPEC_OK) {
+            CUdeviceptr none = 0;
+            unsigned long long n = 0;
+            void *args[] = {&none, &none, &n};
+            if (drv->cuLaunchKernel(s.kernel.function, 1, 1, 1,
+                                    (unsigned)cuspec__family(v.family)->threads(&v), 1, 1, 0,
+                                    CU_STREAM_PER_THREAD, args, NULL) == CUDA_SUCCESS)
+                drv->cuStreamSynchronize(CU_STREAM_PER_THREAD);
+            drv->cuModuleUnload(s.module);
+        }
+        cuspec__image_free(&img);
+    }
+    if (relaxed)
+        drv->cuThreadExchangeStreamCaptureMode(&mode);
+    cuspec__clear_error();
 }
 
 /* On a miss: v's image loaded and kept in the table (or another thread's,

@@ -323,7 +323,11 @@ CUSPEC_EXPORT int cuspec_compile_check(const char *family, int arch, cuspec_chec
 typedef struct cuspec_ctx cuspec_ctx;
 
 /* Creates a context for device `ordinal` in *ctx. Free with
- * cuspec_ctx_destroy. */
+ * cuspec_ctx_destroy. When a store holds the copy kernel's cubin, it also
+ * launches that kernel once on nothing, on the calling thread's per-thread
+ * default stream, and waits for it (which waits for work before it there
+ * and on the legacy default stream), so that the first call does not pay
+ * the driver's first launch. */
 CUSPEC_EXPORT int cuspec_ctx_create(cuspec_ctx **ctx, int ordinal);
 /* Releases everything the context holds. Accepts NULL. The caller makes sure
  * no work launched through it is still running. */
