@@ -250,9 +250,11 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
  * nothing on the calling thread's per-thread default stream (which measured
  * faster first calls than a stream of its own), waited for and unloaded,
  * so that the first call does not pay it. The table stays as it was;
- * anything that fails only skips the rest. Loading and launching enqueue
- * nothing on a capturing stream: allowed while another thread captures in
- * global mode. */
+ * anything that fails only skips the rest. Skipped while that stream is
+ * capturing (the launch would join the caller's graph); the capture mode is
+ * relaxed meanwhile, so that another thread's capture in global mode does
+ * not refuse the load. A failed wait leaves the module loaded rather than
+ * unload it under a kernel that may still be queued. */
 static void warm_up(cuspec_ctx *ctx)
 {
     struct cuspec__variant v;
@@ -262,16 +264,18 @@ static void warm_up(cuspec_ctx *ctx)
     CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
     int relaxed = drv->cuThreadExchangeStreamCaptureMode(&mode) == CUDA_SUCCESS;
     cuspec__copy_default(ctx->arch, &v);
-    if (cuspec__image_get(&v, ctx->arch, CUSPEC__IMAGE_NO_COMPILE, &img) == CUSPEC_OK) {
+    if (!capturing(ctx, CU_STREAM_PER_THREAD) &&
+        cuspec__image_get(&v, ctx->arch, CUSPEC__IMAGE_NO_COMPILE, &img) == CUSPEC_OK) {
         if (img.kind == CUSPEC_KIND_CUBIN && load(ctx, &v, &img, &s) == CUSPEC_OK) {
             CUdeviceptr none = 0;
             unsigned long long n = 0;
             void *args[] = {&none, &none, &n};
-            if (drv->cuLaunchKernel(s.kernel.function, 1, 1, 1,
-                                    (unsigned)cuspec__family(v.family)->threads(&v), 1, 1, 0,
-                                    CU_STREAM_PER_THREAD, args, NULL) == CUDA_SUCCESS)
-                drv->cuStreamSynchronize(CU_STREAM_PER_THREAD);
-            drv->cuModuleUnload(s.module);
+            int queued = drv->cuLaunchKernel(s.kernel.function, 1, 1, 1,
+                                             (unsigned)cuspec__family(v.family)->threads(&v), 1,
+                                             1, 0, CU_STREAM_PER_THREAD, args,
+                                             NULL) == CUDA_SUCCESS;
+            if (!queued || drv->cuStreamSynchronize(CU_STREAM_PER_THREAD) == CUDA_SUCCESS)
+                drv->cuModuleUnload(s.module);
         }
         cuspec__image_free(&img);
     }

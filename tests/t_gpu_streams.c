@@ -4,6 +4,8 @@
  * exact in 64 bits; every call reduces its own window of the inputs, so
  * two calls sharing scratch would mix their partials or tickets.
  *
+ * - a context made while the thread's per-thread default stream captures
+ *   (its warm-up launch must stay out of the graph);
  * - direct calls on a fresh stream per call beside a global-mode capture in
  *   another thread: the pool grows while the capture is open, which stays
  *   valid;
@@ -237,6 +239,33 @@ TEST(warm_up)
     }
     printf("# scratch slots: %zu\n", pool_slots());
     group_end();
+}
+
+/* ## A context made while the thread's per-thread default stream captures
+ * A context's creation launches the copy kernel once on that stream when a
+ * store holds it (context.c: warm_up); while the stream captures, it must
+ * not, or the launch would join the caller's graph and its wait invalidate
+ * the capture. The copy kernel is put in the store first. */
+TEST(a_context_made_while_capturing)
+{
+    if (!ready())
+        return;
+    CUSPEC_OK_(cuspec_copy(ctx, d_out + 8, d_out, 8, NULL));
+    CU_OK(drv->cuCtxSynchronize());
+    CUgraph g = NULL;
+    cuspec_ctx *other = NULL;
+    CU_OK(drv->cuStreamBeginCapture(CU_STREAM_PER_THREAD, CU_STREAM_CAPTURE_MODE_RELAXED));
+    int rc = cuspec_ctx_create(&other, 0);
+    CUresult end = drv->cuStreamEndCapture(CU_STREAM_PER_THREAD, &g);
+    if (rc != CUSPEC_OK)
+        CASE_FAIL("cuspec_ctx_create while capturing: %s: %s", cuspec_strerror(rc),
+                  cuspec_last_error());
+    if (end != CUDA_SUCCESS || g == NULL)
+        CASE_FAIL("the capture did not survive the context's creation: CUresult %d", (int)end);
+    if (g != NULL)
+        drv->cuGraphDestroy(g);
+    if (other != NULL)
+        cuspec_ctx_destroy(other);
 }
 
 /* ## Direct calls beside a capture in global mode in another thread
@@ -657,6 +686,7 @@ int main(void)
 
     static const struct tap_test tests[] = {
         TAP_ENTRY(warm_up),
+        TAP_ENTRY(a_context_made_while_capturing),
         TAP_ENTRY(direct_calls_beside_global_capture),
         TAP_ENTRY(threads_create_use_destroy_streams),
         TAP_ENTRY(per_thread_default_streams),
