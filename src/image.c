@@ -163,7 +163,9 @@ int cuspec__image_get(const struct cuspec__variant *v, int arch, int how, struct
                         name, arch, arch, why);
 }
 
-/* The kernels a call may fall back to, in order, each once. */
+/* The kernels a call may fall back to, in order, each once: variants that
+ * differ only in launch parameters are one kernel, and the first of them
+ * (the defaults fitted to the call come first) stands for it. */
 struct candidates {
     const struct cuspec__spec *s;
     const struct cuspec__family *f;
@@ -171,11 +173,19 @@ struct candidates {
     struct cuspec__variant v[64];
 };
 
+static int same_kernel(const struct cuspec__variant *a, const struct cuspec__variant *b)
+{
+    struct cuspec__variant ka, kb;
+    cuspec__variant_kernel(a, &ka);
+    cuspec__variant_kernel(b, &kb);
+    return memcmp(&ka, &kb, sizeof ka) == 0;
+}
+
 static int add_candidate(const struct cuspec__variant *v, void *user)
 {
     struct candidates *c = user;
     for (unsigned i = 0; i < c->n; i++)
-        if (memcmp(&c->v[i], v, sizeof *v) == 0)
+        if (same_kernel(&c->v[i], v))
             return 0;
     if (c->n < sizeof c->v / sizeof *c->v && (c->f->fits == NULL || c->f->fits(v, c->s)))
         c->v[c->n++] = *v;
@@ -193,7 +203,7 @@ int cuspec__fallback_next(const struct cuspec__spec *s, int arch,
     cuspec__family_choices(s->family, s->dtype, s->op, arch, add_candidate, &c);
     for (; *next < c.n; ++*next) {
         struct cuspec__image img;
-        if (memcmp(&c.v[*next], wanted, sizeof *wanted) == 0 ||
+        if (same_kernel(&c.v[*next], wanted) ||
             cuspec__image_get(&c.v[*next], arch, CUSPEC__IMAGE_NO_COMPILE, &img) != CUSPEC_OK)
             continue;
         cuspec__image_free(&img);

@@ -176,6 +176,31 @@ static void without_nvrtc(void *arg)
     /* Older than the shipped PTX, with no cubin: nothing to fall back to. */
     unsigned next = 0;
     CHECK_INT_EQ(cuspec__fallback_next(&sum, 70, &wanted, &next, &first), CUSPEC_ERR_NOT_FOUND);
+
+    /* A sum reading 64 MB, whose defaults load through L1 (a launch
+     * parameter): what it may run instead are other kernels, each once,
+     * the defaults fitted to it first. */
+    struct cuspec__spec big = {.family = CUSPEC__FAM_REDUCE, .dtype = CUSPEC_F32, .n = 1u << 24};
+    cuspec__variant_choose(&big, 90, &defaults);
+    wanted = defaults;
+    wanted.p[0] = 512; /* block: a tuned kernel nobody compiled */
+    struct cuspec__variant seen[64], k, l;
+    unsigned n_seen = 0;
+    next = 0;
+    while (n_seen < 64 && cuspec__fallback_next(&big, 90, &wanted, &next, &seen[n_seen]) == CUSPEC_OK)
+        n_seen++;
+    CHECK_UINT_LT(0, n_seen);
+    CHECK(n_seen > 0 && memcmp(&seen[0], &defaults, sizeof defaults) == 0);
+    for (unsigned i = 0; i < n_seen; i++) {
+        cuspec__variant_kernel(&seen[i], &k);
+        cuspec__variant_kernel(&wanted, &l);
+        CHECK(memcmp(&k, &l, sizeof k) != 0);
+        for (unsigned j = 0; j < i; j++) {
+            cuspec__variant_kernel(&seen[j], &l);
+            if (memcmp(&k, &l, sizeof k) == 0)
+                TAP_FAIL("candidates %u and %u are one kernel", j, i);
+        }
+    }
 }
 
 TEST(fallback_starts_with_the_defaults_and_fits_the_shape)
