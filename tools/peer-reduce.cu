@@ -7,24 +7,29 @@
 //     their range) in a pool of at least 256 MB, cut into slices of n
 //     elements (at least 2, so that even 2^28-element calls alternate);
 //   - one call of each library checked against the other (integer sums and
-//     every min, max, argmin and argmax exactly; float sums within
-//     2^-20 * n of each other);
+//     dots and every min, max, argmin and argmax exactly; float sums and
+//     dots within 2^-20 * n of each other);
 //   - C = 20..64 calls captured in one CUDA graph, call i on slice
-//     i * slices / C (so consecutive calls are far apart in the pool); the
+//     i * slices / C (so consecutive calls are far apart in the pool), a
+//     dot's second input the slice of call i + C / 2 (CUB's: DeviceReduce::Sum
+//     over a[i] * b[i], in f32 or 64 bits as cuspec_dot); the
 //     graph launched `reps` times, each launch timed alone with events after
 //     the L2 is flushed (a 2 x L2 memset, not timed): device time per call
 //     is the median over the launches of the launch's time / C.
-// Prints one row per case: microseconds per call, GB/s of the input read, and
+// Prints one row per case: microseconds per call, GB/s of the input read (both
+// inputs for dot), and
 // CUB's time over cuspec's (> 1: cuspec is faster); then, at the largest n,
 // each case's cuspec GB/s over cuspec's f32 sum's (the read ceiling).
 //
-// Usage: peer-reduce [--dtype f32,f16,bf16,i8,u8,i16,u16,i32] [--op sum,min,max,argmin,argmax]
-//                    [--min K] [--max K] [--reps R] [--device D]
+// Usage: peer-reduce [--dtype f32,f16,bf16,i8,u8,i16,u16,i32]
+//                    [--op sum,min,max,argmin,argmax,dot] [--min K] [--max K] [--reps R]
+//                    [--device D]
 // (n = 2^K for K from --min to --max in steps of 2; defaults 10 and 28.)
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
@@ -58,8 +63,9 @@
         }                                                                                          \
     } while (0)
 
-enum Op { SUM, MIN, MAX, ARGMIN, ARGMAX };
-static const char *const op_names[] = {"sum", "min", "max", "argmin", "argmax"};
+enum Op { SUM, MIN, MAX, ARGMIN, ARGMAX, DOT };
+static const char *const op_names[] = {"sum", "min", "max", "argmin", "argmax", "dot"};
+enum { N_OPS = 6 };
 
 // ---- inputs ----------------------------------------------------------------
 __device__ __forceinline__ unsigned long long mix(unsigned long long x)
@@ -101,6 +107,27 @@ struct to_float {
     }
 };
 
+// Element i of a dot: a[i] * b[i] in the sum's type (halves widened to f32
+// first, integers to 64 bits), as cuspec_dot computes it.
+template <typename T> struct product {
+    const T *a, *b;
+    __host__ __device__ typename sum_of<T>::type operator()(long long i) const
+    {
+        typedef typename sum_of<T>::type S;
+        if constexpr (std::is_integral<T>::value)
+            return (S)a[i] * (S)b[i];
+        else
+            return (float)a[i] * (float)b[i];
+    }
+};
+template <typename T>
+static thrust::transform_iterator<product<T>, thrust::counting_iterator<long long>>
+products(const T *a, const T *b)
+{
+    return thrust::make_transform_iterator(thrust::counting_iterator<long long>(0),
+                                           product<T>{a, b});
+}
+
 template <typename T> struct Dtype;
 template <> struct Dtype<float> {
     static constexpr int id = CUSPEC_F32;
@@ -135,8 +162,8 @@ struct Out {
 
 // One CUB call (temp: the caller's scratch, large enough).
 template <typename T>
-static void cub_call(Op op, const T *in, size_t n, Out *out, void *temp, size_t temp_bytes,
-                     cudaStream_t s)
+static void cub_call(Op op, const T *in, const T *in2, size_t n, Out *out, void *temp,
+                     size_t temp_bytes, cudaStream_t s)
 {
     size_t bytes = temp_bytes;
     T *value = reinterpret_cast<T *>(out->value);
@@ -165,6 +192,11 @@ static void cub_call(Op op, const T *in, size_t n, Out *out, void *temp, size_t 
     case ARGMAX:
         CUDA_OK(cub::DeviceReduce::ArgMax(temp, bytes, in, value,
                                           reinterpret_cast<int64_t *>(&out->index), (int64_t)n, s));
+        break;
+    case DOT:
+        CUDA_OK(cub::DeviceReduce::Sum(temp, bytes, products(in, in2),
+                                       reinterpret_cast<typename sum_of<T>::type *>(value),
+                                       (long long)n, s));
         break;
     }
 }
@@ -199,6 +231,10 @@ template <typename T> static size_t cub_temp(Op op, size_t n)
         CUDA_OK(
             cub::DeviceReduce::ArgMax(nullptr, bytes, in, value, (int64_t *)nullptr, (int64_t)n));
         break;
+    case DOT:
+        CUDA_OK(cub::DeviceReduce::Sum(nullptr, bytes, products(in, in),
+                                       (typename sum_of<T>::type *)value, (long long)n));
+        break;
     }
     return bytes;
 }
@@ -206,10 +242,12 @@ template <typename T> static size_t cub_temp(Op op, size_t n)
 static cuspec_ctx *ctx;
 
 template <typename T>
-static void cuspec_call(Op op, const T *in, size_t n, Out *out, cudaStream_t s)
+static void cuspec_call(Op op, const T *in, const T *in2, size_t n, Out *out, cudaStream_t s)
 {
     cuspec_devptr p = (cuspec_devptr)(uintptr_t)in, o = (cuspec_devptr)(uintptr_t)out;
-    if (op == ARGMIN || op == ARGMAX)
+    if (op == DOT)
+        CUSPEC_OK(cuspec_dot(ctx, Dtype<T>::id, p, (cuspec_devptr)(uintptr_t)in2, n, o, s));
+    else if (op == ARGMIN || op == ARGMAX)
         CUSPEC_OK(cuspec_argreduce(ctx, op == ARGMIN ? CUSPEC_ARGMIN : CUSPEC_ARGMAX, Dtype<T>::id,
                                    p, n, o, o + offsetof(Out, index), s));
     else
@@ -257,7 +295,7 @@ template <typename F> static double graph_us(Bench &b, int calls, F fn)
 // element, the same index), float sums within 2^-20 * n.
 template <typename T> static bool agree(Op op, size_t n, const Out &a, const Out &b)
 {
-    if (op == SUM) {
+    if (op == SUM || op == DOT) {
         typedef typename sum_of<T>::type S;
         S x, y;
         memcpy(&x, a.value, sizeof x);
@@ -298,24 +336,28 @@ static void run_dtype(Bench &b, const char *name, const std::vector<Op> &ops, in
         auto at = [&](int i) {
             return reinterpret_cast<const T *>(pool + (size_t)i * slices / calls % slices * slice);
         };
+        // A dot's second input: the slice half the calls away, never the first's.
+        auto at2 = [&](int i) { return at(i + calls / 2); };
         for (Op op : ops) {
             size_t temp_bytes = cub_temp<T>(op, n);
             void *temp;
             CUDA_OK(cudaMalloc(&temp, temp_bytes ? temp_bytes : 1));
             Out got[2];
-            cub_call<T>(op, at(0), n, outs, temp, temp_bytes, b.stream);
-            cuspec_call<T>(op, at(0), n, outs + 1, b.stream);
+            cub_call<T>(op, at(0), at2(0), n, outs, temp, temp_bytes, b.stream);
+            cuspec_call<T>(op, at(0), at2(0), n, outs + 1, b.stream);
             CUDA_OK(cudaMemcpyAsync(got, outs, sizeof got, cudaMemcpyDeviceToHost, b.stream));
             CUDA_OK(cudaStreamSynchronize(b.stream));
             bool same = agree<T>(op, n, got[0], got[1]);
             // Each call writes its own output; CUB's calls share its scratch,
             // as back-to-back calls on one stream may.
             double cub_us = graph_us(b, calls, [&](int i) {
-                cub_call<T>(op, at(i), n, outs + i, temp, temp_bytes, b.stream);
+                cub_call<T>(op, at(i), at2(i), n, outs + i, temp, temp_bytes, b.stream);
             });
             double cuspec_us = graph_us(
-                b, calls, [&](int i) { cuspec_call<T>(op, at(i), n, outs + calls + i, b.stream); });
-            double cuspec_gbs = bytes / cuspec_us / 1e3, cub_gbs = bytes / cub_us / 1e3;
+                b, calls,
+                [&](int i) { cuspec_call<T>(op, at(i), at2(i), n, outs + calls + i, b.stream); });
+            const double read = (op == DOT ? 2.0 : 1.0) * bytes; // a dot reads two inputs
+            double cuspec_gbs = read / cuspec_us / 1e3, cub_gbs = read / cub_us / 1e3;
             printf("%-6s %-6s %11zu %10.2f %10.2f %9.0f %9.0f %7.3f  %s\n", name, op_names[op], n,
                    cub_us, cuspec_us, cub_gbs, cuspec_gbs, cub_us / cuspec_us,
                    same ? "ok" : "DIFFER");
@@ -347,7 +389,7 @@ static std::vector<std::string> split(const char *s)
 }
 
 static const char usage_text[] = "Usage: peer-reduce [--dtype f32,f16,bf16,i8,u8,i16,u16,i32] "
-                                 "[--op sum,min,max,argmin,argmax] [--min K] [--max K] "
+                                 "[--op sum,min,max,argmin,argmax,dot] [--min K] [--max K] "
                                  "[--reps R] [--device D]\n";
 
 static void usage(const char *why)
@@ -378,9 +420,9 @@ int main(int argc, char **argv)
             ops.clear();
             for (const std::string &o : split(v)) {
                 int k = 0;
-                while (k < 5 && o != op_names[k])
+                while (k < N_OPS && o != op_names[k])
                     k++;
-                if (k == 5)
+                if (k == N_OPS)
                     usage(("unknown op '" + o + "'").c_str());
                 ops.push_back((Op)k);
             }
