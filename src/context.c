@@ -60,9 +60,8 @@ int cuspec_ctx_create(cuspec_ctx **out, int ordinal)
     }
     ctx->arch = ctx->info.sm_major * 10 + ctx->info.sm_minor;
     /* What every first call needs, done here, where a context's creation
-     * (tens of milliseconds) hides it: the store open, the library's code
-     * mapped (docs/experiments/deploy.md: "The first call's page faults"),
-     * and below, the driver's first load and launch (warm_up). */
+     * hides it: the store open, the library's code mapped, and below, the
+     * driver's first load and launch (warm_up; docs/experiments/deploy.md). */
     cuspec__store_open();
     cuspec__prefault_code();
     cuspec__device_identity(&ctx->info, ctx->device_id, sizeof ctx->device_id);
@@ -243,33 +242,43 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
     return CUSPEC_OK;
 }
 
-/* A context's first module load and first launch pay the driver's one-time
- * work, about 40-80 us of a first call on an H200 (docs/experiments/deploy.md:
- * "A launch when the context is made"): here, when a store holds the copy
- * kernel's cubin (no compiling, no PTX to JIT), it is loaded, launched on
- * nothing on the calling thread's per-thread default stream (which measured
- * faster first calls than a stream of its own), waited for and unloaded,
- * so that the first call does not pay it. The table stays as it was;
- * anything that fails only skips the rest. Skipped while that stream is
- * capturing (the launch would join the caller's graph); the capture mode is
- * relaxed meanwhile, so that another thread's capture in global mode does
- * not refuse the load. A failed wait leaves the module loaded rather than
- * unload it under a kernel that may still be queued. */
+int cuspec__capture_relax(const struct cuspec__driver *drv, CUstreamCaptureMode *mode)
+{
+    *mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    return drv->cuThreadExchangeStreamCaptureMode(mode) == CUDA_SUCCESS;
+}
+
+void cuspec__capture_restore(const struct cuspec__driver *drv, int relaxed,
+                             CUstreamCaptureMode *mode)
+{
+    if (relaxed)
+        drv->cuThreadExchangeStreamCaptureMode(mode);
+}
+
+/* The driver's one-time work of a context's first module load and launch,
+ * paid here rather than by the first call (docs/experiments/deploy.md: "A
+ * launch when the context is made"): when a store holds the copy kernel's
+ * cubin (no compiling, no PTX to JIT), it is loaded, launched on nothing on
+ * the calling thread's per-thread default stream, waited for and unloaded.
+ * The table stays as it was; anything that fails skips the rest. Skipped
+ * while that stream captures (the launch would join the caller's graph); a
+ * failed wait leaves the module loaded rather than unload it under a kernel
+ * that may still be queued. */
 static void warm_up(cuspec_ctx *ctx)
 {
     struct cuspec__variant v;
     struct cuspec__image img;
     struct cuspec__slot s = {0};
     const struct cuspec__driver *drv = ctx->drv;
-    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-    int relaxed = drv->cuThreadExchangeStreamCaptureMode(&mode) == CUDA_SUCCESS;
+    CUstreamCaptureMode mode;
+    int relaxed = cuspec__capture_relax(drv, &mode);
     cuspec__copy_default(ctx->arch, &v);
     if (!capturing(ctx, CU_STREAM_PER_THREAD) &&
         cuspec__image_get(&v, ctx->arch, CUSPEC__IMAGE_NO_COMPILE, &img) == CUSPEC_OK) {
         if (img.kind == CUSPEC_KIND_CUBIN && load(ctx, &v, &img, &s) == CUSPEC_OK) {
             CUdeviceptr none = 0;
             unsigned long long n = 0;
-            void *args[] = {&none, &none, &n};
+            void *args[] = {&none, &none, &n}; /* the copy kernel's (src, dst, n) */
             int queued = drv->cuLaunchKernel(s.kernel.function, 1, 1, 1,
                                              (unsigned)cuspec__family(v.family)->threads(&v), 1,
                                              1, 0, CU_STREAM_PER_THREAD, args,
@@ -279,8 +288,7 @@ static void warm_up(cuspec_ctx *ctx)
         }
         cuspec__image_free(&img);
     }
-    if (relaxed)
-        drv->cuThreadExchangeStreamCaptureMode(&mode);
+    cuspec__capture_restore(drv, relaxed, &mode);
     cuspec__clear_error();
 }
 
@@ -293,17 +301,15 @@ static int load_kept(cuspec_ctx *ctx, CUstream stream, const struct cuspec__vari
      * keep launching what is loaded. */
     struct cuspec__image img;
     struct cuspec__slot fresh = {.used = 1, .v = *v};
-    /* Loading a module enqueues nothing, so it conflicts with no capture:
-     * allowed while a thread captures in global mode. */
-    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-    int relaxed = ctx->drv->cuThreadExchangeStreamCaptureMode(&mode) == CUDA_SUCCESS;
+    /* Loading a module enqueues nothing, so it conflicts with no capture. */
+    CUstreamCaptureMode mode;
+    int relaxed = cuspec__capture_relax(ctx->drv, &mode);
     int rc = cuspec__image_get(v, ctx->arch, CUSPEC__IMAGE_ANY, &img);
     if (rc == CUSPEC_OK) {
         rc = load(ctx, v, &img, &fresh);
         cuspec__image_free(&img);
     }
-    if (relaxed)
-        ctx->drv->cuThreadExchangeStreamCaptureMode(&mode);
+    cuspec__capture_restore(ctx->drv, relaxed, &mode);
     if (rc != CUSPEC_OK)
         return rc;
 

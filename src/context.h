@@ -76,6 +76,14 @@ struct cuspec_ctx {
 int cuspec__ctx_enter(cuspec_ctx *ctx, int *pushed);
 void cuspec__ctx_leave(cuspec_ctx *ctx, int pushed);
 
+/* Sets the calling thread's stream-capture mode to relaxed, for work that
+ * enqueues nothing on a capturing stream (loading a module, allocating), so
+ * that a capture in global mode in another thread does not refuse it. 1 when
+ * set: cuspec__capture_restore(drv, 1, mode) then puts *mode back. */
+int cuspec__capture_relax(const struct cuspec__driver *drv, CUstreamCaptureMode *mode);
+void cuspec__capture_restore(const struct cuspec__driver *drv, int relaxed,
+                             CUstreamCaptureMode *mode);
+
 /* The kernel of v, loaded in ctx (which must be current): module table,
  * then cuspec__image_get. Records the tier for cuspec_last_launch().
  * `stream`: the call's. Past the table's bound a miss unloads the least

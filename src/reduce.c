@@ -14,9 +14,7 @@
 enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
 
 /* From this many bytes read, a call without a record loads its input
- * through L1 (the kernels' l1): on an H200, f32 sums and argmax of 2^24
- * elements and up ran 1.5-3.5% faster that way, and of 2^16 to 2^22 up to
- * 6% slower (docs/experiments/reduce.md: "Load policy"). */
+ * through L1, the kernels' l1 (docs/experiments/reduce.md: "Load policy"). */
 #define L1_FROM_BYTES (32ULL << 20)
 
 /* The kernel's element type and what it accumulates in, per dtype: sums

@@ -245,6 +245,17 @@ static unsigned choose_neighbours(struct search *s, const struct cand *c, unsign
 /* How much faster than the defaults a winner must be to be recorded. */
 #define CONFIRM_MARGIN 0.01
 
+/* c timed again with twice the calls (the confirming round). */
+static void retime(const struct cuspec__tune_job *job, const struct cuspec__tune_io *io,
+                   struct cand *c)
+{
+    double us, spread;
+    if (io->measure(io->env, &c->v, 2 * job->opt.reps, &us, &spread) == CUSPEC_OK) {
+        c->us = us;
+        c->spread = spread;
+    }
+}
+
 static int by_time(const void *a, const void *b)
 {
     const struct cand *x = *(const struct cand *const *)a, *y = *(const struct cand *const *)b;
@@ -330,17 +341,12 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
         qsort(ranked, m, sizeof *ranked, by_time);
         unsigned top = (unsigned)job->opt.top < m ? (unsigned)job->opt.top : m;
         int default_timed = 0;
-        for (unsigned r = 0; r <= top; r++) {
-            struct cand *c = r < top ? ranked[r] : dc;
-            if (r == top && (default_timed || dc->status != OK))
-                break;
-            default_timed |= c == dc;
-            double us, spread;
-            if (io->measure(io->env, &c->v, 2 * job->opt.reps, &us, &spread) == CUSPEC_OK) {
-                c->us = us;
-                c->spread = spread;
-            }
+        for (unsigned r = 0; r < top; r++) {
+            retime(job, io, ranked[r]);
+            default_timed |= ranked[r] == dc;
         }
+        if (!default_timed && dc->status == OK)
+            retime(job, io, dc);
         qsort(ranked, top, sizeof *ranked, by_time);
         const struct cand *w = ranked[0];
         if (dc->status == OK && w != dc && w->us > dc->us * (1 - CONFIRM_MARGIN))

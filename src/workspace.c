@@ -186,8 +186,8 @@ static int take_slot(cuspec_ctx *ctx, CUstream stream, unsigned long long id,
     /* Querying the slots' events and allocating conflict with no capture
      * (the events are never recorded in one, the memory is the context's):
      * allowed even while a thread captures in global mode. */
-    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-    int relaxed = w == NULL && drv->cuThreadExchangeStreamCaptureMode(&mode) == CUDA_SUCCESS;
+    CUstreamCaptureMode mode;
+    int relaxed = w == NULL && cuspec__capture_relax(drv, &mode);
     if (w == NULL)
         w = free_slot(ctx, &rc);
     if (w != NULL) {
@@ -209,8 +209,7 @@ static int take_slot(cuspec_ctx *ctx, CUstream stream, unsigned long long id,
             }
         }
     }
-    if (relaxed)
-        drv->cuThreadExchangeStreamCaptureMode(&mode);
+    cuspec__capture_restore(drv, relaxed, &mode);
     if (rc == CUSPEC_OK)
         *out = w;
     return rc;

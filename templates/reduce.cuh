@@ -64,10 +64,10 @@
 // LOADS
 //   l1 = 0: ld.global.cs (cache streaming, evict-first), so that a read-once
 //   stream does not flush the L2 for other kernels; l1 != 0: ld.global.nc,
-//   allocated in L1, which reads large inputs faster and small ones slower on
-//   an H200 (docs/experiments/reduce.md: "Load policy"). The host's choice, a
-//   kernel argument rather than template text, so one kernel serves both.
-//   A thread's next tile is loaded before its current one is consumed.
+//   allocated in L1 (docs/experiments/reduce.md: "Load policy"). The host's
+//   choice, a kernel argument rather than template text, so one kernel
+//   serves both. A thread's next tile is loaded before its current one is
+//   consumed.
 //
 // LAUNCH GEOMETRY (host's job)
 //   block = BLOCK threads, no dynamic shared memory (static shared only).
@@ -199,37 +199,27 @@ template <typename Acc> __device__ __forceinline__ Acc add(Acc x, Acc y)
         return (Acc)((unsigned int)x + (unsigned int)y);
 }
 
-// min/max: for floats, return x if x is NaN; otherwise if y is NaN the
-// comparison is false and y (NaN) is returned. So NaN wins from either side.
-// f32 from sm_80: one min/max.NaN instruction instead of two compares and a
-// select (the combines of partials are a chain of them).
-template <typename Acc> __device__ __forceinline__ Acc vmin(Acc x, Acc y)
+// The smaller (LOW) or the larger of x and y. For floats, x if x is NaN;
+// otherwise if y is NaN the comparison is false and y (NaN) is returned. So
+// NaN wins from either side. f32 from sm_80: one min/max.NaN instruction
+// instead of two compares and a select (the combines of partials are a
+// chain of them).
+template <bool LOW, typename Acc> __device__ __forceinline__ Acc minmax(Acc x, Acc y)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if constexpr (same<Acc, float>::value) {
         float r;
-        asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+        if constexpr (LOW)
+            asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+        else
+            asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
         return r;
     }
 #endif
     if constexpr (elem<Acc>::is_float)
-        return (x < y || x != x) ? x : y;
+        return ((LOW ? x < y : x > y) || x != x) ? x : y;
     else
-        return (y < x) ? y : x;
-}
-template <typename Acc> __device__ __forceinline__ Acc vmax(Acc x, Acc y)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if constexpr (same<Acc, float>::value) {
-        float r;
-        asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
-        return r;
-    }
-#endif
-    if constexpr (elem<Acc>::is_float)
-        return (x > y || x != x) ? x : y;
-    else
-        return (y > x) ? y : x;
+        return (LOW ? y < x : y > x) ? y : x;
 }
 
 // argmin/argmax: whether x, which comes after y, takes y's place: x is
@@ -262,9 +252,9 @@ template <int OP, typename P> __device__ __forceinline__ P pick_arg(const P &a, 
 template <typename A, int OP> __device__ __forceinline__ A combine(A x, A y)
 {
     if constexpr (OP == OP_MIN)
-        return vmin(x, y);
+        return minmax<true>(x, y);
     else if constexpr (OP == OP_MAX)
-        return vmax(x, y);
+        return minmax<false>(x, y);
     else if constexpr (is_arg<OP>::value)
         return pick_arg<OP>(x, y);
     else
@@ -338,7 +328,7 @@ template <typename T, int OP, int V> struct slots {
 };
 
 // The extreme (min when LOW, else max) of elements LO..LO+N-1 of a load, a
-// NaN if any is one: a pairwise tree of vmin/vmax.
+// NaN if any is one: a pairwise tree of minmax.
 template <typename T, bool LOW, int V, int LO, int N>
 __device__ __forceinline__ typename elem<T>::V extreme_of(const typename vec<T, V>::type &x)
 {
@@ -347,7 +337,7 @@ __device__ __forceinline__ typename elem<T>::V extreme_of(const typename vec<T, 
     } else {
         const auto p = extreme_of<T, LOW, V, LO, N / 2>(x);
         const auto q = extreme_of<T, LOW, V, LO + N / 2, N - N / 2>(x);
-        return LOW ? vmin(p, q) : vmax(p, q);
+        return minmax<LOW>(p, q);
     }
 }
 
@@ -381,7 +371,7 @@ __device__ __forceinline__ typename elem<T>::V extreme(const typename vec<T, V>:
             w[k] = lanes<T>::split(word(x, k / PER), k % PER);
         lane_tree<T, LOW, WORDS * PER, WORDS * PER>(w);
         const auto p = lanes<T>::first(w[0]), q = lanes<T>::second(w[0]);
-        return LOW ? vmin(p, q) : vmax(p, q);
+        return minmax<LOW>(p, q);
     } else {
         return extreme_of<T, LOW, V, 0, V>(x);
     }

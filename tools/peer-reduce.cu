@@ -128,31 +128,28 @@ products(const T *a, const T *b)
                                            product<T>{a, b});
 }
 
-template <typename T> struct Dtype;
-template <> struct Dtype<float> {
-    static constexpr int id = CUSPEC_F32;
-};
-template <> struct Dtype<__half> {
-    static constexpr int id = CUSPEC_F16;
-};
-template <> struct Dtype<__nv_bfloat16> {
-    static constexpr int id = CUSPEC_BF16;
-};
-template <> struct Dtype<int8_t> {
-    static constexpr int id = CUSPEC_I8;
-};
-template <> struct Dtype<uint8_t> {
-    static constexpr int id = CUSPEC_U8;
-};
-template <> struct Dtype<int16_t> {
-    static constexpr int id = CUSPEC_I16;
-};
-template <> struct Dtype<uint16_t> {
-    static constexpr int id = CUSPEC_U16;
-};
-template <> struct Dtype<int32_t> {
-    static constexpr int id = CUSPEC_I32;
-};
+// cuspec's dtype of T.
+template <typename T> constexpr int dtype_id()
+{
+    if constexpr (std::is_same<T, float>::value)
+        return CUSPEC_F32;
+    else if constexpr (std::is_same<T, __half>::value)
+        return CUSPEC_F16;
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        return CUSPEC_BF16;
+    else if constexpr (std::is_same<T, int8_t>::value)
+        return CUSPEC_I8;
+    else if constexpr (std::is_same<T, uint8_t>::value)
+        return CUSPEC_U8;
+    else if constexpr (std::is_same<T, int16_t>::value)
+        return CUSPEC_I16;
+    else if constexpr (std::is_same<T, uint16_t>::value)
+        return CUSPEC_U16;
+    else {
+        static_assert(std::is_same<T, int32_t>::value, "a dtype peer-reduce times");
+        return CUSPEC_I32;
+    }
+}
 
 // Output slots of one call: 8 bytes of value (or sum), then the index.
 struct Out {
@@ -246,12 +243,12 @@ static void cuspec_call(Op op, const T *in, const T *in2, size_t n, Out *out, cu
 {
     cuspec_devptr p = (cuspec_devptr)(uintptr_t)in, o = (cuspec_devptr)(uintptr_t)out;
     if (op == DOT)
-        CUSPEC_OK(cuspec_dot(ctx, Dtype<T>::id, p, (cuspec_devptr)(uintptr_t)in2, n, o, s));
+        CUSPEC_OK(cuspec_dot(ctx, dtype_id<T>(), p, (cuspec_devptr)(uintptr_t)in2, n, o, s));
     else if (op == ARGMIN || op == ARGMAX)
-        CUSPEC_OK(cuspec_argreduce(ctx, op == ARGMIN ? CUSPEC_ARGMIN : CUSPEC_ARGMAX, Dtype<T>::id,
+        CUSPEC_OK(cuspec_argreduce(ctx, op == ARGMIN ? CUSPEC_ARGMIN : CUSPEC_ARGMAX, dtype_id<T>(),
                                    p, n, o, o + offsetof(Out, index), s));
     else
-        CUSPEC_OK(cuspec_reduce(ctx, op, Dtype<T>::id, p, n, o, s));
+        CUSPEC_OK(cuspec_reduce(ctx, op, dtype_id<T>(), p, n, o, s));
 }
 
 // ---- timing ------------------------------------------------------------------
