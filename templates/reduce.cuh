@@ -526,25 +526,30 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
     // before the tile before it is consumed (ya, yb), so that the loads of a
     // thread's next tile are in flight while its ALU work runs.
     unsigned long long idx = (unsigned long long)blockIdx.x * TILE + threadIdx.x;
-    VT xa[IT];
-    VT xb[IT];
-    if (idx < full_end)
+    if (idx < full_end) {
+        VT xa[IT];
+        VT xb[IT];
         load_tile<OP, BLOCK, IT, L1>(va, vb, idx, xa, xb);
 #pragma unroll 1
-    for (; idx < full_end; idx += gstride) {
-        VT ya[IT];
-        VT yb[IT];
-        if (idx + gstride < full_end)
-            load_tile<OP, BLOCK, IT, L1>(va, vb, idx + gstride, ya, yb);
+        for (;;) {
+            VT ya[IT];
+            VT yb[IT];
+            const bool more = idx + gstride < full_end;
+            if (more)
+                load_tile<OP, BLOCK, IT, L1>(va, vb, idx + gstride, ya, yb);
 #pragma unroll
-        for (int j = 0; j < IT; ++j)
-            consume<T, Acc, OP, V, W>(acc, j, xa[j], OP == OP_DOT ? xb[j] : xa[j],
-                                      first + (idx + (unsigned long long)j * BLOCK) * V);
+            for (int j = 0; j < IT; ++j)
+                consume<T, Acc, OP, V, W>(acc, j, xa[j], OP == OP_DOT ? xb[j] : xa[j],
+                                          first + (idx + (unsigned long long)j * BLOCK) * V);
+            if (!more)
+                break;
 #pragma unroll
-        for (int j = 0; j < IT; ++j) {
-            xa[j] = ya[j];
-            if constexpr (OP == OP_DOT)
-                xb[j] = yb[j];
+            for (int j = 0; j < IT; ++j) {
+                xa[j] = ya[j];
+                if constexpr (OP == OP_DOT)
+                    xb[j] = yb[j];
+            }
+            idx += gstride;
         }
     }
 
