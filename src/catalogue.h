@@ -8,7 +8,7 @@
 #include "error.h"
 
 #define CUSPEC__MAX_PARAMS 7
-#define CUSPEC__MAX_VALUES 8
+#define CUSPEC__MAX_VALUES 9
 
 /* The registry: one line per family, its id and the suffix of its struct
  * (cuspec__family_NAME, defined in the family's own file). A new family is

@@ -65,7 +65,8 @@ static int legal(const struct cuspec__variant *v)
 {
     size_t size = cuspec_dtype_size(v->dtype);
     return type_name(v->dtype) != NULL && v->op >= 0 && v->op < CUSPEC__AXIS_N_OPS &&
-           v->p[P_VEC] * size <= 16;
+           v->p[P_VEC] * size <= 16 &&
+           (v->family != CUSPEC__FAM_REDUCE_COLS || v->p[P_LANES] <= v->p[P_BLOCK]);
 }
 
 static void expr(const struct cuspec__variant *v, char *buf, size_t size)
@@ -112,12 +113,37 @@ int cuspec__axis_class(int family, int rows_log2, int cols_log2)
     return rows_log2 >= CUSPEC__AXIS_MANY_ROWS_LOG2 ? 2 : 3;
 }
 
+/* Columns with TX threads across a strip: the rounds of ITEMS loads each
+ * thread takes down its columns, and the strips of TX * VEC columns. */
+static unsigned long long rounds(const struct cuspec__variant *v, int tx,
+                                 const struct cuspec__spec *s)
+{
+    return s->rows / ((unsigned long long)(v->p[P_BLOCK] / tx) * (unsigned)v->p[P_ITEMS]);
+}
+
+static unsigned long long strips(const struct cuspec__variant *v, int tx,
+                                 const struct cuspec__spec *s)
+{
+    unsigned long long width = (unsigned long long)tx * (unsigned)v->p[P_VEC];
+    return (s->cols + width - 1) / width;
+}
+
+/* Strips wider, up to the block, while each thread would take fewer than
+ * WIDE_ROUNDS rounds and the strips still fill a large GPU
+ * (WIDE_STRIPS blocks: 4 of 256 threads on each of 132 SMs): combining
+ * rows of threads across warps cost more than a thread's longer walk down
+ * its columns (docs/experiments/reduce_axis.md: "Strips as wide as the
+ * block"). */
+#define WIDE_ROUNDS 16
+#define WIDE_STRIPS 512
+
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
  * a warp reads whole rows side by side; long rows a warp each, or where
  * there are few of them the whole block (split across blocks at launch).
  * Columns: strips of 128 bytes (a warp reads 4 rows of them), narrower
  * where the matrix is, wider where it has too few rows to give each of a
- * block's rows of threads ITEMS of its own. */
+ * block's rows of threads ITEMS of its own, and wider still where rows
+ * are few and columns many (WIDE_ROUNDS). */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
     int vec = v->p[P_VEC];
@@ -137,9 +163,9 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
      * doubled the columns kernels the prebuilt store compiles
      * (docs/experiments/reduce_axis.md: "Build time"). */
     int tx = pow2_at_least(need, 128 / (vec * (int)cuspec_dtype_size(v->dtype)));
-    while (tx < 32 &&
-           (unsigned long long)(v->p[P_BLOCK] / tx) * (unsigned)v->p[P_ITEMS] > s->rows &&
-           (unsigned long long)tx * (unsigned)vec < s->cols)
+    while (tx < v->p[P_BLOCK] && (unsigned long long)tx * (unsigned)vec < s->cols &&
+           (rounds(v, tx, s) < 1 ||
+            (rounds(v, tx, s) < WIDE_ROUNDS && strips(v, 2 * tx, s) >= WIDE_STRIPS)))
         tx *= 2;
     v->p[P_LANES] = tx;
 }
@@ -214,7 +240,7 @@ const struct cuspec__family cuspec__family_reduce_cols = {
             [P_BLOCK] = {"block", 4, {128, 256, 512, 1024}},
             [P_VEC] = {"vec", 5, {1, 2, 4, 8, 16}},
             [P_ITEMS] = {"items", 4, {1, 2, 4, 8}},
-            [P_LANES] = {"tx", 6, {1, 2, 4, 8, 16, 32}, 1},
+            [P_LANES] = {"tx", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}, 1},
             [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
         },
     .n_dtypes = N_DTYPES,

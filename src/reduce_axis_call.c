@@ -117,6 +117,13 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
                      const struct cuspec__axis_call *c, CUstream stream,
                      const struct cuspec__scratch *held)
 {
+    /* tx wider than the block would leave no rows of threads: never launched */
+    if (!cuspec__variant_legal(v)) {
+        char name[256];
+        cuspec__variant_name(v, name, sizeof name);
+        return cuspec__fail(CUSPEC_ERR_INVALID, "%s with lanes %d: not a legal variant", name,
+                            v->p[P_LANES]);
+    }
     struct cuspec__kernel k;
     int rc = spec != NULL ? cuspec__function_for(ctx, stream, spec, v, &k)
                           : cuspec__function(ctx, stream, v, &k);

@@ -45,7 +45,7 @@
 //   splits > 1: gridDim.y = splits blocks per row, gridDim.x * (BLOCK / L) >= total;
 //     each writes its partial (partials: total * splits A), takes the row's ticket
 //     (tickets[r], zero before the first launch, left zero), and the last combines.
-// COLS: TX = 1 << tx_log2 (1..32) threads along the columns, each owning VEC adjacent
+// COLS: TX = 1 << tx_log2 (1..BLOCK) threads along the columns, each owning VEC adjacent
 // columns, by BLOCK / TX along the rows; block (x, y, z) takes column tile x, rows
 // chunk y of `splits`, matrix z. With splits > 1, partials hold batch * splits * cols
 // A and tickets[z * gridDim.x + x] the tile's count.
@@ -585,7 +585,9 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
 }
 
 // Combines the block's rows of threads: afterwards thread t < TX holds its
-// columns' results. Every thread calls it.
+// columns' results. Every thread calls it. TX <= 32: a warp holds one or
+// more rows of threads (shuffles first); TX > 32: each row of threads is
+// TX / 32 whole warps, and with TX = BLOCK there is nothing to combine.
 template <typename R, int BLOCK, int VEC>
 __device__ __forceinline__ void columns_reduce(typename R::A (&acc)[VEC], unsigned TX)
 {
@@ -596,18 +598,28 @@ __device__ __forceinline__ void columns_reduce(typename R::A (&acc)[VEC], unsign
             acc[k] = R::combine(acc[k], R::shfl_xor(acc[k], off));
     constexpr int WARPS = BLOCK / 32;
     if constexpr (WARPS > 1) {
+        if (TX == BLOCK)
+            return;
         __shared__ typename R::A warp_vals[WARPS][32];
         const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+        const unsigned TY = BLOCK / TX;
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
             if (lane < TX)
                 warp_vals[warp][lane] = acc[k];
             __syncthreads();
             if (threadIdx.x < TX) {
-                typename R::A v = warp_vals[0][threadIdx.x];
+                typename R::A v;
+                if (TX <= 32) {
+                    v = warp_vals[0][threadIdx.x];
 #pragma unroll
-                for (int w = 1; w < WARPS; ++w)
-                    v = R::combine(v, warp_vals[w][threadIdx.x]);
+                    for (int w = 1; w < WARPS; ++w)
+                        v = R::combine(v, warp_vals[w][threadIdx.x]);
+                } else {
+                    v = acc[k]; // row of threads 0 is this thread's
+                    for (unsigned y = 1; y < TY; ++y)
+                        v = R::combine(v, warp_vals[(y * TX + threadIdx.x) >> 5][lane]);
+                }
                 acc[k] = v;
             }
             __syncthreads();

@@ -284,11 +284,22 @@ TEST(selection_covers_every_shape_class)
     /* narrower where the matrix is */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 1).p[P_LANES], 1);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 4);
-    /* wider, in blocks of 256, where rows are few */
+    /* wider, in blocks of 256, where rows are few: up to the block while
+     * each thread would take fewer than 16 rounds of 4 rows and 512 strips
+     * remain */
     v = chosen(C, CUSPEC_F32, 32, 1 << 20);
-    CHECK_INT_EQ(v.p[P_LANES], 32);
+    CHECK_INT_EQ(v.p[P_LANES], 256);
     CHECK_INT_EQ(v.p[P_BLOCK], 256);
-    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 1000).p[P_LANES], 32);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 128, 1 << 19).p[P_LANES], 128);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 256, 1 << 18).p[P_LANES], 64);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1024, 1 << 16).p[P_LANES], 16);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 2048, 1 << 16).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 32, 100000).p[P_LANES], 32); /* 390 strips of 64 */
+    CHECK_INT_EQ(chosen(C, CUSPEC_F64, 32, 1 << 20).p[P_LANES], 256);
+    CHECK_INT_EQ(chosen(C, CUSPEC_U8, 32, 1 << 20).p[P_LANES], 128); /* 512 strips */
+    /* a row of threads on each row: idle threads otherwise */
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 1000).p[P_LANES], 256);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 100).p[P_LANES], 32); /* 25 vectors */
     /* the classes give one rows kernel and one column kernel per dtype and
      * op: what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
@@ -306,6 +317,27 @@ TEST(selection_covers_every_shape_class)
  * vector widths whose code differs: SIMD bytes and half-words, max.NaN of
  * halves (sm_90; compare and select on sm_75), one-load sums of narrow
  * integers, for sm_75 and sm_90. */
+/* A columns variant whose strip is wider than its block would give the
+ * kernel no rows of threads: illegal, and refused before anything runs. */
+TEST(tx_wider_than_the_block_is_refused)
+{
+    struct cuspec__variant v = {.family = CUSPEC__FAM_REDUCE_COLS, .dtype = CUSPEC_F32,
+                                .op = CUSPEC__AXIS_SUM};
+    v.p[P_BLOCK] = 128;
+    v.p[P_VEC] = 4;
+    v.p[P_ITEMS] = 4;
+    v.p[P_LANES] = 128;
+    CHECK(cuspec__variant_legal(&v));
+    v.p[P_LANES] = 256;
+    CHECK(!cuspec__variant_legal(&v));
+    struct cuspec__axis_call c = {.kop = CUSPEC__AXIS_SUM, .dtype = CUSPEC_F32, .rows = 32,
+                                  .cols = 1 << 20, .ld = 1 << 20, .batch = 1};
+    CHECK_INT_EQ(cuspec__axis_run(NULL, &v, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
+    CHECK_STR_CONTAINS(cuspec_last_error(), "with lanes 256: not a legal variant");
+    v.p[P_BLOCK] = 256;
+    CHECK(cuspec__variant_legal(&v));
+}
+
 TEST(template_takes_every_element_type)
 {
     const struct cuspec__file *t = cuspec__template("reduce_axis.cuh", NULL);
@@ -341,4 +373,5 @@ TEST(template_takes_every_element_type)
 
 TAP_MAIN(TAP_ENTRY(argument_checks), TAP_ENTRY(what_each_op_writes), TAP_ENTRY(record_buckets),
          TAP_ENTRY(selection_covers_every_shape_class),
+         TAP_ENTRY(tx_wider_than_the_block_is_refused),
          TAP_ENTRY(template_takes_every_element_type))

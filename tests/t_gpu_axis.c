@@ -482,6 +482,8 @@ TEST(variants_sampled)
                                     v.p[P_ITEMS] = items[ii];
                                     v.p[P_LANES] = f->params[P_LANES].values[li];
                                     v.p[P_GRID] = li % 2 ? 1 : 0;
+                                    if (!cuspec__variant_legal(&v)) /* tx wider than the block */
+                                        continue;
                                     int rows_axis = fam == CUSPEC__FAM_REDUCE_ROWS;
                                     size_t results = rows_axis ? s->rows : s->cols;
                                     struct cuspec__axis_call c = {
