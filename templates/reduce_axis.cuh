@@ -587,7 +587,8 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
 // Combines the block's rows of threads: afterwards thread t < TX holds its
 // columns' results. Every thread calls it. TX <= 32: a warp holds one or
 // more rows of threads (shuffles first); TX > 32: each row of threads is
-// TX / 32 whole warps, and with TX = BLOCK there is nothing to combine.
+// TX / 32 whole warps (at most 4 rows), and with TX = BLOCK there is nothing
+// to combine.
 template <typename R, int BLOCK, int VEC>
 __device__ __forceinline__ void columns_reduce(typename R::A (&acc)[VEC], unsigned TX)
 {
@@ -602,23 +603,21 @@ __device__ __forceinline__ void columns_reduce(typename R::A (&acc)[VEC], unsign
             return;
         __shared__ typename R::A warp_vals[WARPS][32];
         const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-        const unsigned TY = BLOCK / TX;
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
             if (lane < TX)
                 warp_vals[warp][lane] = acc[k];
             __syncthreads();
             if (threadIdx.x < TX) {
-                typename R::A v;
+                typename R::A v = warp_vals[warp][lane];
                 if (TX <= 32) {
-                    v = warp_vals[0][threadIdx.x];
 #pragma unroll
                     for (int w = 1; w < WARPS; ++w)
-                        v = R::combine(v, warp_vals[w][threadIdx.x]);
+                        v = R::combine(v, warp_vals[w][lane]);
                 } else {
-                    v = acc[k]; // row of threads 0 is this thread's
-                    for (unsigned y = 1; y < TY; ++y)
-                        v = R::combine(v, warp_vals[(y * TX + threadIdx.x) >> 5][lane]);
+#pragma unroll 1
+                    for (unsigned w = warp + TX / 32; w < WARPS; w += TX / 32)
+                        v = R::combine(v, warp_vals[w][lane]);
                 }
                 acc[k] = v;
             }
@@ -814,45 +813,42 @@ __global__ void __launch_bounds__(BLOCK)
     else if (cnt > 0) // element by element, a row at a time: the edge and odd ld
         column_strip<R, T, VEC, 1, TWO, false>(p, q, ld, lo, hi, ty, TY, cnt, acc);
     CUSPEC_LET_NEXT_GRID();
-    columns_reduce<R, BLOCK, VEC>(acc, TX);
 
+    // One combine serves both passes (one copy of its code): the block's
+    // rows of threads, then, where rows are split, in the tile's last block
+    // the partials of every chunk.
     const unsigned long long out0 = m * cols + c0;
-    if (splits == 1) {
-        if (threadIdx.x < TX)
+    A *part = reinterpret_cast<A *>(partials) + m * splits * cols + c0;
+#pragma unroll 1
+    for (unsigned pass = 0;; ++pass) {
+        columns_reduce<R, BLOCK, VEC>(acc, TX);
+        if (splits == 1 || pass == 1)
+            break;
+        // Split rows: this block's partials, then the tile's ticket.
+        if (threadIdx.x < TX) {
 #pragma unroll
             for (int k = 0; k < VEC; ++k)
                 if (k < (int)cnt)
-                    R::store(acc[k], value, index, out0 + k);
-        return;
-    }
-
-    // Split rows: this block's partials, then the tile's ticket; the tile's
-    // last block combines its chunks.
-    A *part = reinterpret_cast<A *>(partials) + m * splits * cols + c0;
-    if (threadIdx.x < TX) {
+                    part[blockIdx.y * cols + k] = acc[k];
+            __threadfence();
+        }
+        __syncthreads();
+        __shared__ int s_last;
+        if (threadIdx.x == 0)
+            s_last = last_arrival(tickets + m * gridDim.x + blockIdx.x, splits);
+        __syncthreads();
+        if (!s_last)
+            return;
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
-            if (k < (int)cnt)
-                part[blockIdx.y * cols + k] = acc[k];
-        __threadfence();
-    }
-    __syncthreads();
-    __shared__ int s_last;
-    if (threadIdx.x == 0)
-        s_last = last_arrival(tickets + m * gridDim.x + blockIdx.x, splits);
-    __syncthreads();
-    if (!s_last)
-        return;
-#pragma unroll
-    for (int k = 0; k < VEC; ++k)
-        acc[k] = R::identity();
+            acc[k] = R::identity();
 #pragma unroll 4 // the partials' loads in flight: the grid's tail waits on them
-    for (unsigned y = ty; y < splits; y += TY)
+        for (unsigned y = ty; y < splits; y += TY)
 #pragma unroll
-        for (int k = 0; k < VEC; ++k)
-            if (k < (int)cnt)
-                acc[k] = R::combine(acc[k], R::load_cg(part + (unsigned long long)y * cols + k));
-    columns_reduce<R, BLOCK, VEC>(acc, TX);
+            for (int k = 0; k < VEC; ++k)
+                if (k < (int)cnt)
+                    acc[k] = R::combine(acc[k], R::load_cg(part + (unsigned long long)y * cols + k));
+    }
     if (threadIdx.x < TX)
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
