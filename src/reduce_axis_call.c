@@ -121,8 +121,9 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
     if (!cuspec__variant_legal(v)) {
         char name[256];
         cuspec__variant_name(v, name, sizeof name);
-        return cuspec__fail(CUSPEC_ERR_INVALID, "%s with lanes %d: not a legal variant", name,
-                            v->p[P_LANES]);
+        const struct cuspec__family *f = cuspec__family(v->family);
+        return cuspec__fail(CUSPEC_ERR_INVALID, "%s with %s %d: not a legal variant", name,
+                            f != NULL ? f->params[P_LANES].name : "lanes", v->p[P_LANES]);
     }
     struct cuspec__kernel k;
     int rc = spec != NULL ? cuspec__function_for(ctx, stream, spec, v, &k)

@@ -587,8 +587,7 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
 // Combines the block's rows of threads: afterwards thread t < TX holds its
 // columns' results. Every thread calls it. TX <= 32: a warp holds one or
 // more rows of threads (shuffles first); TX > 32: each row of threads is
-// TX / 32 whole warps (at most 4 rows), and with TX = BLOCK there is nothing
-// to combine.
+// TX / 32 whole warps, and with TX = BLOCK there is nothing to combine.
 template <typename R, int BLOCK, int VEC>
 __device__ __forceinline__ void columns_reduce(typename R::A (&acc)[VEC], unsigned TX)
 {

@@ -300,6 +300,14 @@ TEST(selection_covers_every_shape_class)
     /* a row of threads on each row: idle threads otherwise */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 1000).p[P_LANES], 256);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 100).p[P_LANES], 32); /* 25 vectors */
+    /* never wider than tx's largest value, whatever the block */
+    struct cuspec__spec wide = {.family = C, .op = CUSPEC__AXIS_SUM, .dtype = CUSPEC_U8,
+                                .rows = 1, .cols = 4097};
+    cuspec__variant_choose(&wide, 90, &v);
+    v.p[P_BLOCK] = 1024;
+    cuspec__axis_fit(&v, &wide, 0);
+    CHECK_INT_EQ(v.p[P_LANES], 256);
+    CHECK(cuspec__variant_legal(&v));
     /* the classes give one rows kernel and one column kernel per dtype and
      * op: what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
@@ -333,7 +341,7 @@ TEST(tx_wider_than_the_block_is_refused)
     struct cuspec__axis_call c = {.kop = CUSPEC__AXIS_SUM, .dtype = CUSPEC_F32, .rows = 32,
                                   .cols = 1 << 20, .ld = 1 << 20, .batch = 1};
     CHECK_INT_EQ(cuspec__axis_run(NULL, &v, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
-    CHECK_STR_CONTAINS(cuspec_last_error(), "with lanes 256: not a legal variant");
+    CHECK_STR_CONTAINS(cuspec_last_error(), "with tx 256: not a legal variant");
     v.p[P_BLOCK] = 256;
     CHECK(cuspec__variant_legal(&v));
 }
