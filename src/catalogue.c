@@ -70,6 +70,14 @@ void cuspec__variant_kernel(const struct cuspec__variant *v, struct cuspec__vari
             k->p[i] = f->params[i].values[0];
 }
 
+int cuspec__same_kernel(const struct cuspec__variant *a, const struct cuspec__variant *b)
+{
+    struct cuspec__variant ka, kb;
+    cuspec__variant_kernel(a, &ka);
+    cuspec__variant_kernel(b, &kb);
+    return memcmp(&ka, &kb, sizeof ka) == 0;
+}
+
 void cuspec__params_text(const struct cuspec__variant *v, char *buf, size_t size)
 {
     const struct cuspec__family *f = cuspec__family(v->family);

@@ -135,6 +135,10 @@ int cuspec__family_space(int family, int dtype, int op,
  * runs, one for all its launches. */
 void cuspec__variant_kernel(const struct cuspec__variant *v, struct cuspec__variant *k);
 
+/* Whether a and b run the same kernel (they differ at most in launch-only
+ * parameters). */
+int cuspec__same_kernel(const struct cuspec__variant *a, const struct cuspec__variant *b);
+
 /* The variant's name expression, for messages. */
 void cuspec__variant_name(const struct cuspec__variant *v, char *buf, size_t size);
 /* "block=256 items=4 ..." for v: its tuned parameters. */

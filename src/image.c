@@ -173,19 +173,11 @@ struct candidates {
     struct cuspec__variant v[64];
 };
 
-static int same_kernel(const struct cuspec__variant *a, const struct cuspec__variant *b)
-{
-    struct cuspec__variant ka, kb;
-    cuspec__variant_kernel(a, &ka);
-    cuspec__variant_kernel(b, &kb);
-    return memcmp(&ka, &kb, sizeof ka) == 0;
-}
-
 static int add_candidate(const struct cuspec__variant *v, void *user)
 {
     struct candidates *c = user;
     for (unsigned i = 0; i < c->n; i++)
-        if (same_kernel(&c->v[i], v))
+        if (cuspec__same_kernel(&c->v[i], v))
             return 0;
     if (c->n < sizeof c->v / sizeof *c->v && (c->f->fits == NULL || c->f->fits(v, c->s)))
         c->v[c->n++] = *v;
@@ -203,7 +195,7 @@ int cuspec__fallback_next(const struct cuspec__spec *s, int arch,
     cuspec__family_choices(s->family, s->dtype, s->op, arch, add_candidate, &c);
     for (; *next < c.n; ++*next) {
         struct cuspec__image img;
-        if (same_kernel(&c.v[*next], wanted) ||
+        if (cuspec__same_kernel(&c.v[*next], wanted) ||
             cuspec__image_get(&c.v[*next], arch, CUSPEC__IMAGE_NO_COMPILE, &img) != CUSPEC_OK)
             continue;
         cuspec__image_free(&img);

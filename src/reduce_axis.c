@@ -128,15 +128,14 @@ static unsigned long long strips(const struct cuspec__variant *v, int tx,
     return (s->cols + width - 1) / width;
 }
 
-/* Strips wider, up to the block (and tx's largest value), while each thread would take fewer than
- * WIDE_ROUNDS rounds and the strips still fill a large GPU
- * (WIDE_STRIPS blocks: 4 of 256 threads on each of 132 SMs): combining
- * rows of threads across warps cost more than a thread's longer walk down
- * its columns (docs/experiments/reduce_axis.md: "Strips as wide as the
- * block"). */
+/* Strips wider, up to the block and tx's largest value, while each thread
+ * would take fewer than WIDE_ROUNDS rounds and the strips still fill a
+ * large GPU (WIDE_STRIPS blocks: 4 of 256 threads on each of 132 SMs):
+ * combining rows of threads across warps cost more than a thread's longer
+ * walk down its columns (docs/experiments/reduce_axis.md: "Strips as wide
+ * as the block"). */
 #define WIDE_ROUNDS 16
 #define WIDE_STRIPS 512
-#define WIDEST_STRIP 256 /* the largest tx the family lists */
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
  * a warp reads whole rows side by side; long rows a warp each, or where
@@ -164,11 +163,14 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
      * doubled the columns kernels the prebuilt store compiles
      * (docs/experiments/reduce_axis.md: "Build time"). */
     int tx = pow2_at_least(need, 128 / (vec * (int)cuspec_dtype_size(v->dtype)));
-    const int widest = v->p[P_BLOCK] < WIDEST_STRIP ? v->p[P_BLOCK] : WIDEST_STRIP;
-    while (tx < widest && (unsigned long long)tx * (unsigned)vec < s->cols &&
-           (rounds(v, tx, s) < 1 ||
-            (rounds(v, tx, s) < WIDE_ROUNDS && strips(v, 2 * tx, s) >= WIDE_STRIPS)))
-        tx *= 2;
+    const struct cuspec__param *txs = &cuspec__family_reduce_cols.params[P_LANES];
+    const int widest = v->p[P_BLOCK] < txs->values[txs->n - 1] ? v->p[P_BLOCK]
+                                                               : txs->values[txs->n - 1];
+    for (; tx < widest && (unsigned long long)tx * (unsigned)vec < s->cols; tx *= 2) {
+        unsigned long long r = rounds(v, tx, s);
+        if (r >= 1 && (r >= WIDE_ROUNDS || strips(v, 2 * tx, s) < WIDE_STRIPS))
+            break;
+    }
     v->p[P_LANES] = tx;
 }
 
