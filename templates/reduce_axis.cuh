@@ -736,13 +736,14 @@ __global__ void __launch_bounds__(BLOCK)
             acc[i] = R::identity();
         if (r < total && n > 0) {
             const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
-            // A whole row of aligned vectors (the common case) skips
+            // A row or chunk of whole aligned vectors (the common case) skips
             // row_segment's head and tail: sums of long rows 4-5% faster,
             // argmin/argmax no faster, so they keep one copy of the loop
             // (docs/experiments/reduce_axis.md: "The rows kernel's setup").
-            if (!R::ARG && splits == 1 && cols % VEC == 0 && aligned<VEC>(a + off) &&
+            if (!R::ARG && n % VEC == 0 && aligned<VEC>(a + off) &&
                 (!TWO || aligned<VEC>(bb + off)))
-                row_vectors<R, T, VEC, ITEMS, TWO>(a + off, bb + off, cols / VEC, 0, lane, L, acc);
+                row_vectors<R, T, VEC, ITEMS, TWO>(a + off, bb + off, n / VEC, (long long)lo, lane,
+                                                   L, acc);
             else
                 row_segment<R, T, VEC, ITEMS, TWO>(a + off, bb + off, n, (long long)lo, lane, L,
                                                    acc);
