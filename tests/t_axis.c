@@ -321,10 +321,6 @@ TEST(selection_covers_every_shape_class)
     }
 }
 
-/* The template's element types (reduce_types.cuh's) with the ops and
- * vector widths whose code differs: SIMD bytes and half-words, max.NaN of
- * halves (sm_90; compare and select on sm_75), one-load sums of narrow
- * integers, for sm_75 and sm_90. */
 /* A columns variant whose strip is wider than its block would give the
  * kernel no rows of threads: illegal, and refused before anything runs. */
 TEST(tx_wider_than_the_block_is_refused)
@@ -346,6 +342,10 @@ TEST(tx_wider_than_the_block_is_refused)
     CHECK(cuspec__variant_legal(&v));
 }
 
+/* The template's element types (reduce_types.cuh's) with the ops and
+ * vector widths whose code differs: SIMD bytes and half-words, max.NaN of
+ * halves (sm_90; compare and select on sm_75), one-load sums of narrow
+ * integers, for sm_75 and sm_90. */
 TEST(template_takes_every_element_type)
 {
     const struct cuspec__file *t = cuspec__template("reduce_axis.cuh", NULL);
