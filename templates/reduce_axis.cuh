@@ -214,7 +214,7 @@ template <typename T, int OP> struct op {
     // sums accumulate in S: floats in C (f32 for halves), integers in 64 bits
     typedef typename pick<E::is_float, C,
                           typename pick<E::is_signed, long long, unsigned long long>::type>::type S;
-    enum : bool { ARG = OP == ARGMIN || OP == ARGMAX };
+    enum : bool { ARG = OP == ARGMIN || OP == ARGMAX, LOW = OP == ARGMIN };
     enum : bool { SUMS = OP == SUM || OP == DOT };
     struct pair {
         C v;
@@ -379,9 +379,15 @@ template <typename T, int OP> struct op {
 
 // ---- combining across threads ------------------------------------------------
 // Lanes in aligned groups of L (a power of two <= 32); every lane of the warp
-// calls it. The result is in every lane of the group.
+// calls it. The result is in every lane of the group. A whole warp's
+// argmin/argmax of 32-bit values through redux where the arch has it
+// (reduce_types.cuh: warp_arg).
 template <typename R> __device__ __forceinline__ typename R::A lanes_reduce(typename R::A v, int L)
 {
+    if constexpr (cuspec_reduce_detail::arg_redux && R::ARG && sizeof(typename R::C) == 4) {
+        if (L == 32)
+            return cuspec_reduce_detail::warp_arg<R::LOW>(v);
+    }
     for (int off = L >> 1; off > 0; off >>= 1)
         v = R::combine(v, R::shfl_xor(v, off));
     return v;

@@ -353,6 +353,68 @@ CUSPEC_LANES_INT(unsigned char, "u16x2", 2, false, 0x4240, 0x4341)
 #endif
 #undef CUSPEC_LANES_OK
 
+// ---- argmin / argmax across a warp: redux (sm_80 and later) ----------------
+// warp_arg<LOW>(a) for a.v of 32 bits (elem<T>::V of every type but the
+// 64-bit ones) and a.i a 64-bit index, not negative, the empty one the
+// largest: the warp's best in every lane, the same as combining pairwise
+// (NaN first, then the better value, then the smaller index), in three
+// redux.sync, a ballot and a shuffle instead of five levels of three
+// shuffles and the combine's compares. Every lane of the warp calls it;
+// only where arg_redux is true.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+enum : bool { arg_redux = true };
+#else
+enum : bool { arg_redux = false };
+#endif
+
+// A rank: a better value has the larger key, both zeros one key, NaN the
+// largest of all (LOW: argmin, the smaller value is better).
+template <bool LOW, typename X> __device__ __forceinline__ unsigned int arg_key(X v)
+{
+    unsigned int u;
+    if constexpr (elem<X>::is_float) {
+        u = __float_as_uint(v);
+        u = (u << 1) == 0 ? 0x80000000u : (u & 0x80000000u) ? ~u : u | 0x80000000u;
+    } else if constexpr (elem<X>::is_signed) {
+        u = (unsigned int)v ^ 0x80000000u;
+    } else {
+        u = v;
+    }
+    if constexpr (LOW)
+        u = ~u;
+    if constexpr (elem<X>::is_float)
+        u = v != v ? 0xffffffffu : u;
+    return u;
+}
+
+template <bool MAX> __device__ __forceinline__ unsigned int redux(unsigned int x)
+{
+    unsigned int r;
+    if constexpr (MAX)
+        asm volatile("redux.sync.max.u32 %0, %1, 0xffffffff;" : "=r"(r) : "r"(x));
+    else
+        asm volatile("redux.sync.min.u32 %0, %1, 0xffffffff;" : "=r"(r) : "r"(x));
+    return r;
+}
+
+// The best key; among its lanes the smallest index, high word then low
+// word; that lane's value (the exact element: -0.0 stays -0.0).
+template <bool LOW, typename A> __device__ __forceinline__ A warp_arg(A a)
+{
+    const unsigned int k = arg_key<LOW>(a.v);
+    const unsigned long long i = (unsigned long long)a.i;
+    const unsigned int ih = (unsigned int)(i >> 32), il = (unsigned int)i;
+    const bool best = k == redux<true>(k);
+    const unsigned int h = redux<false>(best ? ih : 0xffffffffu);
+    const bool first = best && ih == h;
+    const unsigned int l = redux<false>(first ? il : 0xffffffffu);
+    const int from = __ffs(__ballot_sync(0xffffffffu, first && il == l)) - 1;
+    A r = a;
+    r.v = __shfl_sync(0xffffffffu, a.v, from);
+    r.i = (decltype(a.i))(((unsigned long long)h << 32) | l);
+    return r;
+}
+
 } // namespace cuspec_reduce_detail
 
 #endif // CUSPEC_REDUCE_TYPES_CUH_
