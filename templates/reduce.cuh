@@ -666,6 +666,18 @@ __device__ __forceinline__ void finish(const A &r, Out *out, long long *index)
     }
 }
 
+// accumulate with the loads through L1 or streamed past it, as l1 says.
+template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, typename S, int K>
+__device__ __forceinline__ void pass(const T *__restrict__ a, const T *__restrict__ b,
+                                     unsigned long long nv, unsigned long long first, bool l1,
+                                     S (&slots)[K])
+{
+    if (l1)
+        accumulate<T, Acc, OP, BLOCK, V, IT, W, true>(a, b, nv, first, slots);
+    else
+        accumulate<T, Acc, OP, BLOCK, V, IT, W, false>(a, b, nv, first, slots);
+}
+
 // The aligned loads' pass into acc; argmin/argmax through a scan per load of
 // the ITEMS, whose best (the smallest index on a tie: their loads never
 // overlap) is located into acc[0].
@@ -679,16 +691,10 @@ __device__ __forceinline__ void loads(const T *__restrict__ a, const T *__restri
 #pragma unroll
         for (int j = 0; j < IT; ++j)
             s[j].start();
-        if (l1)
-            accumulate<T, Acc, OP, BLOCK, V, IT, 1, true>(a, b, nv, first, s);
-        else
-            accumulate<T, Acc, OP, BLOCK, V, IT, 1, false>(a, b, nv, first, s);
+        pass<T, Acc, OP, BLOCK, V, IT, 1>(a, b, nv, first, l1, s);
         acc[0] = tree<scan<T, OP, V>, OP, IT>(s).located();
     } else {
-        if (l1)
-            accumulate<T, Acc, OP, BLOCK, V, IT, W, true>(a, b, nv, first, acc);
-        else
-            accumulate<T, Acc, OP, BLOCK, V, IT, W, false>(a, b, nv, first, acc);
+        pass<T, Acc, OP, BLOCK, V, IT, W>(a, b, nv, first, l1, acc);
     }
 }
 

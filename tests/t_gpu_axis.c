@@ -404,6 +404,32 @@ TEST(arg_ties_and_nans_at_every_position)
     group_end();
 }
 
+/* Zeros of random sign only: every float dtype's argmin and argmax give the
+ * first element of each row or column, its bytes (-0.0 where that is
+ * -0.0): both zeros are equal, also where a warp ranks values by key
+ * (reduce_types.cuh: warp_arg). Short rows, long rows split over blocks,
+ * and columns (at most MAX_RESULTS of them). */
+TEST(signed_zeros_tie)
+{
+    static const int floats[] = {CUSPEC_F32, CUSPEC_F64, CUSPEC_F16, CUSPEC_BF16};
+    static const struct shape shapes[] = {{1000, 33, 33, 1, 0, 0},
+                                          {64, 100000, 100000, 1, 0, 0},
+                                          {4, 1 << 20, 1 << 20, 1, 0, 0},
+                                          {3000, 1000, 1000, 1, 0, 0}};
+    group_begin();
+    for (size_t d = 0; d < sizeof floats / sizeof *floats; d++)
+        for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+            const struct shape *s = &shapes[k];
+            for (size_t i = 0; i < extent(s); i++)
+                set_value(h_in[0], floats[d], i, rng_next() & 1 ? -0.0 : 0.0);
+            CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], extent(s) * cuspec_dtype_size(floats[d])));
+            for (int axis = 1; axis >= 0; axis--)
+                for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++)
+                    run_case(axis, kop, floats[d], s);
+        }
+    group_end();
+}
+
 /* ## Empty reductions and bad arguments */
 
 TEST(empty_reductions_write_the_identity)
@@ -596,6 +622,7 @@ int main(void)
         TAP_ENTRY(u16_every_op_axis_shape),
         TAP_ENTRY(ties_and_nans),
         TAP_ENTRY(arg_ties_and_nans_at_every_position),
+        TAP_ENTRY(signed_zeros_tie),
         TAP_ENTRY(empty_reductions_write_the_identity),
         TAP_ENTRY(bad_arguments_rejected),
         TAP_ENTRY(variants_sampled),

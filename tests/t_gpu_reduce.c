@@ -17,6 +17,7 @@
 #include "gpu_cases.h"
 #include "reduce.h"
 #include "compile.h"
+#include "reduce_sample.h"
 #include "driver.h"
 
 #include <float.h>
@@ -655,78 +656,20 @@ static int ours(const struct cuspec__variant *v)
     return dtype_ours && v->op < N_OPS;
 }
 
-/* Compiles, in parallel, the defaults (what the public calls use) and
- * about 40 specializations spread over the legal ones, with the second
- * stage of two-launch ones, so that later calls only load from the store. */
+/* The defaults and about 40 specializations spread over the legal ones of
+ * this test's dtypes and ops (t_gpu_reduce_types has the others), both
+ * one- and two-launch ones. */
 TEST(kernels_compile)
 {
     if (!ready())
         return;
     group_begin();
-    const struct cuspec__family *f = &cuspec__family_reduce;
-    int p_items = param_index(f, "items"), p_vec = param_index(f, "vec");
-    int p_single = param_index(f, "single"), p_grid = param_index(f, "grid");
-    int p_cache = param_index(f, "cache");
-    int p_stage = param_index(f, "stage");
-    if (param_index(f, "block") < 0 || p_items < 0 || p_vec < 0 || p_single < 0 || p_grid < 0 ||
-        p_stage < 0 || p_cache < 0) {
-        TAP_FAIL("the reduce family lacks one of block, items, vec, single, grid, stage, cache");
-        return;
-    }
-
-    /* Every legal specialization (launch-only GRID at its first value) of
-     * this test's dtypes and ops (t_gpu_reduce_types has the others);
-     * stage 0: the kernels a call starts with. */
-    struct vlist all = {0}, first = {0}, build = {0}, defaults = {0};
-    CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, ctx->arch, 1, collect, &all), 0);
-    for (size_t i = 0; i < all.n; i++)
-        if (all.v[i].p[p_stage] == 0 && ours(&all.v[i]))
-            CHECK(vlist_add(&first, &all.v[i]) == 0);
-    printf("# %zu legal reduce specializations, %zu first-stage ones\n", all.n, first.n);
-
-    /* Every step-th of the enumeration (dtype, op, block, items, vec,
-     * single), each given the next GRID value in turn; then the defaults. */
-    const struct cuspec__param *grid = &f->params[p_grid];
-    size_t step = first.n / 40 > 0 ? first.n / 40 : 1, k = 0;
-    int saw_single0 = 0, saw_single1 = 0;
-    for (size_t i = step / 2; i < first.n; i += step, k++) {
-        struct cuspec__variant v = first.v[i];
-        v.p[p_grid] = grid->values[k % (size_t)grid->n];
-        v.p[p_cache] = (int)(k / 2 % 2); /* the loads streamed, or through L1 */
-        CHECK(vlist_add(&sample, &v) == 0);
-        saw_single0 |= v.p[p_single] == 0;
-        saw_single1 |= v.p[p_single] == 1;
-    }
-    CHECK(saw_single0 && saw_single1);
-    CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, ctx->arch, 0, collect, &defaults), 0);
-    for (size_t i = 0; i < defaults.n; i++)
-        if (ours(&defaults.v[i]))
-            CHECK(vlist_add(&sample, &defaults.v[i]) == 0);
-    CHECK(sample.n >= 40);
-
-    for (size_t i = 0; i < sample.n; i++) {
-        struct cuspec__variant v = sample.v[i];
-        v.p[p_grid] = v.p[p_cache] = 0;
-        CHECK(vlist_add(&build, &v) == 0);
-        if (v.p[p_single] == 0) {
-            v.p[p_items] = v.p[p_vec] = 1;
-            v.p[p_single] = v.p[p_grid] = 0;
-            v.p[p_stage] = 1;
-            CHECK(f->legal(&v));
-            CHECK(vlist_add(&build, &v) == 0);
-        }
-    }
-    cuspec_compile_report report;
-    int rc = cuspec__compile_many(build.v, (unsigned)build.n, ctx->arch, CUSPEC__IMAGE_NO_PTX, 0, 0,
-                                  NULL, NULL, NULL, &report);
-    printf("# running %zu specializations: %u kernels compiled, %u found, %u failed in %.1f s\n",
-           sample.n, report.compiled, report.found, report.failed, report.seconds);
-    if (rc != CUSPEC_OK)
-        CASE_FAIL("compiling: %s: %s", cuspec_strerror(rc), report.first_error);
-    free(all.v);
-    free(first.v);
-    free(build.v);
-    free(defaults.v);
+    int p_single = param_index(&cuspec__family_reduce, "single");
+    reduce_sample_compile(ours, 40, &sample);
+    int saw[2] = {0, 0};
+    for (size_t i = 0; p_single >= 0 && i < sample.n; i++)
+        saw[sample.v[i].p[p_single] != 0] = 1;
+    CHECK(saw[0] && saw[1]);
     group_end();
 }
 

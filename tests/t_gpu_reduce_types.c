@@ -19,6 +19,7 @@
 #include "gpu_cases.h"
 #include "reduce.h"
 #include "compile.h"
+#include "reduce_sample.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -739,54 +740,7 @@ TEST(kernels_compile)
     if (!ready())
         return;
     group_begin();
-    const struct cuspec__family *f = &cuspec__family_reduce;
-    int p_items = param_index(f, "items"), p_vec = param_index(f, "vec");
-    int p_single = param_index(f, "single"), p_grid = param_index(f, "grid");
-    int p_cache = param_index(f, "cache");
-    int p_stage = param_index(f, "stage");
-    struct vlist all = {0}, first = {0}, build = {0};
-    CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, ctx->arch, 1, collect, &all), 0);
-    for (size_t i = 0; i < all.n; i++)
-        if (all.v[i].p[p_stage] == 0 && is_new(&all.v[i]))
-            CHECK(vlist_add(&first, &all.v[i]) == 0);
-    /* Every step-th (dtype, op, block, items, vec, single), each with the
-     * next GRID value; then the new types' and ops' defaults. */
-    const struct cuspec__param *grid = &f->params[p_grid];
-    size_t step = first.n / 60 > 0 ? first.n / 60 : 1, k = 0;
-    for (size_t i = step / 2; i < first.n; i += step, k++) {
-        struct cuspec__variant v = first.v[i];
-        v.p[p_grid] = grid->values[k % (size_t)grid->n];
-        v.p[p_cache] = (int)(k / 2 % 2); /* the loads streamed, or through L1 */
-        CHECK(vlist_add(&sample, &v) == 0);
-    }
-    struct vlist defaults = {0};
-    CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, ctx->arch, 0, collect, &defaults), 0);
-    for (size_t i = 0; i < defaults.n; i++)
-        if (is_new(&defaults.v[i]))
-            CHECK(vlist_add(&sample, &defaults.v[i]) == 0);
-    printf("# %zu new first-stage specializations, %zu sampled with the defaults\n", first.n,
-           sample.n);
-    for (size_t i = 0; i < sample.n; i++) {
-        struct cuspec__variant v = sample.v[i];
-        v.p[p_grid] = v.p[p_cache] = 0;
-        CHECK(vlist_add(&build, &v) == 0);
-        if (v.p[p_single] == 0) {
-            v.p[p_items] = v.p[p_vec] = 1;
-            v.p[p_stage] = 1;
-            CHECK(vlist_add(&build, &v) == 0);
-        }
-    }
-    cuspec_compile_report report;
-    int rc = cuspec__compile_many(build.v, (unsigned)build.n, ctx->arch, CUSPEC__IMAGE_NO_PTX, 0, 0,
-                                  NULL, NULL, NULL, &report);
-    printf("# %u kernels compiled, %u found, %u failed in %.1f s\n", report.compiled, report.found,
-           report.failed, report.seconds);
-    if (rc != CUSPEC_OK)
-        CASE_FAIL("compiling: %s: %s", cuspec_strerror(rc), report.first_error);
-    free(all.v);
-    free(first.v);
-    free(build.v);
-    free(defaults.v);
+    reduce_sample_compile(is_new, 60, &sample);
     group_end();
 }
 
