@@ -128,6 +128,21 @@ static unsigned long long strips(const struct cuspec__variant *v, int tx,
     return (s->cols + width - 1) / width;
 }
 
+/* Short rows of `need` vectors: the fewest lanes that cover a row, each
+ * lane one vector of ITEMS rows in flight. argmin/argmax, whose combine
+ * across lanes compares values and indices where a sum's adds, from ITEMS
+ * to 31 vectors: lanes of ITEMS vectors each, of one row (1048576 x 32
+ * f32: 68.5 -> 44.3 us; rows of a warp's vectors, 1048576 x 127, were 3%
+ * slower so: docs/experiments/reduce_axis.md, "Short rows' argmin/argmax:
+ * fewer lanes"). */
+static int short_lanes(const struct cuspec__variant *v, int op, unsigned long long need)
+{
+    unsigned long long items = (unsigned)v->p[P_ITEMS];
+    if ((op == CUSPEC__AXIS_ARGMIN || op == CUSPEC__AXIS_ARGMAX) && need >= items && need < 32)
+        need = (need + items - 1) / items;
+    return pow2_at_least(need, 32);
+}
+
 /* Strips wider, up to the block and tx's largest value, while each thread
  * would take fewer than WIDE_ROUNDS rounds and the strips still fill a
  * large GPU (WIDE_STRIPS blocks: 4 of 256 threads on each of 132 SMs):
@@ -138,8 +153,10 @@ static unsigned long long strips(const struct cuspec__variant *v, int tx,
 #define WIDE_STRIPS 512
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
- * a warp reads whole rows side by side; long rows a warp each, or where
- * there are few of them the whole block (split across blocks at launch).
+ * a warp reads whole rows side by side (argmin/argmax fewer: short_lanes);
+ * a record's lanes stay as tuned, but for a whole block (a record of long
+ * rows serving short ones). Long rows a warp each, or where there are few
+ * of them the whole block (split across blocks at launch).
  * Columns: strips of 128 bytes (a warp reads 4 rows of them), narrower
  * where the matrix is, wider where it has too few rows to give each of a
  * block's rows of threads ITEMS of its own, and wider still where rows
@@ -151,8 +168,8 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
     if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
         int cls =
             cuspec__axis_class(v->family, cuspec__log2_floor(s->rows), cuspec__log2_floor(s->cols));
-        if (cls == 1 && (!from_record || (v->p[P_LANES] && (unsigned)v->p[P_LANES] < need)))
-            v->p[P_LANES] = pow2_at_least(need, 32);
+        if (cls == 1 && (!from_record || v->p[P_LANES] == 0))
+            v->p[P_LANES] = short_lanes(v, s->op, need);
         else if (!from_record)
             v->p[P_LANES] = cls == 2 ? 32 : 0;
         return;

@@ -244,16 +244,23 @@ static int add_kernel(const struct cuspec__variant *v, void *user)
     return 0;
 }
 
-/* The record-free kernel and launch of a call on rows x cols. */
-static struct cuspec__variant chosen(int family, int dtype, unsigned long long rows,
-                                     unsigned long long cols)
+/* The record-free kernel and launch of an op's call on rows x cols. */
+static struct cuspec__variant chosen_op(int family, int op, int dtype, unsigned long long rows,
+                                        unsigned long long cols)
 {
     struct cuspec__spec s = {
-        .family = family, .op = CUSPEC__AXIS_SUM, .dtype = dtype, .rows = rows, .cols = cols};
+        .family = family, .op = op, .dtype = dtype, .rows = rows, .cols = cols};
     struct cuspec__variant v;
     cuspec__variant_choose(&s, 90, &v);
     CHECK(cuspec__variant_legal(&v));
     return v;
+}
+
+/* The same for a sum. */
+static struct cuspec__variant chosen(int family, int dtype, unsigned long long rows,
+                                     unsigned long long cols)
+{
+    return chosen_op(family, CUSPEC__AXIS_SUM, dtype, rows, cols);
 }
 
 TEST(selection_covers_every_shape_class)
@@ -266,6 +273,16 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen(R, CUSPEC_F64, 1 << 20, 32).p[P_LANES], 16);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 127).p[P_LANES], 32);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 3, 7).p[P_LANES], 2);
+    /* argmin/argmax: lanes of ITEMS (4) vectors each, where a row has that
+     * many and less than a warp's; other rows as for sums */
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32).p[P_LANES], 2);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F16, 1 << 20, 32).p[P_LANES], 1);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 100).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 127).p[P_LANES], 32);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 16).p[P_LANES], 1);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 7).p[P_LANES], 2);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 8192, 8192).p[P_LANES], 32);
     /* many long rows: a warp each; few: the block (split at launch) */
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 8192, 8192).p[P_LANES], 32);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 65536, 1024).p[P_LANES], 32);
@@ -308,13 +325,26 @@ TEST(selection_covers_every_shape_class)
     cuspec__axis_fit(&v, &wide, 0);
     CHECK_INT_EQ(v.p[P_LANES], 256);
     CHECK(cuspec__variant_legal(&v));
+    /* a record's lanes for short rows stay as tuned, fewer than cover a
+     * row too; a whole block's (a record of long rows) gives way */
+    struct cuspec__spec shortrows = {.family = R, .op = CUSPEC__AXIS_SUM, .dtype = CUSPEC_F32,
+                                     .rows = 1 << 20, .cols = 32};
+    cuspec__variant_choose(&shortrows, 90, &v);
+    v.p[P_LANES] = 2;
+    cuspec__axis_fit(&v, &shortrows, 1);
+    CHECK_INT_EQ(v.p[P_LANES], 2);
+    v.p[P_LANES] = 0;
+    cuspec__axis_fit(&v, &shortrows, 1);
+    CHECK_INT_EQ(v.p[P_LANES], 8);
     /* the classes give one rows kernel and one column kernel per dtype and
      * op: what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
         struct kernels k = {0};
         cuspec__family_choices(R, CUSPEC_I64, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, 1);
-        CHECK_UINT_LE(7, k.choices); /* short rows of 1..32 lanes, a warp, the block */
+        /* short rows of 1..32 lanes (argmin/argmax: 1, 2, 4, 32), a warp, the block */
+        int arg = op == CUSPEC__AXIS_ARGMIN || op == CUSPEC__AXIS_ARGMAX;
+        CHECK_UINT_LE(arg ? 5 : 7, k.choices);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_I64, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, 1);
