@@ -154,9 +154,9 @@ static int short_lanes(const struct cuspec__variant *v, int op, unsigned long lo
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
  * a warp reads whole rows side by side (argmin/argmax fewer: short_lanes);
- * a record's lanes stay as tuned, but for a whole block (a record of long
- * rows serving short ones). Long rows a warp each, or where there are few
- * of them the whole block (split across blocks at launch).
+ * a record's lanes stay as tuned (records serve only their own class of
+ * shapes: reduce_axis_ops.c, nearby_in). Long rows a warp each, or where
+ * there are few of them the whole block (split across blocks at launch).
  * Columns: strips of 128 bytes (a warp reads 4 rows of them), narrower
  * where the matrix is, wider where it has too few rows to give each of a
  * block's rows of threads ITEMS of its own, and wider still where rows
@@ -168,10 +168,8 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
     if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
         int cls =
             cuspec__axis_class(v->family, cuspec__log2_floor(s->rows), cuspec__log2_floor(s->cols));
-        if (cls == 1 && (!from_record || v->p[P_LANES] == 0))
-            v->p[P_LANES] = short_lanes(v, s->op, need);
-        else if (!from_record)
-            v->p[P_LANES] = cls == 2 ? 32 : 0;
+        if (!from_record)
+            v->p[P_LANES] = cls == 1 ? short_lanes(v, s->op, need) : cls == 2 ? 32 : 0;
         return;
     }
     if (from_record)

@@ -10,9 +10,10 @@
  * streamed or through L1 in turn; then the defaults (what the public calls
  * use) that `ours` accepts. Compiles them, in parallel, with the second
  * stage of two-launch ones, so that later calls only load from the store.
- * Failures are the caller's test point's. */
-static void reduce_sample_compile(int (*ours)(const struct cuspec__variant *v), size_t count,
-                                  struct vlist *sample)
+ * Failures are the caller's test point's. Returns how many of *sample's
+ * first entries are the spread ones (the defaults follow). */
+static size_t reduce_sample_compile(int (*ours)(const struct cuspec__variant *v), size_t count,
+                                    struct vlist *sample)
 {
     const struct cuspec__family *f = &cuspec__family_reduce;
     int p_items = param_index(f, "items"), p_vec = param_index(f, "vec");
@@ -20,7 +21,7 @@ static void reduce_sample_compile(int (*ours)(const struct cuspec__variant *v), 
     int p_cache = param_index(f, "cache"), p_stage = param_index(f, "stage");
     if (p_items < 0 || p_vec < 0 || p_single < 0 || p_grid < 0 || p_stage < 0 || p_cache < 0) {
         TAP_FAIL("the reduce family lacks one of items, vec, single, grid, stage, cache");
-        return;
+        return 0;
     }
     struct vlist all = {0}, first = {0}, build = {0}, defaults = {0};
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, ctx->arch, 1, collect, &all), 0);
@@ -35,7 +36,8 @@ static void reduce_sample_compile(int (*ours)(const struct cuspec__variant *v), 
         v.p[p_cache] = (int)(k / 2 % 2);
         CHECK(vlist_add(sample, &v) == 0);
     }
-    CHECK(sample->n >= count);
+    const size_t spread = sample->n;
+    CHECK(spread >= count);
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, ctx->arch, 0, collect, &defaults), 0);
     for (size_t i = 0; i < defaults.n; i++)
         if (ours(&defaults.v[i]))
@@ -67,6 +69,7 @@ static void reduce_sample_compile(int (*ours)(const struct cuspec__variant *v), 
     free(first.v);
     free(build.v);
     free(defaults.v);
+    return spread;
 }
 
 #endif
