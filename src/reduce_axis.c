@@ -58,7 +58,7 @@ int cuspec_reduce_axis_out_dtype(int op, int dtype)
 size_t cuspec__axis_partial_bytes(int kop)
 {
     /* a value and its index, or a value of at most 8 bytes */
-    return kop == CUSPEC__AXIS_ARGMIN || kop == CUSPEC__AXIS_ARGMAX ? 16 : 8;
+    return cuspec__axis_is_arg(kop) ? 16 : 8;
 }
 
 static int legal(const struct cuspec__variant *v)
@@ -129,16 +129,13 @@ static unsigned long long strips(const struct cuspec__variant *v, int tx,
 }
 
 /* Short rows of `need` vectors: the fewest lanes that cover a row, each
- * lane one vector of ITEMS rows in flight. argmin/argmax, whose combine
- * across lanes compares values and indices where a sum's adds, from ITEMS
- * to 31 vectors: lanes of ITEMS vectors each, of one row (1048576 x 32
- * f32: 68.5 -> 44.3 us; rows of a warp's vectors, 1048576 x 127, were 3%
- * slower so: docs/experiments/reduce_axis.md, "Short rows' argmin/argmax:
- * fewer lanes"). */
+ * lane one vector of ITEMS rows in flight; argmin/argmax of ITEMS to 31
+ * vectors: lanes of ITEMS vectors each (docs/experiments/reduce_axis.md:
+ * "Short rows' argmin/argmax: fewer lanes"). */
 static int short_lanes(const struct cuspec__variant *v, int op, unsigned long long need)
 {
     unsigned long long items = (unsigned)v->p[P_ITEMS];
-    if ((op == CUSPEC__AXIS_ARGMIN || op == CUSPEC__AXIS_ARGMAX) && need >= items && need < 32)
+    if (cuspec__axis_is_arg(op) && need >= items && need < 32)
         need = (need + items - 1) / items;
     return pow2_at_least(need, 32);
 }
@@ -153,9 +150,8 @@ static int short_lanes(const struct cuspec__variant *v, int op, unsigned long lo
 #define WIDE_STRIPS 512
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
- * a warp reads whole rows side by side (argmin/argmax fewer: short_lanes);
- * a record's lanes stay as tuned (records serve only their own class of
- * shapes: reduce_axis_ops.c, nearby_in). Long rows a warp each, or where
+ * a warp reads whole rows side by side (argmin/argmax fewer: short_lanes).
+ * Long rows a warp each, or where
  * there are few of them the whole block (split across blocks at launch).
  * Columns: strips of 128 bytes (a warp reads 4 rows of them), narrower
  * where the matrix is, wider where it has too few rows to give each of a
@@ -163,17 +159,16 @@ static int short_lanes(const struct cuspec__variant *v, int op, unsigned long lo
  * are few and columns many (WIDE_ROUNDS). */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
+    if (from_record)
+        return;
     int vec = v->p[P_VEC];
     unsigned long long need = (s->cols + (unsigned)vec - 1) / (unsigned)vec;
     if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
         int cls =
             cuspec__axis_class(v->family, cuspec__log2_floor(s->rows), cuspec__log2_floor(s->cols));
-        if (!from_record)
-            v->p[P_LANES] = cls == 1 ? short_lanes(v, s->op, need) : cls == 2 ? 32 : 0;
+        v->p[P_LANES] = cls == 1 ? short_lanes(v, s->op, need) : cls == 2 ? 32 : 0;
         return;
     }
-    if (from_record)
-        return;
     /* One block size for every shape: a second (1024 for tall matrices)
      * doubled the columns kernels the prebuilt store compiles
      * (docs/experiments/reduce_axis.md: "Build time"). */

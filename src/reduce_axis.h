@@ -68,9 +68,14 @@ int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_cal
 enum { CUSPEC__AXIS_SHORT_LOG2 = 6, CUSPEC__AXIS_MANY_ROWS_LOG2 = 11 };
 int cuspec__axis_class(int family, int rows_log2, int cols_log2);
 
-/* Fits v (the defaults, or a record's) to the shape s describes: the
- * record-free choice (threads per row or along the columns by the shape),
- * or for a record, only what its kernel needs to take the short rows. */
+static inline int cuspec__axis_is_arg(int kop)
+{
+    return kop == CUSPEC__AXIS_ARGMIN || kop == CUSPEC__AXIS_ARGMAX;
+}
+
+/* Fits v (the defaults) to the shape s describes: the record-free choice of
+ * threads per row or along the columns. A record's v (from_record) is left
+ * as tuned: records serve only their own class of shapes. */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record);
 
 /* The families' operation hooks (reduce_axis_ops.c). */

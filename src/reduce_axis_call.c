@@ -186,11 +186,6 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
 
 /* ## Arguments */
 
-static int is_arg(int kop)
-{
-    return kop == CUSPEC__AXIS_ARGMIN || kop == CUSPEC__AXIS_ARGMAX;
-}
-
 /* Bytes from the first element of the batch to past its last, or 0 when
  * they overflow 64 bits. */
 static unsigned long long extent(const struct cuspec__axis_call *c, size_t size)
@@ -227,7 +222,7 @@ int cuspec__axis_check(const struct cuspec__axis_call *c, unsigned long long *re
     CUSPEC__RETURN_IF(__builtin_mul_overflow(c->batch, c->rows_axis ? c->rows : c->cols, results),
                       CUSPEC_ERR_INVALID, "batch * %s overflows 64 bits",
                       c->rows_axis ? "rows" : "cols");
-    if (is_arg(c->kop)) {
+    if (cuspec__axis_is_arg(c->kop)) {
         /* No results is no work, with NULL pointers too (cuspec.h). */
         CUSPEC__RETURN_IF(c->value == 0 && c->index == 0 && *results != 0, CUSPEC_ERR_INVALID,
                           "value and index are both NULL: nothing to write");

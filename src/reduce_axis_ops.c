@@ -104,11 +104,6 @@ static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__
     return from_record;
 }
 
-static int is_arg(int kop)
-{
-    return kop == CUSPEC__AXIS_ARGMIN || kop == CUSPEC__AXIS_ARGMAX;
-}
-
 static unsigned long long results_of(const struct cuspec__spec *s)
 {
     return s->family == CUSPEC__FAM_REDUCE_ROWS ? s->rows : s->cols;
@@ -126,12 +121,12 @@ static void io(const struct cuspec__spec *s, struct cuspec__io *io)
 {
     unsigned inputs = s->op == CUSPEC__AXIS_DOT ? 2 : 1;
     size_t size = cuspec_dtype_size(s->dtype);
-    *io =
-        (struct cuspec__io){.inputs = inputs,
-                            .in_bytes = size * s->rows * s->ld_in,
-                            .out_bytes = values_bytes(s) + (is_arg(s->op) ? 8 * results_of(s) : 0),
-                            .values = 1,
-                            .moved = (double)size * s->rows * s->cols * inputs};
+    *io = (struct cuspec__io){.inputs = inputs,
+                              .in_bytes = size * s->rows * s->ld_in,
+                              .out_bytes = values_bytes(s) +
+                                           (cuspec__axis_is_arg(s->op) ? 8 * results_of(s) : 0),
+                              .values = 1,
+                              .moved = (double)size * s->rows * s->cols * inputs};
 }
 
 static int run(cuspec_ctx *ctx, const struct cuspec__spec *s, const struct cuspec__variant *v,
@@ -139,7 +134,7 @@ static int run(cuspec_ctx *ctx, const struct cuspec__spec *s, const struct cuspe
                const struct cuspec__scratch *held)
 {
     int rows_axis = s->family == CUSPEC__FAM_REDUCE_ROWS, dot = s->op == CUSPEC__AXIS_DOT;
-    CUdeviceptr index = is_arg(s->op) ? out + values_bytes(s) : 0;
+    CUdeviceptr index = cuspec__axis_is_arg(s->op) ? out + values_bytes(s) : 0;
     if (v != NULL) {
         struct cuspec__axis_call c = {.rows_axis = rows_axis,
                                       .kop = s->op,
@@ -246,7 +241,7 @@ static void compare(const struct cuspec__spec *s, const void *ref, const void *c
         if (s->op != CUSPEC__AXIS_SUM && s->op != CUSPEC__AXIS_DOT) {
             *correct = memcmp((const char *)got + o * size, (const char *)in[0] + r->index * size,
                               size) == 0;
-            if (is_arg(s->op))
+            if (cuspec__axis_is_arg(s->op))
                 *correct &=
                     (uint64_t)index[o] == (r->index - (rows_axis ? o * s->ld_in : o)) / along;
         } else if (cuspec__dtype_is_float(s->dtype)) {

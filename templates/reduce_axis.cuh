@@ -742,12 +742,8 @@ __global__ void __launch_bounds__(BLOCK)
             acc[i] = R::identity();
         if (r < total && n > 0) {
             const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
-            // A row or chunk of whole aligned vectors (the common case) skips
-            // row_segment's head and tail: sums of long rows 4-5% faster,
-            // argmin/argmax no faster, so they keep one copy of the loop. The
-            // same test inside row_segment (its only caller is here) measured
-            // slower than none (docs/experiments/reduce_axis.md: "The rows
-            // kernel's setup").
+            // Whole aligned vectors skip row_segment's head and tail (sums only;
+            // why here: docs/experiments/reduce_axis.md, "The rows kernel's setup").
             if (!R::ARG && n % VEC == 0 && aligned<VEC>(a + off) &&
                 (!TWO || aligned<VEC>(bb + off)))
                 row_vectors<R, T, VEC, ITEMS, TWO>(a + off, bb + off, n / VEC, (long long)lo, lane,

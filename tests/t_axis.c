@@ -343,8 +343,7 @@ TEST(selection_covers_every_shape_class)
         cuspec__family_choices(R, CUSPEC_I64, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, 1);
         /* short rows of 1..32 lanes (argmin/argmax: 1, 2, 4, 32), a warp, the block */
-        int arg = op == CUSPEC__AXIS_ARGMIN || op == CUSPEC__AXIS_ARGMAX;
-        CHECK_UINT_LE(arg ? 5 : 7, k.choices);
+        CHECK_UINT_LE(cuspec__axis_is_arg(op) ? 5 : 7, k.choices);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_I64, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, 1);

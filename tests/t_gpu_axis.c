@@ -195,7 +195,7 @@ static void run_case(int rows_axis, int kop, int dtype, const struct shape *s)
              op_names[kop], cuspec_dtype_name(dtype), s->rows, s->cols, s->ld, s->batch);
     size_t results = s->batch * (rows_axis ? s->rows : s->cols);
     size_t out_size = cuspec_dtype_size(cuspec__axis_out_dtype(kop, dtype));
-    int arg = kop == CUSPEC__AXIS_ARGMIN || kop == CUSPEC__AXIS_ARGMAX;
+    int arg = cuspec__axis_is_arg(kop);
     size_t size = cuspec_dtype_size(dtype);
     CU_OK(drv->cuMemsetD8(d_value, POISON, results * out_size + GUARD));
     CU_OK(drv->cuMemsetD8(d_index, POISON, results * 8 + GUARD));
