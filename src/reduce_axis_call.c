@@ -106,6 +106,14 @@ static void cols_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
         s = min_ull(s, 65535);
         g->splits = s > 1 ? (unsigned)s : 1;
     }
+    /* argmin/argmax count a thread's rows in 32 bits (reduce_axis.cuh,
+     * column_strip): fewer than 2^31 each, which only a matrix of 2^36 or
+     * more elements could exceed (2^31 rows per row of threads); its few
+     * columns make the partials of the extra splits a few bytes. */
+    if (cuspec__axis_is_arg(c->kop)) {
+        unsigned long long least = c->rows / ((unsigned long long)(block / tx) << 31) + 1;
+        g->splits = least > g->splits ? (unsigned)min_ull(least, 65535) : g->splits;
+    }
     if (g->splits > 1)
         g->scratch_bytes = batch * g->splits * c->cols * cuspec__axis_partial_bytes(c->kop);
     g->grid[0] = (unsigned)tiles;

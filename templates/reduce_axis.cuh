@@ -542,32 +542,61 @@ row_offset(unsigned long long r, unsigned long long rows, unsigned long long tot
 }
 
 // ---- columns: one thread's VEC columns, its rows of [lo, hi) -------------------
+// Row rr (rr < hi) of the strip into x: a vector, or where the strip is cut
+// short (!FULL) its first cnt elements one by one.
+template <typename T, int VEC, bool FULL>
+__device__ __forceinline__ void strip_row(pack<T, VEC> &x, const T *p, unsigned long long rr,
+                                          unsigned long long ld, unsigned cnt)
+{
+    if constexpr (FULL) {
+        x = load<VEC>(p + rr * ld);
+    } else {
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            if (k < (int)cnt)
+                x.x[k] = load1(p + rr * ld + k);
+    }
+}
+
+// argmin/argmax of types narrower than 8 bytes (BEST) keep each column's best
+// value and which of the thread's rows (a 32-bit count: the host splits the
+// rows so that a thread takes fewer than 2^31) held it, from the thread's
+// first row on: one test and two selects an element (8-byte types were
+// slower so: docs/experiments/reduce_axis.md, "Columns' argmax").
 template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool FULL>
 __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned long long ld,
                                              unsigned long long lo, unsigned long long hi,
                                              unsigned ty, unsigned TY, unsigned cnt,
                                              typename R::A (&acc)[VEC])
 {
+    typedef typename R::C C;
+    constexpr bool BEST = R::ARG && sizeof(T) < 8;
+    const unsigned long long r0 = lo + ty;
+    if (r0 >= hi)
+        return;
+    C best[VEC];
+    unsigned at[VEC];
+    if constexpr (BEST) {
+        pack<T, VEC> x;
+        strip_row<T, VEC, FULL>(x, p, r0, ld, cnt);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            if (FULL || k < (int)cnt) {
+                best[k] = R::E::val(x.x[k]);
+                at[k] = 0;
+            }
+    }
+    unsigned n = 0; // the thread's rows before r
 #pragma unroll 1
-    for (unsigned long long r = lo + ty; r < hi; r += (unsigned long long)TY * ITEMS) {
+    for (unsigned long long r = r0; r < hi; r += (unsigned long long)TY * ITEMS, n += ITEMS) {
         pack<T, VEC> x[ITEMS], y[ITEMS];
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j) {
             const unsigned long long rr = r + (unsigned long long)j * TY;
             if (rr < hi) {
-                if constexpr (FULL) {
-                    x[j] = load<VEC>(p + rr * ld);
-                    if constexpr (TWO)
-                        y[j] = load<VEC>(q + rr * ld);
-                } else {
-#pragma unroll
-                    for (int k = 0; k < VEC; ++k)
-                        if (k < (int)cnt) {
-                            x[j].x[k] = load1(p + rr * ld + k);
-                            if constexpr (TWO)
-                                y[j].x[k] = load1(q + rr * ld + k);
-                        }
-                }
+                strip_row<T, VEC, FULL>(x[j], p, rr, ld, cnt);
+                if constexpr (TWO)
+                    strip_row<T, VEC, FULL>(y[j], q, rr, ld, cnt);
             }
         }
 #pragma unroll
@@ -577,7 +606,13 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
 #pragma unroll
                 for (int k = 0; k < VEC; ++k)
                     if (FULL || k < (int)cnt) {
-                        if constexpr (R::ARG) { // rows come in order
+                        if constexpr (BEST) {
+                            const C c = R::E::val(x[j].x[k]);
+                            if (R::wins(c, best[k])) {
+                                best[k] = c;
+                                at[k] = n + j;
+                            }
+                        } else if constexpr (R::ARG) { // rows come in order
                             pack<T, 1> e;
                             e.x[0] = x[j].x[k];
                             acc[k] = R::template step_after<1>(acc[k], e, (long long)rr);
@@ -587,6 +622,12 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
                         }
                     }
         }
+    }
+    if constexpr (BEST) {
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            if (FULL || k < (int)cnt)
+                acc[k] = typename R::A{best[k], (long long)(r0 + (unsigned long long)at[k] * TY)};
     }
 }
 
