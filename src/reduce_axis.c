@@ -140,6 +140,17 @@ static int short_lanes(const struct cuspec__variant *v, int op, unsigned long lo
     return pow2_at_least(need, 32);
 }
 
+/* A strip's threads in tall matrices: 128 bytes, and for argmin/argmax at
+ * most 32 elements (8- and 16-bit types: up to 1.5x faster, f32 the same;
+ * docs/experiments/reduce_axis.md: "Columns' argmax: strips of 32
+ * elements"). */
+static int strip_threads(const struct cuspec__variant *v, int op)
+{
+    int vec = v->p[P_VEC], bytes = 128 / (vec * (int)cuspec_dtype_size(v->dtype));
+    int elements = 32 / vec > 1 ? 32 / vec : 1;
+    return cuspec__axis_is_arg(op) && elements < bytes ? elements : bytes;
+}
+
 /* Strips wider, up to the block and tx's largest value, while each thread
  * would take fewer than WIDE_ROUNDS rounds and the strips still fill a
  * large GPU (WIDE_STRIPS blocks: 4 of 256 threads on each of 132 SMs):
@@ -153,9 +164,10 @@ static int short_lanes(const struct cuspec__variant *v, int op, unsigned long lo
  * a warp reads whole rows side by side (argmin/argmax fewer: short_lanes).
  * Long rows a warp each, or where
  * there are few of them the whole block (split across blocks at launch).
- * Columns: strips of 128 bytes (a warp reads 4 rows of them), narrower
- * where the matrix is, wider where it has too few rows to give each of a
- * block's rows of threads ITEMS of its own, and wider still where rows
+ * Columns: strips of 128 bytes (a warp reads 4 rows of them; argmin/argmax
+ * of narrow types fewer: strip_threads), narrower where the matrix is,
+ * wider where it has too few rows to give each of a block's rows of
+ * threads ITEMS of its own, and wider still where rows
  * are few and columns many (WIDE_ROUNDS). */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
@@ -172,7 +184,7 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
     /* One block size for every shape: a second (1024 for tall matrices)
      * doubled the columns kernels the prebuilt store compiles
      * (docs/experiments/reduce_axis.md: "Build time"). */
-    int tx = pow2_at_least(need, 128 / (vec * (int)cuspec_dtype_size(v->dtype)));
+    int tx = pow2_at_least(need, strip_threads(v, s->op));
     const struct cuspec__param *txs = &cuspec__family_reduce_cols.params[P_LANES];
     const int widest = v->p[P_BLOCK] < txs->values[txs->n - 1] ? v->p[P_BLOCK]
                                                                : txs->values[txs->n - 1];

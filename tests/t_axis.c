@@ -314,6 +314,14 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 32, 100000).p[P_LANES], 32); /* 390 strips of 64 */
     CHECK_INT_EQ(chosen(C, CUSPEC_F64, 32, 1 << 20).p[P_LANES], 256);
     CHECK_INT_EQ(chosen(C, CUSPEC_U8, 32, 1 << 20).p[P_LANES], 128); /* 512 strips */
+    /* argmin/argmax: strips of at most 32 elements (8- and 16-bit types
+     * narrower than 128 bytes), widened as the others where rows are few */
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_I8, 8192, 8192).p[P_LANES], 2);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_F16, 8192, 8192).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 8192, 8192).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F64, 8192, 8192).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_SUM, CUSPEC_I8, 8192, 8192).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_U8, 32, 1 << 20).p[P_LANES], 128);
     /* a row of threads on each row: idle threads otherwise */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 1000).p[P_LANES], 256);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 100).p[P_LANES], 32); /* 25 vectors */
