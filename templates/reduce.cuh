@@ -584,13 +584,6 @@ template <typename X> __device__ __forceinline__ arg<X> shfl(arg<X> v, int off)
     return arg<X>{shfl(v.v, off), shfl(v.i, off)};
 }
 
-template <typename A> struct narrow_arg {
-    enum : bool { value = false };
-};
-template <typename X> struct narrow_arg<arg<X>> {
-    enum : bool { value = sizeof(X) == 4 };
-};
-
 // Lane 0 gets the combine of lanes 0..held-1 (the others hold the identity):
 // the butterfly's levels from the largest offset below held down, so that
 // few values take few levels (held: the number of warps, or of partials);
@@ -598,7 +591,7 @@ template <typename X> struct narrow_arg<arg<X>> {
 // (reduce_types.cuh: warp_arg).
 template <typename A, int OP> __device__ __forceinline__ A warp_reduce(A v, unsigned int held = 32)
 {
-    if constexpr (arg_redux && narrow_arg<A>::value) {
+    if constexpr (warp_arg_fits<A>::value) {
         v = warp_arg<OP == OP_ARGMIN>(v);
     } else {
 #pragma unroll

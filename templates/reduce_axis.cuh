@@ -384,7 +384,7 @@ template <typename T, int OP> struct op {
 // (reduce_types.cuh: warp_arg).
 template <typename R> __device__ __forceinline__ typename R::A lanes_reduce(typename R::A v, int L)
 {
-    if constexpr (cuspec_reduce_detail::arg_redux && R::ARG && sizeof(typename R::C) == 4) {
+    if constexpr (cuspec_reduce_detail::warp_arg_fits<typename R::A>::value) {
         if (L == 32)
             return cuspec_reduce_detail::warp_arg<R::LOW>(v);
     }

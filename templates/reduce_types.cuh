@@ -415,6 +415,15 @@ template <bool LOW, typename A> __device__ __forceinline__ A warp_arg(A a)
     return r;
 }
 
+// Whether warp_arg serves accumulator A: a value v of 32 bits and an index
+// i, on an arch with redux (sums' and min/max's accumulators have no index).
+template <typename A, typename = void> struct warp_arg_fits {
+    enum : bool { value = false };
+};
+template <typename A> struct warp_arg_fits<A, decltype((void)((A *)nullptr)->i)> {
+    enum : bool { value = arg_redux && sizeof(((A *)nullptr)->v) == 4 };
+};
+
 } // namespace cuspec_reduce_detail
 
 #endif // CUSPEC_REDUCE_TYPES_CUH_
