@@ -147,7 +147,7 @@ static int short_lanes(const struct cuspec__variant *v, int op, unsigned long lo
 static int strip_threads(const struct cuspec__variant *v, int op)
 {
     int vec = v->p[P_VEC], bytes = 128 / (vec * (int)cuspec_dtype_size(v->dtype));
-    int elements = 32 / vec > 1 ? 32 / vec : 1;
+    int elements = 32 / vec; /* at least 2: vectors are at most 16 bytes */
     return cuspec__axis_is_arg(op) && elements < bytes ? elements : bytes;
 }
 
