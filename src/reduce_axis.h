@@ -73,6 +73,12 @@ static inline int cuspec__axis_is_arg(int kop)
     return kop == CUSPEC__AXIS_ARGMIN || kop == CUSPEC__AXIS_ARGMAX;
 }
 
+/* The columns kernel's splits (blocks per column strip) for argmin/argmax
+ * of `rows` rows with `thread_rows` rows of threads a block: `splits`,
+ * raised where a thread would otherwise take more than 2^31 rows (up to
+ * 65535, the grid's limit). */
+unsigned cuspec__axis_arg_splits(unsigned long long rows, unsigned thread_rows, unsigned splits);
+
 /* Fits v (the defaults) to the shape s describes: the record-free choice of
  * threads per row or along the columns. A record's v (from_record) is left
  * as tuned: records serve only their own class of shapes. */

@@ -84,6 +84,16 @@ static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
     g->grid[2] = 1;
 }
 
+/* argmin/argmax count a thread's rows in 32 bits (reduce_axis.cuh,
+ * column_strip): at most 2^31 rows a thread, so the count stays under 2^31.
+ * Only a matrix of 2^36 or more elements could take more (2^31 rows per row
+ * of threads); its few columns make the extra splits' partials a few bytes. */
+unsigned cuspec__axis_arg_splits(unsigned long long rows, unsigned thread_rows, unsigned splits)
+{
+    unsigned long long least = rows / ((unsigned long long)thread_rows << 31) + 1;
+    return least > splits ? (unsigned)min_ull(least, 65535) : splits;
+}
+
 /* Columns: a block per strip of TX * VEC columns (and matrix: up to 65535
  * per launch); where the strips leave the device idle, each strip's rows
  * are split over as many blocks as fill it, as the scratch allows. */
@@ -106,14 +116,8 @@ static void cols_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
         s = min_ull(s, 65535);
         g->splits = s > 1 ? (unsigned)s : 1;
     }
-    /* argmin/argmax count a thread's rows in 32 bits (reduce_axis.cuh,
-     * column_strip): fewer than 2^31 each, which only a matrix of 2^36 or
-     * more elements could exceed (2^31 rows per row of threads); its few
-     * columns make the partials of the extra splits a few bytes. */
-    if (cuspec__axis_is_arg(c->kop)) {
-        unsigned long long least = c->rows / ((unsigned long long)(block / tx) << 31) + 1;
-        g->splits = least > g->splits ? (unsigned)min_ull(least, 65535) : g->splits;
-    }
+    if (cuspec__axis_is_arg(c->kop))
+        g->splits = cuspec__axis_arg_splits(c->rows, block / tx, g->splits);
     if (g->splits > 1)
         g->scratch_bytes = batch * g->splits * c->cols * cuspec__axis_partial_bytes(c->kop);
     g->grid[0] = (unsigned)tiles;

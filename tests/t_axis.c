@@ -379,6 +379,34 @@ TEST(tx_wider_than_the_block_is_refused)
     CHECK(cuspec__variant_legal(&v));
 }
 
+/* Columns' argmin/argmax count a thread's rows in 32 bits: the splits keep
+ * every thread (a chunk of ceil(rows / splits) rows, ceil(chunk /
+ * thread_rows) a thread) under 2^31 rows, and leave shapes that are under
+ * it as they were. */
+TEST(argmax_columns_split_below_2_31_rows_a_thread)
+{
+    CHECK_INT_EQ(cuspec__axis_arg_splits(8192, 32, 1), 1);
+    CHECK_INT_EQ(cuspec__axis_arg_splits(1ULL << 36, 32, 7), 7);
+    CHECK_INT_EQ(cuspec__axis_arg_splits((1ULL << 36) + 1, 32, 1), 2);
+    CHECK_INT_EQ(cuspec__axis_arg_splits(1ULL << 40, 8, 1), 65);
+    CHECK_INT_EQ(cuspec__axis_arg_splits(~0ULL, 1, 3), 65535);
+    static const unsigned long long rows[] = {
+        (1ULL << 31) - 1, 1ULL << 31,       (1ULL << 32) + 5, 3ULL << 35, (1ULL << 36) - 1,
+        1ULL << 36,       (1ULL << 36) + 1, 5ULL << 37,       1ULL << 44, 1ULL << 46};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        for (unsigned ty = 1; ty <= 1024; ty *= 2)
+            for (unsigned s0 = 1; s0 <= 4; s0 += 3) {
+                unsigned s = cuspec__axis_arg_splits(rows[i], ty, s0);
+                unsigned long long chunk = (rows[i] + s - 1) / s;
+                unsigned long long per_thread = (chunk + ty - 1) / ty;
+                CHECK(s >= s0);
+                CHECK(s == 65535 || per_thread <= 1ULL << 31);
+                if (per_thread > 1ULL << 31 && s != 65535)
+                    printf("# rows %llu, %u rows of threads: %u splits, %llu rows a thread\n",
+                           rows[i], ty, s, per_thread);
+            }
+}
+
 /* The template's element types (reduce_types.cuh's) with the ops and
  * vector widths whose code differs: SIMD bytes and half-words, max.NaN of
  * halves (sm_90; compare and select on sm_75), one-load sums of narrow
@@ -419,4 +447,5 @@ TEST(template_takes_every_element_type)
 TAP_MAIN(TAP_ENTRY(argument_checks), TAP_ENTRY(what_each_op_writes), TAP_ENTRY(record_buckets),
          TAP_ENTRY(selection_covers_every_shape_class),
          TAP_ENTRY(tx_wider_than_the_block_is_refused),
+         TAP_ENTRY(argmax_columns_split_below_2_31_rows_a_thread),
          TAP_ENTRY(template_takes_every_element_type))
