@@ -58,17 +58,13 @@ const char *cuspec_family_name(int index)
 
 void cuspec__variant_name(const struct cuspec__variant *v, char *buf, size_t size)
 {
-    struct cuspec__variant k;
-    cuspec__variant_kernel(v, &k);
-    cuspec__family(v->family)->expr(&k, buf, size);
+    cuspec__family(v->family)->expr(v, buf, size);
 }
 
 void cuspec__variant_kernel(const struct cuspec__variant *v, struct cuspec__variant *k)
 {
     const struct cuspec__family *f = cuspec__family(v->family);
     *k = *v;
-    if (f->kernel_op != NULL)
-        k->op = f->kernel_op(v->op);
     for (int i = 0; i < f->n_params; i++)
         if (f->params[i].launch_only)
             k->p[i] = f->params[i].values[0];

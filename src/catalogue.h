@@ -58,10 +58,7 @@ struct cuspec__family {
     int n_ops;      /* ops 0 .. n_ops-1 */
     /* 1 when v obeys the family's rules (on any device). */
     int (*legal)(const struct cuspec__variant *v);
-    /* The op whose kernel runs op `op` on flipped elements (reduce_types.cuh:
-     * flip): min on max's, argmin on argmax's (NULL: each op its own). */
-    int (*kernel_op)(int op);
-    /* The NVRTC name expression of v (a kernel's: cuspec__variant_name). */
+    /* The NVRTC name expression of v. */
     void (*expr)(const struct cuspec__variant *v, char *buf, size_t size);
     /* Threads per block of v's kernel. */
     int (*threads)(const struct cuspec__variant *v);

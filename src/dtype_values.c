@@ -62,20 +62,6 @@ uint64_t cuspec__value_i(const void *x, int dtype, size_t i)
     }
 }
 
-uint64_t cuspec__order_flip(int dtype)
-{
-    switch (dtype) {
-    case CUSPEC_F16:
-    case CUSPEC_BF16:
-        return 0x8000800080008000ULL;
-    case CUSPEC_F32:
-        return 0x8000000080000000ULL;
-    case CUSPEC_F64:
-        return 0x8000000000000000ULL;
-    }
-    return ~0ULL;
-}
-
 int cuspec__sum_dtype(int dtype)
 {
     switch (dtype) {

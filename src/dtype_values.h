@@ -15,9 +15,6 @@ double cuspec__value_f(const void *x, int dtype, size_t i);
 /* Integer element i of x widened to 64 bits as kernels widen it (signed
  * ones sign-extended). */
 uint64_t cuspec__value_i(const void *x, int dtype, size_t i);
-/* The bits that reverse dtype's order, repeated over 64 bits: a float's
- * sign bit, every bit of an integer (templates/reduce_types.cuh: flip). */
-uint64_t cuspec__order_flip(int dtype);
 /* The dtype sums and dots of dtype write: integers 64 bits of their
  * signedness, f16 and bf16 f32, the others their own. */
 int cuspec__sum_dtype(int dtype);

@@ -118,15 +118,6 @@ static int legal(const struct cuspec__variant *v)
     return v->p[P_VEC] * size <= 16;
 }
 
-/* min and argmin run the max and argmax kernels on flipped elements
- * (reduce.cuh: flip): half the kernels to compile and ship. */
-static int kernel_op(int op)
-{
-    return op == CUSPEC__REDUCE_MIN      ? CUSPEC__REDUCE_MAX
-           : op == CUSPEC__REDUCE_ARGMIN ? CUSPEC__REDUCE_ARGMAX
-                                         : op;
-}
-
 static void expr(const struct cuspec__variant *v, char *buf, size_t size)
 {
     const char *t = "?", *acc = "?";
@@ -192,7 +183,6 @@ const struct cuspec__family cuspec__family_reduce = {
                CUSPEC_U8, CUSPEC_I16, CUSPEC_U16, CUSPEC_F16, CUSPEC_BF16},
     .n_ops = CUSPEC__REDUCE_N_OPS,
     .legal = legal,
-    .kernel_op = kernel_op,
     .expr = expr,
     .threads = threads,
     .defaults = defaults,
@@ -270,9 +260,8 @@ static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspe
     unsigned long long count = n;
     CUdeviceptr partials = s.partials, ticket = s.ticket;
     unsigned int l1 = (unsigned int)v->p[P_CACHE];
-    unsigned long long flip = kernel_op(v->op) != v->op ? cuspec__order_flip(v->dtype) : 0;
-    void *args[] = {&a, &b, &count, &out, &partials, &ticket, &l1, &flip};
-    void *arg_args[] = {&a, &count, &out, &index, &partials, &ticket, &l1, &flip};
+    void *args[] = {&a, &b, &count, &out, &partials, &ticket, &l1};
+    void *arg_args[] = {&a, &count, &out, &index, &partials, &ticket, &l1};
     const unsigned dims[3] = {(unsigned)grid, 1, 1}, one[3] = {1, 1, 1};
     unsigned long long bytes =
         n * cuspec_dtype_size(v->dtype) * (v->op == CUSPEC__REDUCE_DOT ? 2 : 1);
@@ -280,7 +269,7 @@ static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspe
                         bytes <= CUSPEC__PDL_STRIDED_BYTES, stream, arg ? arg_args : args);
     if (rc == CUSPEC_OK && !v->p[P_SINGLE]) {
         unsigned int parts = (unsigned int)grid;
-        void *fargs[] = {&partials, &parts, &out, &flip};
+        void *fargs[] = {&partials, &parts, &out};
         rc = cuspec__launch(ctx, &fk, &fin, one, (unsigned)fin.p[P_BLOCK], 1, stream, fargs);
     }
     if (own) {

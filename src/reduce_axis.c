@@ -69,15 +69,6 @@ static int legal(const struct cuspec__variant *v)
            (v->family != CUSPEC__FAM_REDUCE_COLS || v->p[P_LANES] <= v->p[P_BLOCK]);
 }
 
-/* min and argmin run the max and argmax kernels on flipped elements
- * (reduce_types.cuh: flip): half the kernels to compile and ship. */
-int cuspec__axis_kernel_op(int kop)
-{
-    return kop == CUSPEC__AXIS_MIN      ? CUSPEC__AXIS_MAX
-           : kop == CUSPEC__AXIS_ARGMIN ? CUSPEC__AXIS_ARGMAX
-                                        : kop;
-}
-
 static void expr(const struct cuspec__variant *v, char *buf, size_t size)
 {
     const char *t = type_name(v->dtype);
@@ -258,7 +249,6 @@ const struct cuspec__family cuspec__family_reduce_rows = {
     .dtypes = DTYPES,
     .n_ops = CUSPEC__AXIS_N_OPS,
     .legal = legal,
-    .kernel_op = cuspec__axis_kernel_op,
     .expr = expr,
     .threads = threads,
     .defaults = defaults,
@@ -283,7 +273,6 @@ const struct cuspec__family cuspec__family_reduce_cols = {
     .dtypes = DTYPES,
     .n_ops = CUSPEC__AXIS_N_OPS,
     .legal = legal,
-    .kernel_op = cuspec__axis_kernel_op,
     .expr = expr,
     .threads = threads,
     .defaults = defaults,

@@ -35,9 +35,6 @@ int cuspec__axis_op(int op);
  * 64 bits; argmin/argmax: the value, beside its i64 index), 0 when the
  * families do not take the pair. */
 int cuspec__axis_out_dtype(int kop, int dtype);
-/* The op whose kernel runs kernel op kop: max for min, argmax for argmin
- * (on flipped elements), else kop. */
-int cuspec__axis_kernel_op(int kop);
 /* Bytes of one partial result of kernel op `kop` in scratch, at most. */
 size_t cuspec__axis_partial_bytes(int kop);
 

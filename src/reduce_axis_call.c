@@ -5,7 +5,6 @@
 #include "reduce_axis.h"
 #include "catalogue.h"
 #include "context.h"
-#include "dtype_values.h"
 #include "error.h"
 #include "params.h"
 #include "workspace.h"
@@ -173,12 +172,9 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
     CUdeviceptr a = c->a, b = c->b ? c->b : c->a, value = c->value, index = c->index;
     CUdeviceptr partials = s.partials, tickets = s.ticket;
     unsigned long long cols = c->cols, ld = c->ld, stride = c->stride, all = total;
-    unsigned long long flip =
-        cuspec__axis_kernel_op(c->kop) != c->kop ? cuspec__order_flip(c->dtype) : 0;
     if (c->rows_axis) {
-        void *args[] = {&a,      &b,        &rows,         &cols,     &ld,
-                        &stride, &all,      &g.lanes_log2, &g.splits, &value,
-                        &index,  &partials, &tickets,      &flip};
+        void *args[] = {&a,        &b,     &rows,  &cols,     &ld,     &stride, &all, &g.lanes_log2,
+                        &g.splits, &value, &index, &partials, &tickets};
         rc = cuspec__launch(ctx, &k, v, g.grid, block, programmatic, stream, args);
     } else {
         unsigned long long rows_each = c->rows;
@@ -188,8 +184,8 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
             CUdeviceptr pv = value ? value + first * cols * out_size : 0;
             CUdeviceptr pi = index ? index + first * cols * 8 : 0;
             unsigned grid[3] = {g.grid[0], g.grid[1], (unsigned)n};
-            void *args[] = {&pa,       &pb, &rows_each, &cols,     &ld,      &stride, &g.lanes_log2,
-                            &g.splits, &pv, &pi,        &partials, &tickets, &flip};
+            void *args[] = {&pa,           &pb,       &rows_each, &cols, &ld,       &stride,
+                            &g.lanes_log2, &g.splits, &pv,        &pi,   &partials, &tickets};
             rc = cuspec__launch(ctx, &k, v, grid, block, programmatic, stream, args);
         }
     }

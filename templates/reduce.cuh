@@ -13,22 +13,18 @@
 //   template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE>
 //   __global__ void cuspec_reduce(const T *a, const T *b, unsigned long long n,
 //                                 Out *out, Acc *partials, unsigned int *ticket,
-//                                 unsigned int l1, unsigned long long flip);
+//                                 unsigned int l1);
 //   template <typename T, typename Acc, int OP, int BLOCK>
-//   __global__ void cuspec_reduce_final(const Acc *partials, unsigned int count, Out *out,
-//                                       unsigned long long flip);
+//   __global__ void cuspec_reduce_final(const Acc *partials, unsigned int count, Out *out);
 //   template <typename T, int OP, int BLOCK, int ITEMS, int VEC>
 //   __global__ void cuspec_argreduce(const T *a, unsigned long long n, T *value,
 //                                    long long *index, arg<V> *partials, unsigned int *ticket,
-//                                    unsigned int l1, unsigned long long flip);
+//                                    unsigned int l1);
 //
 // TEMPLATE PARAMETERS
-//   OP     0 = sum, 2 = max, 3 = dot (sum of a[i]*b[i]); b is only read for
-//          OP 3 and may be NULL otherwise. cuspec_argreduce: 5 = argmax.
-//          min (1) and argmin (4) are these max kernels on flipped elements:
-//          flip (reduce_types.cuh) is 0 for max and argmax, the dtype's
-//          order-reversing bits for min and argmin; the result is flipped
-//          back. Sums and dots ignore it.
+//   OP     0 = sum, 1 = min, 2 = max, 3 = dot (sum of a[i]*b[i]); b is only read
+//          for OP 3 and may be NULL otherwise. cuspec_argreduce: 4 = argmin,
+//          5 = argmax.
 //   T      the element: float, double, int, unsigned int, long long, unsigned
 //          long long, signed char, unsigned char, short, unsigned short,
 //          cuspec_f16, cuspec_bf16 (reduce_types.cuh). V is the type its
@@ -37,8 +33,8 @@
 //   Acc    sum/dot: float for float and the 16-bit floats, double for double,
 //          long long for signed integers, unsigned long long for unsigned ones
 //          (also compile-checked, not in the library's table: (float, double)
-//          and 32-bit Acc for 32-bit integers); max: V.
-//   Out    what *out holds: Acc for sum/dot, T for max (the winning element).
+//          and 32-bit Acc for 32-bit integers); min/max: V.
+//   Out    what *out holds: Acc for sum/dot, T for min/max (the winning element).
 //   BLOCK  threads per block: 128, 256, 512 or 1024 (any multiple of 32 works).
 //          BLOCK 1024 caps registers at 64/thread: there keep ITEMS*VEC small
 //          (8-byte Acc with ITEMS*VEC = 32 spills heavily; still correct), and
@@ -58,11 +54,11 @@
 //   8- and 16-bit integers: one per load; a load's elements are folded first,
 //   exactly, in 32 bits (dp4a / dp2a for sums and 8-bit dots: at most 16 bytes
 //   of values under 2^31), 16-bit dots as 32-bit products added in 64 bits.
-//   max of 8- and 16-bit types (f16 and bf16 too): one per load, the load's
-//   largest taken with packed max two lanes a word where the arch has it
+//   min/max of 8- and 16-bit types (f16 and bf16 too): one per load, the load's
+//   extreme taken with packed min/max two lanes a word where the arch has them
 //   (sm_80 for the 16-bit floats, sm_90 for integers; reduce_types.cuh: lanes).
-//   argmax: one scan per load (struct scan): each load's largest, as for max,
-//   against the best so far in one compare; the load that first held
+//   argmin/argmax: one scan per load (struct scan): each load's extreme, as for
+//   min/max, against the best so far in one compare; the load that first held
 //   the best is kept whole and its lanes searched once, at the end.
 //
 // LOADS
@@ -91,8 +87,8 @@
 //   SINGLE=1 with G == 1 writes *out directly and touches neither partials nor ticket.
 //
 // POLICIES
-//   n == 0    : *out = identity: sum/dot 0; max -inf (floats) or the type's min
-//               (0 for unsigned), flipped: min +inf or the type's max.
+//   n == 0    : *out = identity: sum/dot 0; min +inf (floats) or the type's max;
+//               max -inf (floats) or the type's min (0 for unsigned).
 //               cuspec_argreduce needs n >= 1 (no index to give).
 //   NaN       : float min/max PROPAGATE NaN: if any element is NaN the result is
 //               NaN (which NaN payload is unspecified). The combine returns a NaN
@@ -146,10 +142,10 @@
 namespace cuspec_reduce_detail
 {
 
-enum { OP_SUM = 0, OP_MAX = 2, OP_DOT = 3, OP_ARGMAX = 5 };
+enum { OP_SUM = 0, OP_MIN = 1, OP_MAX = 2, OP_DOT = 3, OP_ARGMIN = 4, OP_ARGMAX = 5 };
 
 template <int OP> struct is_arg {
-    enum : bool { value = OP == OP_ARGMAX };
+    enum : bool { value = OP == OP_ARGMIN || OP == OP_ARGMAX };
 };
 
 template <bool C, typename A, typename B> struct pick {
@@ -159,7 +155,7 @@ template <typename A, typename B> struct pick<false, A, B> {
     typedef B type;
 };
 
-// argmax: a value and its index; i is EMPTY until an element is seen
+// argmin / argmax: a value and its index; i is EMPTY until an element is seen
 // (the largest index, so that any element wins a tie with it).
 template <typename X> struct arg {
     X v;
@@ -178,8 +174,12 @@ template <typename T, typename Acc, int OP> struct out_of {
 // ---- identities ------------------------------------------------------------
 template <typename T, typename A, int OP> __device__ __forceinline__ A identity()
 {
-    if constexpr (OP == OP_MAX)
+    if constexpr (OP == OP_MIN)
+        return (A)elem<T>::hi();
+    else if constexpr (OP == OP_MAX)
         return (A)elem<T>::lo();
+    else if constexpr (OP == OP_ARGMIN)
+        return A{elem<T>::hi(), EMPTY};
     else if constexpr (OP == OP_ARGMAX)
         return A{elem<T>::lo(), EMPTY};
     else
@@ -199,34 +199,38 @@ template <typename Acc> __device__ __forceinline__ Acc add(Acc x, Acc y)
         return (Acc)((unsigned int)x + (unsigned int)y);
 }
 
-// The larger of x and y. For floats, x if x is NaN; otherwise if y is NaN
-// the comparison is false and y (NaN) is returned. So NaN wins from either
-// side. f32 from sm_80: one max.NaN instruction instead of two compares and
-// a select (the combines of partials are a chain of them).
-template <typename Acc> __device__ __forceinline__ Acc larger(Acc x, Acc y)
+// The smaller (LOW) or the larger of x and y. For floats, x if x is NaN;
+// otherwise if y is NaN the comparison is false and y (NaN) is returned. So
+// NaN wins from either side. f32 from sm_80: one min/max.NaN instruction
+// instead of two compares and a select (the combines of partials are a
+// chain of them).
+template <bool LOW, typename Acc> __device__ __forceinline__ Acc minmax(Acc x, Acc y)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if constexpr (same<Acc, float>::value) {
         float r;
-        asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+        if constexpr (LOW)
+            asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+        else
+            asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
         return r;
     }
 #endif
     if constexpr (elem<Acc>::is_float)
-        return (x > y || x != x) ? x : y;
+        return ((LOW ? x < y : x > y) || x != x) ? x : y;
     else
-        return y > x ? y : x;
+        return (LOW ? y < x : y > x) ? y : x;
 }
 
-// argmax: whether x, which comes after y, takes y's place: x is strictly
-// larger, or a NaN where y is none (the first NaN stays). For floats
-// !(x <= y) is x > y or x NaN, and y == y says y is no NaN.
-template <typename X> __device__ __forceinline__ bool ahead(X x, X y)
+// argmin/argmax: whether x, which comes after y, takes y's place: x is
+// strictly better, or a NaN where y is none (the first NaN stays). For floats
+// !(x >= y) is x < y or x NaN, and y == y says y is no NaN.
+template <int OP, typename X> __device__ __forceinline__ bool ahead(X x, X y)
 {
     if constexpr (elem<X>::is_float)
-        return !(x <= y) && y == y;
+        return !(OP == OP_ARGMIN ? x >= y : x <= y) && y == y;
     else
-        return x > y;
+        return OP == OP_ARGMIN ? x < y : x > y;
 }
 
 // Two (value, index) in any order: the better value, the smaller index on a
@@ -234,9 +238,9 @@ template <typename X> __device__ __forceinline__ bool ahead(X x, X y)
 // Every compare is independent (& and |, no branch), so that the chains of
 // combines in warp_reduce are short: b is strictly better, or the first NaN
 // (a none), or they tie and b comes first.
-template <typename P> __device__ __forceinline__ P pick_arg(const P &a, const P &b)
+template <int OP, typename P> __device__ __forceinline__ P pick_arg(const P &a, const P &b)
 {
-    const bool better = b.v > a.v, first = b.i < a.i;
+    const bool better = OP == OP_ARGMIN ? b.v < a.v : b.v > a.v, first = b.i < a.i;
     bool wins = better | ((a.v == b.v) & first);
     if constexpr (elem<decltype(a.v)>::is_float) {
         const bool an = a.v != a.v, bn = b.v != b.v;
@@ -247,10 +251,12 @@ template <typename P> __device__ __forceinline__ P pick_arg(const P &a, const P 
 
 template <typename A, int OP> __device__ __forceinline__ A combine(A x, A y)
 {
-    if constexpr (OP == OP_MAX)
-        return larger(x, y);
+    if constexpr (OP == OP_MIN)
+        return minmax<true>(x, y);
+    else if constexpr (OP == OP_MAX)
+        return minmax<false>(x, y);
     else if constexpr (is_arg<OP>::value)
-        return pick_arg(x, y);
+        return pick_arg<OP>(x, y);
     else
         return add(x, y); // sum and dot combine partials by adding
 }
@@ -281,7 +287,7 @@ template <typename T, typename Acc, int OP> __device__ __forceinline__ Acc step(
     }
 }
 
-// One element at index i (argmax) or one step (the others).
+// One element at index i (argmin/argmax) or one step (the others).
 template <typename T, typename Acc, int OP, typename A>
 __device__ __forceinline__ A take(A acc, T x, T y, unsigned long long i)
 {
@@ -302,12 +308,11 @@ template <bool L1, typename P> __device__ __forceinline__ P load(const P *p)
         return __ldcs(p);
 }
 
-// One element, flipped by m.
-template <typename T> __device__ __forceinline__ T load1(const T *p, bool l1, unsigned long long m)
+template <typename T> __device__ __forceinline__ T load1(const T *p, bool l1)
 {
     typedef typename vec<T, 1>::type R;
     const R *q = reinterpret_cast<const R *>(p);
-    return vec<T, 1>::get(flip(l1 ? load<true>(q) : load<false>(q), m), 0);
+    return vec<T, 1>::get(l1 ? load<true>(q) : load<false>(q), 0);
 }
 
 // ---- one vector load's elements --------------------------------------------
@@ -315,43 +320,48 @@ template <typename T> __device__ __forceinline__ T load1(const T *p, bool l1, un
 // ACCUMULATORS above).
 template <typename T, int OP, int V> struct slots {
     enum : int {
-        value = is_arg<OP>::value || (sizeof(T) < 4 && (!elem<T>::is_float || OP == OP_MAX)) ? 1 : V
+        value = is_arg<OP>::value ||
+                        (sizeof(T) < 4 && (!elem<T>::is_float || OP == OP_MIN || OP == OP_MAX))
+                    ? 1
+                    : V
     };
 };
 
-// The largest of elements LO..LO+N-1 of a load, a NaN if any is one: a
-// pairwise tree of larger.
-template <typename T, int V, int LO, int N>
+// The extreme (min when LOW, else max) of elements LO..LO+N-1 of a load, a
+// NaN if any is one: a pairwise tree of minmax.
+template <typename T, bool LOW, int V, int LO, int N>
 __device__ __forceinline__ typename elem<T>::V extreme_of(const typename vec<T, V>::type &x)
 {
     if constexpr (N == 1) {
         return elem<T>::val(vec<T, V>::get(x, LO));
     } else {
-        const auto p = extreme_of<T, V, LO, N / 2>(x);
-        const auto q = extreme_of<T, V, LO + N / 2, N - N / 2>(x);
-        return larger(p, q);
+        const auto p = extreme_of<T, LOW, V, LO, N / 2>(x);
+        const auto q = extreme_of<T, LOW, V, LO + N / 2, N - N / 2>(x);
+        return minmax<LOW>(p, q);
     }
 }
 
 // Lane words w[0..N-1] folded pairwise into w[0] (lanes<T>::pick).
-template <typename T, int N, int K> __device__ __forceinline__ void lane_tree(unsigned int (&w)[K])
+template <typename T, bool LOW, int N, int K>
+__device__ __forceinline__ void lane_tree(unsigned int (&w)[K])
 {
     if constexpr (N > 1) {
         constexpr int H = (N + 1) / 2;
 #pragma unroll
         for (int i = 0; i < N / 2; ++i)
-            w[i] = lanes<T>::pick(w[i], w[i + H]);
-        lane_tree<T, H, K>(w);
+            w[i] = lanes<T>::template pick<LOW>(w[i], w[i + H]);
+        lane_tree<T, LOW, H, K>(w);
     }
 }
 
-// A load's maximum (max, argmax) as elem<T>::V; NaN when any element is NaN
-// (which NaN, and which zero of two, unspecified). 8- and 16-bit elements
-// two to a lane word where the arch has packed max (reduce_types.cuh:
-// lanes), then the last word's two lanes.
-template <typename T, int V>
+// A load's minimum (min, argmin) or maximum (max, argmax) as elem<T>::V; NaN
+// when any element is NaN (which NaN, and which zero of two, unspecified).
+// 8- and 16-bit elements two to a lane word where the arch has packed
+// min/max (reduce_types.cuh: lanes), then the last word's two lanes.
+template <typename T, int OP, int V>
 __device__ __forceinline__ typename elem<T>::V extreme(const typename vec<T, V>::type &x)
 {
+    constexpr bool LOW = OP == OP_MIN || OP == OP_ARGMIN;
     constexpr int WORDS = V * (int)sizeof(T) / 4;
     if constexpr (lanes<T>::ok && WORDS >= 1) {
         constexpr int PER = lanes<T>::PER;
@@ -359,11 +369,11 @@ __device__ __forceinline__ typename elem<T>::V extreme(const typename vec<T, V>:
 #pragma unroll
         for (int k = 0; k < WORDS * PER; ++k)
             w[k] = lanes<T>::split(word(x, k / PER), k % PER);
-        lane_tree<T, WORDS * PER, WORDS * PER>(w);
+        lane_tree<T, LOW, WORDS * PER, WORDS * PER>(w);
         const auto p = lanes<T>::first(w[0]), q = lanes<T>::second(w[0]);
-        return larger(p, q);
+        return minmax<LOW>(p, q);
     } else {
-        return extreme_of<T, V, 0, V>(x);
+        return extreme_of<T, LOW, V, 0, V>(x);
     }
 }
 
@@ -390,8 +400,8 @@ __device__ __forceinline__ Acc fold(const typename vec<T, V>::type &xa,
                                     const typename vec<T, V>::type &xb)
 {
     constexpr int BYTES = V * (int)sizeof(T);
-    if constexpr (OP == OP_MAX) {
-        return extreme<T, V>(xa);
+    if constexpr (OP == OP_MIN || OP == OP_MAX) {
+        return extreme<T, OP, V>(xa);
     } else if constexpr ((OP == OP_SUM || (OP == OP_DOT && sizeof(T) == 1)) && BYTES >= 4) {
         constexpr unsigned int ONES = sizeof(T) == 1 ? 0x01010101u : 0x0101u;
         unsigned int s = 0;
@@ -411,7 +421,7 @@ __device__ __forceinline__ Acc fold(const typename vec<T, V>::type &xa,
     }
 }
 
-// argmax over a thread's loads, in index order: each load's largest
+// argmin/argmax over a thread's loads, in index order: each load's extreme
 // (cheap packed operations) against the best so far, one compare; the load
 // that first held the best is kept, its elements searched once at the end
 // (located). A later load only replaces it when strictly better, or with the
@@ -426,14 +436,14 @@ template <typename T, int OP, int V> struct scan {
 
     __device__ __forceinline__ void start()
     {
-        v = elem<T>::lo();
+        v = OP == OP_ARGMIN ? elem<T>::hi() : elem<T>::lo();
         i = EMPTY;
         x = VT();
     }
     __device__ __forceinline__ void see(const VT &y, unsigned long long at)
     {
-        const X m = extreme<T, V>(y);
-        const bool take = (i == EMPTY) | ahead(m, v); // selects, no branch
+        const X m = extreme<T, OP, V>(y);
+        const bool take = (i == EMPTY) | ahead<OP>(m, v); // selects, no branch
         v = take ? m : v;
         i = take ? at : i;
         x = take ? y : x;
@@ -487,12 +497,11 @@ __device__ __forceinline__ void consume(A (&acc)[K], int j, const typename vec<T
 // at element index `first` (argmin/argmax).
 template <int OP, int BLOCK, int IT, bool L1, typename VT>
 __device__ __forceinline__ void load_tile(const VT *__restrict__ va, const VT *__restrict__ vb,
-                                          unsigned long long idx, unsigned long long m,
-                                          VT (&xa)[IT], VT (&xb)[IT])
+                                          unsigned long long idx, VT (&xa)[IT], VT (&xb)[IT])
 {
 #pragma unroll
     for (int j = 0; j < IT; ++j)
-        xa[j] = flip(load<L1>(va + idx + (unsigned long long)j * BLOCK), m);
+        xa[j] = load<L1>(va + idx + (unsigned long long)j * BLOCK);
     if constexpr (OP == OP_DOT) {
 #pragma unroll
         for (int j = 0; j < IT; ++j)
@@ -503,7 +512,7 @@ __device__ __forceinline__ void load_tile(const VT *__restrict__ va, const VT *_
 template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, bool L1, typename A>
 __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__restrict__ b,
                                            unsigned long long nv, unsigned long long first,
-                                           unsigned long long m, A (&acc)[W * IT])
+                                           A (&acc)[W * IT])
 {
     typedef typename vec<T, V>::type VT;
     const VT *__restrict__ va = reinterpret_cast<const VT *>(a);
@@ -520,14 +529,14 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
     if (idx < full_end) {
         VT xa[IT];
         VT xb[IT];
-        load_tile<OP, BLOCK, IT, L1>(va, vb, idx, m, xa, xb);
+        load_tile<OP, BLOCK, IT, L1>(va, vb, idx, xa, xb);
 #pragma unroll 1
         for (;;) {
             VT ya[IT];
             VT yb[IT];
             const bool more = idx + gstride < full_end;
             if (more)
-                load_tile<OP, BLOCK, IT, L1>(va, vb, idx + gstride, m, ya, yb);
+                load_tile<OP, BLOCK, IT, L1>(va, vb, idx + gstride, ya, yb);
 #pragma unroll
             for (int j = 0; j < IT; ++j)
                 consume<T, Acc, OP, V, W>(acc, j, xa[j], OP == OP_DOT ? xb[j] : xa[j],
@@ -554,7 +563,7 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
     for (int j = 0; j < IT; ++j) {
         const unsigned long long idx = rbase + (unsigned long long)j * tstride;
         if (idx < nv) {
-            VT xa = flip(load<L1>(va + idx), m);
+            VT xa = load<L1>(va + idx);
             VT xb = xa;
             if constexpr (OP == OP_DOT)
                 xb = load<L1>(vb + idx);
@@ -583,7 +592,7 @@ template <typename X> __device__ __forceinline__ arg<X> shfl(arg<X> v, int off)
 template <typename A, int OP> __device__ __forceinline__ A warp_reduce(A v, unsigned int held = 32)
 {
     if constexpr (warp_arg_fits<A>::value) {
-        v = warp_arg(v);
+        v = warp_arg<OP == OP_ARGMIN>(v);
     } else {
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1)
@@ -634,18 +643,17 @@ template <typename A, int OP, int K> __device__ __forceinline__ A tree(A (&acc)[
     return acc[0];
 }
 
-// The result: max back in T and flipped back by m, argmax's value and index
-// where asked.
+// The result: min/max back in T, argmin/argmax's value and index where asked.
 template <typename T, int OP, typename A, typename Out>
-__device__ __forceinline__ void finish(const A &r, Out *out, long long *index, unsigned long long m)
+__device__ __forceinline__ void finish(const A &r, Out *out, long long *index)
 {
     if constexpr (is_arg<OP>::value) {
         if (out != nullptr)
-            *out = flip(elem<T>::put(r.v), m);
+            *out = elem<T>::put(r.v);
         if (index != nullptr)
             *index = (long long)r.i;
-    } else if constexpr (OP == OP_MAX) {
-        *out = flip(elem<T>::put(r), m);
+    } else if constexpr (OP == OP_MIN || OP == OP_MAX) {
+        *out = elem<T>::put(r);
     } else {
         *out = r;
     }
@@ -655,12 +663,12 @@ __device__ __forceinline__ void finish(const A &r, Out *out, long long *index, u
 template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, typename S, int K>
 __device__ __forceinline__ void pass(const T *__restrict__ a, const T *__restrict__ b,
                                      unsigned long long nv, unsigned long long first, bool l1,
-                                     unsigned long long m, S (&slots)[K])
+                                     S (&slots)[K])
 {
     if (l1)
-        accumulate<T, Acc, OP, BLOCK, V, IT, W, true>(a, b, nv, first, m, slots);
+        accumulate<T, Acc, OP, BLOCK, V, IT, W, true>(a, b, nv, first, slots);
     else
-        accumulate<T, Acc, OP, BLOCK, V, IT, W, false>(a, b, nv, first, m, slots);
+        accumulate<T, Acc, OP, BLOCK, V, IT, W, false>(a, b, nv, first, slots);
 }
 
 // The aligned loads' pass into acc; argmin/argmax through a scan per load of
@@ -669,27 +677,27 @@ __device__ __forceinline__ void pass(const T *__restrict__ a, const T *__restric
 template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, typename A, int K>
 __device__ __forceinline__ void loads(const T *__restrict__ a, const T *__restrict__ b,
                                       unsigned long long nv, unsigned long long first, bool l1,
-                                      unsigned long long m, A (&acc)[K])
+                                      A (&acc)[K])
 {
     if constexpr (is_arg<OP>::value) {
         scan<T, OP, V> s[IT];
 #pragma unroll
         for (int j = 0; j < IT; ++j)
             s[j].start();
-        pass<T, Acc, OP, BLOCK, V, IT, 1>(a, b, nv, first, l1, m, s);
+        pass<T, Acc, OP, BLOCK, V, IT, 1>(a, b, nv, first, l1, s);
         acc[0] = tree<scan<T, OP, V>, OP, IT>(s).located();
     } else {
-        pass<T, Acc, OP, BLOCK, V, IT, W>(a, b, nv, first, l1, m, acc);
+        pass<T, Acc, OP, BLOCK, V, IT, W>(a, b, nv, first, l1, acc);
     }
 }
 
 // ---- one pass over the input, every op --------------------------------------
 template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE, typename A,
           typename Out>
-__device__ __forceinline__ void
-reduce_body(const T *__restrict__ a, const T *__restrict__ b, unsigned long long n,
-            Out *__restrict__ out, long long *__restrict__ index, A *__restrict__ partials,
-            unsigned int *__restrict__ ticket, bool l1, unsigned long long m)
+__device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__restrict__ b,
+                                            unsigned long long n, Out *__restrict__ out,
+                                            long long *__restrict__ index, A *__restrict__ partials,
+                                            unsigned int *__restrict__ ticket, bool l1)
 {
     static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0,
                   "BLOCK: multiple of 32 in [32,1024]");
@@ -708,7 +716,7 @@ reduce_body(const T *__restrict__ a, const T *__restrict__ b, unsigned long long
         acc[i] = identity<T, A, OP>();
 
     if constexpr (VEC == 1) {
-        loads<T, Acc, OP, BLOCK, 1, ITEMS, 1>(a, b, n, 0, l1, m, acc);
+        loads<T, Acc, OP, BLOCK, 1, ITEMS, 1>(a, b, n, 0, l1, acc);
     } else {
         constexpr unsigned long long VB = (unsigned long long)VEC * sizeof(T);
         const unsigned long long amis = reinterpret_cast<unsigned long long>(a) & (VB - 1);
@@ -719,7 +727,7 @@ reduce_body(const T *__restrict__ a, const T *__restrict__ b, unsigned long long
             // one per slot in flight, streamed whatever l1 says (one copy of
             // this rare path's loop).
             if (!vec_ok)
-                accumulate<T, Acc, OP, BLOCK, 1, K, 1, false>(a, b, n, 0, 0, acc);
+                accumulate<T, Acc, OP, BLOCK, 1, K, 1, false>(a, b, n, 0, acc);
         }
         if (vec_ok) {
             // head: elements before the first VB-aligned address (< VEC of them);
@@ -732,20 +740,20 @@ reduce_body(const T *__restrict__ a, const T *__restrict__ b, unsigned long long
             const T *bb = nullptr;
             if constexpr (OP == OP_DOT)
                 bb = b + head;
-            loads<T, Acc, OP, BLOCK, VEC, ITEMS, W>(a + head, bb, nv, head, l1, m, acc);
+            loads<T, Acc, OP, BLOCK, VEC, ITEMS, W>(a + head, bb, nv, head, l1, acc);
             const unsigned long long g = (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
             if (g < head) {
                 T y = T();
                 if constexpr (OP == OP_DOT)
-                    y = load1(b + g, l1, 0);
-                acc[0] = take<T, Acc, OP>(acc[0], load1(a + g, l1, m), y, g);
+                    y = load1(b + g, l1);
+                acc[0] = take<T, Acc, OP>(acc[0], load1(a + g, l1), y, g);
             }
             if (g < tail) {
                 const unsigned long long i = n - tail + g;
                 T y = T();
                 if constexpr (OP == OP_DOT)
-                    y = load1(b + i, l1, 0);
-                acc[K - 1] = take<T, Acc, OP>(acc[K - 1], load1(a + i, l1, m), y, i);
+                    y = load1(b + i, l1);
+                acc[K - 1] = take<T, Acc, OP>(acc[K - 1], load1(a + i, l1), y, i);
             }
         }
     }
@@ -756,7 +764,7 @@ reduce_body(const T *__restrict__ a, const T *__restrict__ b, unsigned long long
     if constexpr (SINGLE) {
         if (gridDim.x == 1) { // nothing to combine across blocks
             if (threadIdx.x == 0)
-                finish<T, OP>(v, out, index, m);
+                finish<T, OP>(v, out, index);
             return;
         }
     }
@@ -807,7 +815,7 @@ reduce_body(const T *__restrict__ a, const T *__restrict__ b, unsigned long long
     }
     r = one_warp ? warp_reduce<A, OP>(r, gridDim.x) : block_reduce<T, A, OP, BLOCK>(r);
     if (threadIdx.x == 0)
-        finish<T, OP>(r, out, index, m);
+        finish<T, OP>(r, out, index);
 }
 
 } // namespace cuspec_reduce_detail
@@ -817,54 +825,53 @@ template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int S
 __global__ void __launch_bounds__(BLOCK)
     cuspec_reduce(const T *__restrict__ a, const T *__restrict__ b, unsigned long long n,
                   typename cuspec_reduce_detail::out_of<T, Acc, OP>::type *__restrict__ out,
-                  Acc *__restrict__ partials, unsigned int *__restrict__ ticket, unsigned int l1,
-                  unsigned long long flip)
+                  Acc *__restrict__ partials, unsigned int *__restrict__ ticket, unsigned int l1)
 {
     using namespace cuspec_reduce_detail;
     typedef typename elem<T>::V V;
-    static_assert(OP == OP_SUM || OP == OP_MAX || OP == OP_DOT,
-                  "OP: 0 sum, 2 max, 3 dot (min: flipped; argmax: cuspec_argreduce)");
+    static_assert(OP >= 0 && OP <= 3, "OP: 0 sum, 1 min, 2 max, 3 dot (argmin, argmax: "
+                                      "cuspec_argreduce)");
     static_assert(elem<T>::is_float == elem<Acc>::is_float,
                   "T and Acc: both float or both integer");
-    static_assert(OP != OP_MAX || same<V, Acc>::value, "max: Acc must be T's value type");
+    static_assert((OP != OP_MIN && OP != OP_MAX) || same<V, Acc>::value,
+                  "min/max: Acc must be T's value type");
     static_assert(sizeof(Acc) >= sizeof(V), "Acc narrower than T");
     reduce_body<T, Acc, OP, BLOCK, ITEMS, VEC, SINGLE>(a, b, n, out, (long long *)nullptr, partials,
-                                                       ticket, l1 != 0, OP == OP_MAX ? flip : 0);
+                                                       ticket, l1 != 0);
 }
 
 // Second pass for SINGLE=0: one block of BLOCK threads combines `count` partials.
 template <typename T, typename Acc, int OP, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
     cuspec_reduce_final(const Acc *__restrict__ partials, unsigned int count,
-                        typename cuspec_reduce_detail::out_of<T, Acc, OP>::type *__restrict__ out,
-                        unsigned long long flip)
+                        typename cuspec_reduce_detail::out_of<T, Acc, OP>::type *__restrict__ out)
 {
     using namespace cuspec_reduce_detail;
     static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0,
                   "BLOCK: multiple of 32 in [32,1024]");
-    static_assert(OP == OP_SUM || OP == OP_MAX || OP == OP_DOT, "OP: 0 sum, 2 max, 3 dot");
+    static_assert(OP >= 0 && OP <= 3, "OP: 0 sum, 1 min, 2 max, 3 dot");
     CUSPEC_AFTER_PRIOR_GRID();
     Acc r = identity<T, Acc, OP>();
     for (unsigned int i = threadIdx.x; i < count; i += BLOCK)
         r = combine<Acc, OP>(r, partials[i]);
     r = block_reduce<T, Acc, OP, BLOCK>(r);
     if (threadIdx.x == 0)
-        finish<T, OP>(r, out, (long long *)nullptr, OP == OP_MAX ? flip : 0);
+        finish<T, OP>(r, out, (long long *)nullptr);
 }
 
-// argmax (OP 5), or with flip argmin: the value to *value and its index to
-// *index (either may be NULL); n >= 1. One launch.
+// argmin (OP 4) / argmax (OP 5): the value to *value and its index to *index
+// (either may be NULL); n >= 1. One launch.
 template <typename T, int OP, int BLOCK, int ITEMS, int VEC>
 __global__ void __launch_bounds__(BLOCK) cuspec_argreduce(
     const T *__restrict__ a, unsigned long long n, T *__restrict__ value,
     long long *__restrict__ index,
     cuspec_reduce_detail::arg<typename cuspec_reduce_detail::elem<T>::V> *__restrict__ partials,
-    unsigned int *__restrict__ ticket, unsigned int l1, unsigned long long flip)
+    unsigned int *__restrict__ ticket, unsigned int l1)
 {
     using namespace cuspec_reduce_detail;
-    static_assert(OP == OP_ARGMAX, "OP: 5 argmax (argmin: flipped)");
-    reduce_body<T, typename elem<T>::V, OP, BLOCK, ITEMS, VEC, 1>(
-        a, (const T *)nullptr, n, value, index, partials, ticket, l1 != 0, flip);
+    static_assert(OP == OP_ARGMIN || OP == OP_ARGMAX, "OP: 4 argmin, 5 argmax");
+    reduce_body<T, typename elem<T>::V, OP, BLOCK, ITEMS, VEC, 1>(a, (const T *)nullptr, n, value,
+                                                                  index, partials, ticket, l1 != 0);
 }
 
 #endif // CUSPEC_REDUCE_CUH_

@@ -13,22 +13,18 @@
 //   __global__ void cuspec_reduce_rows(const T *a, const T *b, u64 rows, u64 cols, u64 ld,
 //                                      u64 stride, u64 total, int lanes_log2, unsigned splits,
 //                                      Out *value, long long *index, void *partials,
-//                                      unsigned *tickets, unsigned long long flip);
+//                                      unsigned *tickets);
 //   template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
 //   __global__ void cuspec_reduce_cols(const T *a, const T *b, u64 rows, u64 cols, u64 ld,
 //                                      u64 stride, int tx_log2, unsigned splits,
 //                                      Out *value, long long *index, void *partials,
-//                                      unsigned *tickets, unsigned long long flip);
+//                                      unsigned *tickets);
 //
 // TEMPLATE PARAMETERS
 //   T      float, double, int, long long, unsigned int, unsigned long long, signed char,
 //          unsigned char, short, unsigned short, cuspec_axis::f16, cuspec_axis::bf16
 //          (elem<T> below: one entry per type).
-//   OP     0 sum, 2 max, 4 argmax, 5 dot (sum of a*b; b only read for 5). min (1) and
-//          argmin (3) are the max and argmax kernels on flipped elements: flip
-//          (reduce_types.cuh) is 0 for max and argmax, the dtype's order-reversing
-//          bits for min and argmin, and the results are flipped back. Sums and
-//          dots ignore it.
+//   OP     0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot (sum of a*b; b only read for 5).
 //   BLOCK  threads per block, a multiple of 32.
 //   VEC    elements per vector load (VEC * sizeof(T) <= 16, a power of two).
 //   ITEMS  loads in flight per thread: vectors along a long row, rows of a short row or
@@ -86,7 +82,7 @@ using cuspec_reduce_detail::elem;
 using cuspec_reduce_detail::raw;
 using cuspec_reduce_detail::word;
 
-enum { SUM = 0, MAX = 2, ARGMAX = 4, DOT = 5 };
+enum { SUM = 0, MIN = 1, MAX = 2, ARGMIN = 3, ARGMAX = 4, DOT = 5 };
 
 template <bool B, typename X, typename Y> struct pick {
     typedef X type;
@@ -95,69 +91,73 @@ template <typename X, typename Y> struct pick<false, X, Y> {
     typedef Y type;
 };
 
-// ---- loads: V elements of T as one aligned word of V * sizeof(T) bytes, ----
-// flipped by m (0: as they are).
+// ---- loads: V elements of T as one aligned word of V * sizeof(T) bytes ------
 template <typename T, int V> union pack {
     typename raw<sizeof(T) * V>::type r;
     T x[V];
 };
-template <int V, typename T>
-__device__ __forceinline__ pack<T, V> load(const T *p, unsigned long long m)
+template <int V, typename T> __device__ __forceinline__ pack<T, V> load(const T *p)
 {
     pack<T, V> k;
-    k.r = cuspec_reduce_detail::flip(
-        CUSPEC_AXIS_LOAD(reinterpret_cast<const typename raw<sizeof(T) * V>::type *>(p)), m);
+    k.r = CUSPEC_AXIS_LOAD(reinterpret_cast<const typename raw<sizeof(T) * V>::type *>(p));
     return k;
 }
-template <typename T> __device__ __forceinline__ T load1(const T *p, unsigned long long m)
+template <typename T> __device__ __forceinline__ T load1(const T *p)
 {
-    return load<1>(p, m).x[0];
+    return load<1>(p).x[0];
 }
 template <int V, typename T> __device__ __forceinline__ bool aligned(const T *p)
 {
     return (reinterpret_cast<unsigned long long>(p) & (V * sizeof(T) - 1)) == 0;
 }
 
-// ---- a vector's largest, NaN-propagating, by the cheapest operations -------
-// argmax tests a whole vector against its best with it and locates the
-// element only when it wins (rare once a row is under way).
-template <typename C> __device__ __forceinline__ C pick_extreme(C a, C b)
+// ---- a vector's extreme, NaN-propagating, by the cheapest operations -------
+// argmin/argmax test a whole vector against their best with it and locate
+// the element only when it wins (rare once a row is under way).
+template <bool MX, typename C> __device__ __forceinline__ C pick_extreme(C a, C b)
 {
     if constexpr (elem<C>::is_float)
-        return a > b || a != a ? a : b;
+        return (MX ? a > b : a < b) || a != a ? a : b;
     else
-        return a > b ? a : b;
+        return (MX ? a > b : a < b) ? a : b;
 }
 
 // Byte or half-word lanes of two words, each against its own (SIMD).
-template <typename T> __device__ __forceinline__ unsigned lanes2(unsigned a, unsigned b)
+template <typename T, bool MX> __device__ __forceinline__ unsigned lanes2(unsigned a, unsigned b)
 {
     if constexpr (sizeof(T) == 1 && elem<T>::is_signed)
-        return __vmaxs4(a, b);
+        return MX ? __vmaxs4(a, b) : __vmins4(a, b);
     else if constexpr (sizeof(T) == 1)
-        return __vmaxu4(a, b);
+        return MX ? __vmaxu4(a, b) : __vminu4(a, b);
     else if constexpr (elem<T>::is_signed)
-        return __vmaxs2(a, b);
+        return MX ? __vmaxs2(a, b) : __vmins2(a, b);
     else
-        return __vmaxu2(a, b);
+        return MX ? __vmaxu2(a, b) : __vminu2(a, b);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define CUSPEC_AXIS_NAN_MINMAX 1 // max.NaN: sm_80 and later
+#define CUSPEC_AXIS_NAN_MINMAX 1 // max.NaN / min.NaN: sm_80 and later
 // Two halves (bfloat16s) of two words, each against its own.
-template <typename T> __device__ __forceinline__ unsigned halves2(unsigned a, unsigned b)
+template <typename T, bool MX> __device__ __forceinline__ unsigned halves2(unsigned a, unsigned b)
 {
     unsigned r;
-    if constexpr (cuspec_reduce_detail::same<T, cuspec_f16>::value)
+    if constexpr (cuspec_reduce_detail::same<T, cuspec_f16>::value && MX)
         asm("max.NaN.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-    else
+    else if constexpr (cuspec_reduce_detail::same<T, cuspec_f16>::value)
+        asm("min.NaN.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    else if constexpr (MX)
         asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    else
+        asm("min.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
     return r;
 }
-__device__ __forceinline__ float nan_extreme(float a, float b)
+template <bool MX> __device__ __forceinline__ float nan_extreme(float a, float b)
 {
     float r;
-    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    if constexpr (MX)
+        asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    else
+        asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
     return r;
 }
 #else
@@ -166,7 +166,7 @@ __device__ __forceinline__ float nan_extreme(float a, float b)
 
 // Words of byte or half-word lanes (integers, or halves with max.NaN) fold
 // lane-wise, then lane 0 against the others (the upper lanes go stale).
-template <typename T, int V>
+template <bool MX, typename T, int V>
 __device__ __forceinline__ typename elem<T>::V extreme(const pack<T, V> &x)
 {
     typedef typename elem<T>::V C;
@@ -176,10 +176,10 @@ __device__ __forceinline__ typename elem<T>::V extreme(const pack<T, V> &x)
         unsigned w = word(x.r, 0);
 #pragma unroll
         for (int i = 1; i < WORDS; ++i)
-            w = lanes2<T>(w, word(x.r, i));
-        w = lanes2<T>(w, w >> 16);
+            w = lanes2<T, MX>(w, word(x.r, i));
+        w = lanes2<T, MX>(w, w >> 16);
         if constexpr (sizeof(T) == 1)
-            w = lanes2<T>(w, w >> 8);
+            w = lanes2<T, MX>(w, w >> 8);
         return elem<T>::val(elem<T>::from_bits(w));
     }
 #if CUSPEC_AXIS_NAN_MINMAX
@@ -187,14 +187,14 @@ __device__ __forceinline__ typename elem<T>::V extreme(const pack<T, V> &x)
         unsigned w = word(x.r, 0);
 #pragma unroll
         for (int i = 1; i < WORDS; ++i)
-            w = halves2<T>(w, word(x.r, i));
-        w = halves2<T>(w, w >> 16);
+            w = halves2<T, MX>(w, word(x.r, i));
+        w = halves2<T, MX>(w, w >> 16);
         return elem<T>::val(elem<T>::from_bits(w));
     } else if constexpr (sizeof(T) == 4 && elem<T>::is_float) {
         C m = x.x[0];
 #pragma unroll
         for (int k = 1; k < V; ++k)
-            m = nan_extreme(m, x.x[k]);
+            m = nan_extreme<MX>(m, x.x[k]);
         return m;
     }
 #endif
@@ -202,7 +202,7 @@ __device__ __forceinline__ typename elem<T>::V extreme(const pack<T, V> &x)
         C m = elem<T>::val(x.x[0]);
 #pragma unroll
         for (int k = 1; k < V; ++k)
-            m = pick_extreme(m, elem<T>::val(x.x[k]));
+            m = pick_extreme<MX>(m, elem<T>::val(x.x[k]));
         return m;
     }
 }
@@ -214,7 +214,7 @@ template <typename T, int OP> struct op {
     // sums accumulate in S: floats in C (f32 for halves), integers in 64 bits
     typedef typename pick<E::is_float, C,
                           typename pick<E::is_signed, long long, unsigned long long>::type>::type S;
-    enum : bool { ARG = OP == ARGMAX };
+    enum : bool { ARG = OP == ARGMIN || OP == ARGMAX, LOW = OP == ARGMIN };
     enum : bool { SUMS = OP == SUM || OP == DOT };
     struct pair {
         C v;
@@ -234,21 +234,23 @@ template <typename T, int OP> struct op {
     {
         if constexpr (SUMS)
             return A(0);
+        else if constexpr (OP == MIN)
+            return E::hi();
         else if constexpr (OP == MAX)
             return E::lo();
         else
-            return A{E::lo(), EMPTY};
+            return A{OP == ARGMIN ? E::hi() : E::lo(), EMPTY};
     }
 
-    // argmax: x strictly larger than y, or a NaN where y is none (the first
-    // NaN stays). For floats !(x <= y) is x > y or x NaN; y == y: y is no
-    // NaN.
+    // argmin/argmax: x strictly better than y, or a NaN where y is none (the
+    // first NaN stays). For floats !(x <= y) is x > y or x NaN; y == y: y is
+    // no NaN.
     static __device__ __forceinline__ bool wins(C x, C y)
     {
         if constexpr (E::is_float)
-            return !(x <= y) && y == y;
+            return !(OP == ARGMIN ? x >= y : x <= y) && y == y;
         else
-            return x > y;
+            return OP == ARGMIN ? x < y : x > y;
     }
 
     // Integer sums add as unsigned: wrap-around is defined there and bit-identical.
@@ -261,6 +263,11 @@ template <typename T, int OP> struct op {
                 return x + y;
             else
                 return (A)((unsigned long long)x + (unsigned long long)y);
+        } else if constexpr (OP == MIN) {
+            if constexpr (E::is_float)
+                return (x < y || x != x) ? x : y;
+            else
+                return y < x ? y : x;
         } else if constexpr (OP == MAX) {
             if constexpr (E::is_float)
                 return (x > y || x != x) ? x : y;
@@ -272,7 +279,7 @@ template <typename T, int OP> struct op {
                 if (xn || yn)
                     return xn && (!yn || x.i < y.i) ? x : y;
             }
-            const bool better = y.v > x.v;
+            const bool better = OP == ARGMIN ? y.v < x.v : y.v > x.v;
             return better || (y.v == x.v && y.i < x.i) ? y : x;
         }
     }
@@ -297,13 +304,12 @@ template <typename T, int OP> struct op {
         }
     }
 
-    // argmax of the V elements of x, at indices i .. i + V - 1, all past
-    // acc's (or acc empty): the vector's largest against acc, and only where
-    // it wins, its first element (the first NaN where it is one).
-    template <int V>
-    static __device__ __forceinline__ A step_after(A acc, const pack<T, V> &x, long long i)
+    // argmin/argmax of the V elements of x, at indices i .. i + V - 1, all
+    // past acc's (or acc empty): the vector's extreme against acc, and only
+    // where it wins, its first element (the first NaN where it is one).
+    template <int V> static __device__ __forceinline__ A step_after(A acc, const pack<T, V> &x, long long i)
     {
-        const C m = extreme(x);
+        const C m = extreme<OP == ARGMAX>(x);
         if (wins(m, acc.v) || acc.i == EMPTY) {
             C v = E::val(x.x[V - 1]);
             int at = V - 1;
@@ -355,19 +361,18 @@ template <typename T, int OP> struct op {
         }
     }
 
-    // Result o; max's and argmax's value flipped back by m.
     static __device__ __forceinline__ void store(A x, Out *value, long long *index,
-                                                 unsigned long long o, unsigned long long m)
+                                                 unsigned long long o)
     {
         if constexpr (SUMS) {
             value[o] = x;
         } else if constexpr (ARG) {
             if (value != nullptr)
-                value[o] = cuspec_reduce_detail::flip(E::put(x.v), m);
+                value[o] = E::put(x.v);
             if (index != nullptr)
                 index[o] = x.i;
         } else {
-            value[o] = cuspec_reduce_detail::flip(E::put(x), m);
+            value[o] = E::put(x);
         }
     }
 };
@@ -381,7 +386,7 @@ template <typename R> __device__ __forceinline__ typename R::A lanes_reduce(type
 {
     if constexpr (cuspec_reduce_detail::warp_arg_fits<typename R::A>::value) {
         if (L == 32)
-            return cuspec_reduce_detail::warp_arg(v);
+            return cuspec_reduce_detail::warp_arg<R::LOW>(v);
     }
     for (int off = L >> 1; off > 0; off >>= 1)
         v = R::combine(v, R::shfl_xor(v, off));
@@ -466,7 +471,7 @@ __device__ __forceinline__ void consume(typename R::A (&acc)[K], int j, const pa
 template <typename R, typename T, int V, int IT, bool TWO, int K>
 __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned long long nv,
                                             long long i0, unsigned lane, unsigned L,
-                                            unsigned long long m, typename R::A (&acc)[K])
+                                            typename R::A (&acc)[K])
 {
     static_assert(K == (R::PER_LOAD ? IT : V * IT), "an accumulator per load or per element");
     const unsigned long long tile = (unsigned long long)L * IT;
@@ -476,11 +481,11 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
         pack<T, V> x[IT], y[IT];
 #pragma unroll
         for (int j = 0; j < IT; ++j)
-            x[j] = load<V>(p + (v0 + lane + (unsigned long long)j * L) * V, m);
+            x[j] = load<V>(p + (v0 + lane + (unsigned long long)j * L) * V);
         if constexpr (TWO) {
 #pragma unroll
             for (int j = 0; j < IT; ++j)
-                y[j] = load<V>(q + (v0 + lane + (unsigned long long)j * L) * V, 0);
+                y[j] = load<V>(q + (v0 + lane + (unsigned long long)j * L) * V);
         }
 #pragma unroll
         for (int j = 0; j < IT; ++j)
@@ -491,9 +496,9 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
     for (int j = 0; j < IT; ++j) {
         const unsigned long long v = v0 + lane + (unsigned long long)j * L;
         if (v < nv) {
-            pack<T, V> x = load<V>(p + v * V, m), y = x;
+            pack<T, V> x = load<V>(p + v * V), y = x;
             if constexpr (TWO)
-                y = load<V>(q + v * V, 0);
+                y = load<V>(q + v * V);
             consume<R, T, V, TWO>(acc, j, x, y, i0 + (long long)(v * V));
         }
     }
@@ -505,26 +510,25 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
 template <typename R, typename T, int VEC, int ITEMS, bool TWO, int K>
 __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned long long n,
                                             long long i0, unsigned lane, unsigned L,
-                                            unsigned long long m, typename R::A (&acc)[K])
+                                            typename R::A (&acc)[K])
 {
     constexpr unsigned long long VB = VEC * sizeof(T);
     const unsigned long long mis = reinterpret_cast<unsigned long long>(p) & (VB - 1);
     if constexpr (TWO) {
         if ((reinterpret_cast<unsigned long long>(q) & (VB - 1)) != mis) {
-            row_vectors<R, T, 1, K, TWO>(p, q, n, i0, lane, L, m, acc);
+            row_vectors<R, T, 1, K, TWO>(p, q, n, i0, lane, L, acc);
             return;
         }
     }
     unsigned long long head = mis ? (VB - mis) / sizeof(T) : 0;
     head = head < n ? head : n;
     const unsigned long long nv = (n - head) / VEC, tail = n - head - nv * VEC;
-    row_vectors<R, T, VEC, ITEMS, TWO>(p + head, q + head, nv, i0 + (long long)head, lane, L, m,
-                                       acc);
+    row_vectors<R, T, VEC, ITEMS, TWO>(p + head, q + head, nv, i0 + (long long)head, lane, L, acc);
     for (unsigned long long e = lane; e < head; e += L)
-        acc[0] = R::step(acc[0], load1(p + e, m), load1(TWO ? q + e : p + e, 0), i0 + (long long)e);
+        acc[0] = R::step(acc[0], load1(p + e), load1(TWO ? q + e : p + e), i0 + (long long)e);
     for (unsigned long long e = n - tail + lane; e < n; e += L)
-        acc[K - 1] =
-            R::step(acc[K - 1], load1(p + e, m), load1(TWO ? q + e : p + e, 0), i0 + (long long)e);
+        acc[K - 1] = R::step(acc[K - 1], load1(p + e), load1(TWO ? q + e : p + e),
+                             i0 + (long long)e);
 }
 
 __device__ __forceinline__ unsigned long long
@@ -542,19 +546,19 @@ row_offset(unsigned long long r, unsigned long long rows, unsigned long long tot
 // short (!FULL) its first cnt elements one by one.
 template <typename T, int VEC, bool FULL>
 __device__ __forceinline__ void strip_row(pack<T, VEC> &x, const T *p, unsigned long long rr,
-                                          unsigned long long ld, unsigned cnt, unsigned long long m)
+                                          unsigned long long ld, unsigned cnt)
 {
     if constexpr (FULL) {
-        x = load<VEC>(p + rr * ld, m);
+        x = load<VEC>(p + rr * ld);
     } else {
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
             if (k < (int)cnt)
-                x.x[k] = load1(p + rr * ld + k, m);
+                x.x[k] = load1(p + rr * ld + k);
     }
 }
 
-// argmax of types narrower than 8 bytes (BEST) keep each column's best
+// argmin/argmax of types narrower than 8 bytes (BEST) keep each column's best
 // value and which of the thread's rows (a 32-bit count: the host splits the
 // rows so that a thread takes fewer than 2^31) held it, from the thread's
 // first row on: one test and two selects an element (8-byte types were
@@ -563,7 +567,7 @@ template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool FULL>
 __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned long long ld,
                                              unsigned long long lo, unsigned long long hi,
                                              unsigned ty, unsigned TY, unsigned cnt,
-                                             unsigned long long m, typename R::A (&acc)[VEC])
+                                             typename R::A (&acc)[VEC])
 {
     typedef typename R::C C;
     constexpr bool BEST = R::ARG && sizeof(T) < 8;
@@ -574,7 +578,7 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
     unsigned at[VEC];
     if constexpr (BEST) {
         pack<T, VEC> x;
-        strip_row<T, VEC, FULL>(x, p, r0, ld, cnt, m);
+        strip_row<T, VEC, FULL>(x, p, r0, ld, cnt);
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
             if (FULL || k < (int)cnt) {
@@ -590,9 +594,9 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
         for (int j = 0; j < ITEMS; ++j) {
             const unsigned long long rr = r + (unsigned long long)j * TY;
             if (rr < hi) {
-                strip_row<T, VEC, FULL>(x[j], p, rr, ld, cnt, m);
+                strip_row<T, VEC, FULL>(x[j], p, rr, ld, cnt);
                 if constexpr (TWO)
-                    strip_row<T, VEC, FULL>(y[j], q, rr, ld, cnt, 0);
+                    strip_row<T, VEC, FULL>(y[j], q, rr, ld, cnt);
             }
         }
 #pragma unroll
@@ -678,15 +682,14 @@ __global__ void __launch_bounds__(BLOCK)
                        unsigned long long total, int lanes_log2, unsigned splits,
                        typename cuspec_axis::op<T, OP>::Out *__restrict__ value,
                        long long *__restrict__ index, void *__restrict__ partials,
-                       unsigned *__restrict__ tickets, unsigned long long flip)
+                       unsigned *__restrict__ tickets)
 {
     using namespace cuspec_axis;
     typedef op<T, OP> R;
     typedef typename R::A A;
     constexpr bool TWO = OP == DOT;
     constexpr int K = R::PER_LOAD ? ITEMS : VEC * ITEMS; // accumulators (row_vectors)
-    static_assert(OP == SUM || OP == MAX || OP == ARGMAX || OP == DOT,
-                  "OP: 0 sum, 2 max, 4 argmax, 5 dot (min, argmin: flipped)");
+    static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
     static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: a multiple of 32");
     static_assert((VEC & (VEC - 1)) == 0 && VEC * sizeof(T) <= 16, "VEC: a power of two, <= 16 B");
     static_assert(ITEMS >= 1 && ITEMS <= 16, "ITEMS: 1..16");
@@ -702,7 +705,6 @@ __global__ void __launch_bounds__(BLOCK)
     // every lane of a warp reaches the shuffles.
     const unsigned long long first = group - (L < 32 ? (threadIdx.x & 31) >> lanes_log2 : 0);
     const T *bb = TWO ? b : a;
-    const unsigned long long m = OP == MAX || OP == ARGMAX ? flip : 0;
 
     if (splits == 1 && cols <= (unsigned long long)L * VEC) {
         // Short rows: ITEMS rows at a time, each lane its VEC elements of each.
@@ -723,16 +725,16 @@ __global__ void __launch_bounds__(BLOCK)
                     cnt[j] = left < VEC ? (unsigned)left : VEC;
                     if (cnt[j] == VEC && aligned<VEC>(a + off) &&
                         (!TWO || aligned<VEC>(bb + off))) {
-                        x[j] = load<VEC>(a + off, m);
+                        x[j] = load<VEC>(a + off);
                         if constexpr (TWO)
-                            y[j] = load<VEC>(bb + off, 0);
+                            y[j] = load<VEC>(bb + off);
                     } else {
 #pragma unroll
                         for (int k = 0; k < VEC; ++k)
                             if (k < (int)cnt[j]) {
-                                x[j].x[k] = load1(a + off + k, m);
+                                x[j].x[k] = load1(a + off + k);
                                 if constexpr (TWO)
-                                    y[j].x[k] = load1(bb + off + k, 0);
+                                    y[j].x[k] = load1(bb + off + k);
                             }
                     }
                 }
@@ -759,7 +761,7 @@ __global__ void __launch_bounds__(BLOCK)
                 v = group_reduce<R, BLOCK>(v, whole, L);
                 const unsigned long long r = r0 + j * stride_rows;
                 if (lane == 0 && r < total)
-                    R::store(v, value, index, r, m);
+                    R::store(v, value, index, r);
             }
         }
         CUSPEC_LET_NEXT_GRID();
@@ -786,16 +788,16 @@ __global__ void __launch_bounds__(BLOCK)
             if (!R::ARG && n % VEC == 0 && aligned<VEC>(a + off) &&
                 (!TWO || aligned<VEC>(bb + off)))
                 row_vectors<R, T, VEC, ITEMS, TWO>(a + off, bb + off, n / VEC, (long long)lo, lane,
-                                                   L, m, acc);
+                                                   L, acc);
             else
-                row_segment<R, T, VEC, ITEMS, TWO>(a + off, bb + off, n, (long long)lo, lane, L, m,
+                row_segment<R, T, VEC, ITEMS, TWO>(a + off, bb + off, n, (long long)lo, lane, L,
                                                    acc);
         }
         fold<R, K, K>::run(acc);
         A v = group_reduce<R, BLOCK>(acc[0], whole, L);
         if (splits == 1) {
             if (lane == 0 && r < total)
-                R::store(v, value, index, r, m);
+                R::store(v, value, index, r);
             continue;
         }
 
@@ -823,7 +825,7 @@ __global__ void __launch_bounds__(BLOCK)
                 v = R::combine(v, R::load_cg(part + r * splits + s));
         v = group_reduce<R, BLOCK>(v, whole, L);
         if (last && lane == 0)
-            R::store(v, value, index, r, m);
+            R::store(v, value, index, r);
     }
     CUSPEC_LET_NEXT_GRID();
 }
@@ -835,14 +837,13 @@ __global__ void __launch_bounds__(BLOCK)
                        int tx_log2, unsigned splits,
                        typename cuspec_axis::op<T, OP>::Out *__restrict__ value,
                        long long *__restrict__ index, void *__restrict__ partials,
-                       unsigned *__restrict__ tickets, unsigned long long flip)
+                       unsigned *__restrict__ tickets)
 {
     using namespace cuspec_axis;
     typedef op<T, OP> R;
     typedef typename R::A A;
     constexpr bool TWO = OP == DOT;
-    static_assert(OP == SUM || OP == MAX || OP == ARGMAX || OP == DOT,
-                  "OP: 0 sum, 2 max, 4 argmax, 5 dot (min, argmin: flipped)");
+    static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
     static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: a multiple of 32");
     static_assert((VEC & (VEC - 1)) == 0 && VEC * sizeof(T) <= 16, "VEC: a power of two, <= 16 B");
     static_assert(ITEMS >= 1 && ITEMS <= 16, "ITEMS: 1..16");
@@ -857,16 +858,15 @@ __global__ void __launch_bounds__(BLOCK)
     const unsigned long long lo = blockIdx.y * chunk;
     const unsigned long long hi = lo >= rows ? lo : rows - lo < chunk ? rows : lo + chunk;
     const T *p = a + m * stride + c0, *q = (TWO ? b : a) + m * stride + c0;
-    const unsigned long long fm = OP == MAX || OP == ARGMAX ? flip : 0;
 
     A acc[VEC];
 #pragma unroll
     for (int k = 0; k < VEC; ++k)
         acc[k] = R::identity();
     if (cnt == VEC && ld % VEC == 0 && aligned<VEC>(p) && (!TWO || aligned<VEC>(q)))
-        column_strip<R, T, VEC, ITEMS, TWO, true>(p, q, ld, lo, hi, ty, TY, cnt, fm, acc);
+        column_strip<R, T, VEC, ITEMS, TWO, true>(p, q, ld, lo, hi, ty, TY, cnt, acc);
     else if (cnt > 0) // element by element, a row at a time: the edge and odd ld
-        column_strip<R, T, VEC, 1, TWO, false>(p, q, ld, lo, hi, ty, TY, cnt, fm, acc);
+        column_strip<R, T, VEC, 1, TWO, false>(p, q, ld, lo, hi, ty, TY, cnt, acc);
     CUSPEC_LET_NEXT_GRID();
 
     // One combine serves both passes (one copy of its code): the block's
@@ -902,14 +902,13 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
             for (int k = 0; k < VEC; ++k)
                 if (k < (int)cnt)
-                    acc[k] =
-                        R::combine(acc[k], R::load_cg(part + (unsigned long long)y * cols + k));
+                    acc[k] = R::combine(acc[k], R::load_cg(part + (unsigned long long)y * cols + k));
     }
     if (threadIdx.x < TX)
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
             if (k < (int)cnt)
-                R::store(acc[k], value, index, out0 + k, fm);
+                R::store(acc[k], value, index, out0 + k);
 }
 
 #endif // CUSPEC_REDUCE_AXIS_CUH_

@@ -202,38 +202,6 @@ __device__ __forceinline__ unsigned int word(const uint4 &v, int w)
     return w == 0 ? v.x : w == 1 ? v.y : w == 2 ? v.z : v.w;
 }
 
-// ---- order reversed: min served by max ------------------------------------
-// m: 0, or the bits that reverse an element's order, repeated over 64 bits:
-// every bit of an integer (~x), the sign bit of a float (-x: exact, a NaN
-// stays a NaN). The max of flipped elements, flipped back, is their min,
-// and argmax's the argmin, ties and NaNs alike: min and argmin run the max
-// and argmax kernels. flip(x, m): x's bits XOR m, for an element, a raw
-// vector or a vector type, word by word (an 8-byte element's high word takes
-// m's high half).
-template <typename P> __device__ __forceinline__ P flip(P x, unsigned long long m)
-{
-    static_assert(sizeof(P) == 1 || sizeof(P) == 2 || sizeof(P) % 4 == 0, "flip: a whole word");
-    if constexpr (sizeof(P) < 4) {
-        union {
-            P p;
-            typename raw<sizeof(P)>::type w;
-        } u;
-        u.p = x;
-        u.w = (typename raw<sizeof(P)>::type)(u.w ^ m);
-        return u.p;
-    } else {
-        union {
-            P p;
-            unsigned int w[sizeof(P) / 4];
-        } u;
-        u.p = x;
-#pragma unroll
-        for (int k = 0; k < (int)(sizeof(P) / 4); ++k)
-            u.w[k] ^= (unsigned int)(m >> (k % 2 * 32));
-        return u.p;
-    }
-}
-
 template <typename T, int V> struct vec {
     static_assert(sizeof(T) < 4, "4- and 8-byte elements have their own vector types below");
     typedef typename raw<V * sizeof(T)>::type type;
@@ -292,7 +260,7 @@ namespace cuspec_reduce_detail
 // (prmt, which sign-extends in its default mode). Then:
 //   PER             words of lanes per input word (2 for 8-bit T, else 1)
 //   split(w, k)     the k-th of them
-//   pick(a, b)      lane-wise max
+//   pick<LOW>(a, b) lane-wise min (LOW) or max
 //   first(w), second(w)  the two lanes as elem<T>::V
 // Used by reduce.cuh's extreme(); which lane holds which element is not kept.
 
@@ -301,13 +269,17 @@ template <typename T> struct lanes {
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define CUSPEC_LANES_OK(PTX_TYPE, PER_WORD)                                                        \
+#define CUSPEC_LANES_OK(PTX_TYPE, PER_WORD)                                                     \
     enum : bool { ok = true };                                                                     \
     enum : int { PER = PER_WORD };                                                                 \
-    static __device__ __forceinline__ unsigned int pick(unsigned int a, unsigned int b)            \
+    template <bool LOW> static __device__ __forceinline__ unsigned int pick(unsigned int a,        \
+                                                                            unsigned int b)        \
     {                                                                                              \
         unsigned int r;                                                                            \
-        asm("max." PTX_TYPE " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                            \
+        if constexpr (LOW)                                                                         \
+            asm("min." PTX_TYPE " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                        \
+        else                                                                                       \
+            asm("max." PTX_TYPE " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                        \
         return r;                                                                                  \
     }
 
@@ -349,7 +321,7 @@ template <> struct lanes<cuspec_bf16> {
 // and 3, each into a 16-bit lane, sign-extended (8 set) or zero-extended.
 #define CUSPEC_LANES_INT(T, PTX_TYPE, PER_WORD, SIGNED, SELECT0, SELECT1)                          \
     template <> struct lanes<T> {                                                                  \
-        CUSPEC_LANES_OK(PTX_TYPE, PER_WORD)                                                        \
+        CUSPEC_LANES_OK(PTX_TYPE, PER_WORD)                                                     \
         static __device__ __forceinline__ unsigned int split(unsigned int w, int k)                \
         {                                                                                          \
             if constexpr (PER_WORD == 1)                                                           \
@@ -382,7 +354,7 @@ CUSPEC_LANES_INT(unsigned char, "u16x2", 2, false, 0x4240, 0x4341)
 #undef CUSPEC_LANES_OK
 
 // ---- argmin / argmax across a warp: redux (sm_80 and later) ----------------
-// warp_arg(a) for a.v of 32 bits (elem<T>::V of every type but the
+// warp_arg<LOW>(a) for a.v of 32 bits (elem<T>::V of every type but the
 // 64-bit ones) and a.i a 64-bit index, not negative, the empty one the
 // largest: the warp's best in every lane, the same as combining pairwise
 // (NaN first, then the better value, then the smaller index), in three
@@ -395,9 +367,9 @@ enum : bool { arg_redux = true };
 enum : bool { arg_redux = false };
 #endif
 
-// A rank: a larger value has the larger key, both zeros one key, NaN the
-// largest of all.
-template <typename X> __device__ __forceinline__ unsigned int arg_key(X v)
+// A rank: a better value has the larger key, both zeros one key, NaN the
+// largest of all (LOW: argmin, the smaller value is better).
+template <bool LOW, typename X> __device__ __forceinline__ unsigned int arg_key(X v)
 {
     unsigned int u;
     if constexpr (elem<X>::is_float) {
@@ -408,6 +380,8 @@ template <typename X> __device__ __forceinline__ unsigned int arg_key(X v)
     } else {
         u = v;
     }
+    if constexpr (LOW)
+        u = ~u;
     if constexpr (elem<X>::is_float)
         u = v != v ? 0xffffffffu : u;
     return u;
@@ -425,9 +399,9 @@ template <bool MAX> __device__ __forceinline__ unsigned int redux(unsigned int x
 
 // The best key; among its lanes the smallest index, high word then low
 // word; that lane's value (the exact element: -0.0 stays -0.0).
-template <typename A> __device__ __forceinline__ A warp_arg(A a)
+template <bool LOW, typename A> __device__ __forceinline__ A warp_arg(A a)
 {
-    const unsigned int k = arg_key(a.v);
+    const unsigned int k = arg_key<LOW>(a.v);
     const unsigned long long i = (unsigned long long)a.i;
     const unsigned int ih = (unsigned int)(i >> 32), il = (unsigned int)i;
     const bool best = k == redux<true>(k);

@@ -416,11 +416,11 @@ TEST(template_takes_every_element_type)
     const struct cuspec__file *t = cuspec__template("reduce_axis.cuh", NULL);
     CHECK(t != NULL);
     static const char *const names[] = {
-        "cuspec_reduce_rows<cuspec_f16, 2, 256, 8, 4>",
+        "cuspec_reduce_rows<cuspec_f16, 3, 256, 8, 4>",
         "cuspec_reduce_rows<cuspec_bf16, 4, 256, 2, 4>",
         "cuspec_reduce_cols<cuspec_bf16, 0, 1024, 8, 4>",
         "cuspec_reduce_rows<signed char, 5, 256, 16, 4>",
-        "cuspec_reduce_rows<unsigned char, 4, 256, 4, 2>",
+        "cuspec_reduce_rows<unsigned char, 3, 256, 4, 2>",
         "cuspec_reduce_rows<short, 4, 256, 1, 4>",
         "cuspec_reduce_cols<unsigned short, 4, 256, 8, 4>",
         "cuspec_reduce_rows<unsigned long long, 2, 128, 2, 2>",
