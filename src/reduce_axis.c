@@ -82,16 +82,29 @@ static int threads(const struct cuspec__variant *v)
     return v->p[P_BLOCK];
 }
 
+/* Columns' argmin/argmax of halves and bfloat16s: each column's best and
+ * row count cost more than the loads, so 8-byte vectors, 8 in flight, in
+ * strips of 16 elements: 1.0-2.1x faster than 16-byte vectors on every
+ * shape measured, and half the compile time (docs/experiments/
+ * reduce_axis.md: "8-byte vectors for the narrow types' columns
+ * argmin/argmax"). */
+static int half_columns_arg(const struct cuspec__variant *v, int op)
+{
+    return v->family == CUSPEC__FAM_REDUCE_COLS && cuspec__axis_is_arg(op) &&
+           (v->dtype == CUSPEC_F16 || v->dtype == CUSPEC_BF16);
+}
+
 /* 16-byte vectors, 4 of them in flight per thread: 64 KB of loads in flight
  * per multiprocessor at 4 blocks of 256 (docs/experiments/reduce.md: "Loads
  * in flight"). A warp per row; 128-byte column strips. */
 static void defaults(int arch, struct cuspec__variant *v)
 {
     size_t size = cuspec_dtype_size(v->dtype);
+    const int halves = half_columns_arg(v, v->op);
     (void)arch;
     v->p[P_BLOCK] = 256;
-    v->p[P_VEC] = size && size <= 16 ? 16 / (int)size : 1;
-    v->p[P_ITEMS] = 4;
+    v->p[P_VEC] = halves ? 4 : size && size <= 16 ? 16 / (int)size : 1;
+    v->p[P_ITEMS] = halves ? 8 : 4;
     v->p[P_LANES] = v->family == CUSPEC__FAM_REDUCE_ROWS ? 32 : 8;
     v->p[P_GRID] = 0;
 }
@@ -143,11 +156,11 @@ static int short_lanes(const struct cuspec__variant *v, int op, unsigned long lo
 /* A strip's threads in tall matrices: 128 bytes, and for argmin/argmax at
  * most 32 elements (8- and 16-bit types: up to 1.5x faster, f32 the same;
  * docs/experiments/reduce_axis.md: "Columns' argmax: strips of 32
- * elements"). */
+ * elements"), 16 for halves and bfloat16s (half_columns_arg). */
 static int strip_threads(const struct cuspec__variant *v, int op)
 {
     int vec = v->p[P_VEC], bytes = 128 / (vec * (int)cuspec_dtype_size(v->dtype));
-    int elements = 32 / vec; /* at least 2: vectors are at most 16 bytes */
+    int elements = (half_columns_arg(v, op) ? 16 : 32) / vec; /* at least 2 */
     return cuspec__axis_is_arg(op) && elements < bytes ? elements : bytes;
 }
 
