@@ -84,7 +84,7 @@ static int threads(const struct cuspec__variant *v)
 
 /* Columns' argmin/argmax of halves and bfloat16s: each column's best and
  * row count cost more than the loads, so 8-byte vectors, 8 in flight, in
- * strips of 16 elements: 1.0-2.1x faster than 16-byte vectors on every
+ * strips of 16 elements: 0.995-2.1x the speed of 16-byte vectors on every
  * shape measured, and half the compile time (docs/experiments/
  * reduce_axis.md: "8-byte vectors for the narrow types' columns
  * argmin/argmax"). */
