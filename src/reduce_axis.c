@@ -82,12 +82,8 @@ static int threads(const struct cuspec__variant *v)
     return v->p[P_BLOCK];
 }
 
-/* Columns' argmin/argmax of halves and bfloat16s: each column's best and
- * row count cost more than the loads, so 8-byte vectors, 8 in flight, in
- * strips of 16 elements: 0.995-2.1x the speed of 16-byte vectors on every
- * shape measured, and half the compile time (docs/experiments/
- * reduce_axis.md: "8-byte vectors for the narrow types' columns
- * argmin/argmax"). */
+/* Columns' argmin/argmax of halves and bfloat16s: 8-byte vectors, 8 in flight, strips of 16
+ * elements (docs/experiments/reduce_axis.md: "Build time: 8-byte vectors"). */
 static int half_columns_arg(const struct cuspec__variant *v, int op)
 {
     return v->family == CUSPEC__FAM_REDUCE_COLS && cuspec__axis_is_arg(op) &&
@@ -103,7 +99,7 @@ static void defaults(int arch, struct cuspec__variant *v)
     const int halves = half_columns_arg(v, v->op);
     (void)arch;
     v->p[P_BLOCK] = 256;
-    v->p[P_VEC] = halves ? 4 : size && size <= 16 ? 16 / (int)size : 1;
+    v->p[P_VEC] = size && size <= 16 ? (halves ? 8 : 16) / (int)size : 1;
     v->p[P_ITEMS] = halves ? 8 : 4;
     v->p[P_LANES] = v->family == CUSPEC__FAM_REDUCE_ROWS ? 32 : 8;
     v->p[P_GRID] = 0;
@@ -154,9 +150,8 @@ static int short_lanes(const struct cuspec__variant *v, int op, unsigned long lo
 }
 
 /* A strip's threads in tall matrices: 128 bytes, and for argmin/argmax at
- * most 32 elements (8- and 16-bit types: up to 1.5x faster, f32 the same;
- * docs/experiments/reduce_axis.md: "Columns' argmax: strips of 32
- * elements"), 16 for halves and bfloat16s (half_columns_arg). */
+ * most 32 elements, 16 for halves and bfloat16s (half_columns_arg; docs/
+ * experiments/reduce_axis.md: "Columns' argmax: strips of 32 elements"). */
 static int strip_threads(const struct cuspec__variant *v, int op)
 {
     int vec = v->p[P_VEC], bytes = 128 / (vec * (int)cuspec_dtype_size(v->dtype));

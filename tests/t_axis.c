@@ -318,6 +318,15 @@ TEST(selection_covers_every_shape_class)
      * narrower than 128 bytes), widened as the others where rows are few */
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_I8, 8192, 8192).p[P_LANES], 2);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_F16, 8192, 8192).p[P_LANES], 4);
+    /* halves and bfloat16s: 8-byte vectors, 8 in flight, strips of 16 */
+    v = chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_BF16, 8192, 8192);
+    CHECK_INT_EQ(v.p[P_VEC], 4);
+    CHECK_INT_EQ(v.p[P_ITEMS], 8);
+    CHECK_INT_EQ(v.p[P_LANES], 4);
+    v = chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_I16, 8192, 8192);
+    CHECK_INT_EQ(v.p[P_VEC], 8);
+    CHECK_INT_EQ(v.p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_SUM, CUSPEC_F16, 8192, 8192).p[P_VEC], 8);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 8192, 8192).p[P_LANES], 8);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F64, 8192, 8192).p[P_LANES], 8);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_SUM, CUSPEC_I8, 8192, 8192).p[P_LANES], 8);
