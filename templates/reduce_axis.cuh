@@ -361,19 +361,26 @@ template <typename T, int OP> struct op {
         }
     }
 
+    static __device__ __forceinline__ Out out(A x)
+    {
+        if constexpr (SUMS)
+            return x;
+        else if constexpr (ARG)
+            return E::put(x.v);
+        else
+            return E::put(x);
+    }
+
+    // The value and (argmin/argmax) the index, each unless left out or NULL.
+    template <bool VALUE = true, bool INDEX = true>
     static __device__ __forceinline__ void store(A x, Out *value, long long *index,
                                                  unsigned long long o)
     {
-        if constexpr (SUMS) {
-            value[o] = x;
-        } else if constexpr (ARG) {
-            if (value != nullptr)
-                value[o] = E::put(x.v);
+        if (VALUE && (!ARG || value != nullptr))
+            value[o] = out(x);
+        if constexpr (ARG && INDEX)
             if (index != nullptr)
                 index[o] = x.i;
-        } else {
-            value[o] = E::put(x);
-        }
     }
 };
 
@@ -672,6 +679,93 @@ __device__ __forceinline__ void columns_reduce(typename R::A (&acc)[VEC], unsign
     }
 }
 
+// ---- the block's results -------------------------------------------------------
+// Thread t < TX holds columns t * VEC .. t * VEC + VEC - 1 of its block's. Where
+// its results are 8 bytes each and far apart (sums of 8- and 16-bit integers,
+// 64 bytes or more; argmin/argmax's indices, 32 or more), each of a warp's
+// stores straight from registers would touch 32 sectors or more for 8 bytes of
+// each: the warp passes them through shared memory instead, G lanes at a
+// time, and writes their G * VEC columns in order (docs/experiments/
+// reduce_axis.md: "Columns' results through shared memory").
+template <typename X, int VEC, int APART> struct staging {
+    enum { STAGED = sizeof(X) == 8 && VEC * 8 >= APART, ROW = (VEC + 1) * 8 }; // no bank conflicts
+    enum { G = ROW * 32 <= 1280 ? 32 : ROW * 16 <= 1280 ? 16 : ROW * 8 <= 1280 ? 8 : 4 };
+    enum { BYTES = STAGED ? G * ROW : 0 };
+};
+
+// Lane l's x are columns c + l * VEC ..; those at and past `end` are not written.
+template <unsigned G, int VEC, typename X>
+__device__ __forceinline__ void warp_write(const X (&x)[VEC], X *dst, unsigned long long c,
+                                           unsigned long long end, X *buf)
+{
+    const unsigned lane = threadIdx.x & 31;
+#pragma unroll 1
+    for (unsigned l0 = 0; l0 < 32; l0 += G) {
+        if (lane - l0 < G)
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+                buf[(lane - l0) * (VEC + 1) + k] = x[k];
+        __syncwarp();
+        const unsigned long long first = c + (unsigned long long)l0 * VEC;
+#pragma unroll 1
+        for (unsigned e = lane; e < G * VEC; e += 32)
+            if (first + e < end)
+                dst[first + e] = buf[e + e / VEC];
+        __syncwarp();
+    }
+}
+
+// The results of threads t < TX to value and index (argmin/argmax: either
+// may be NULL): thread t's cnt from column c0 on, the block's from `tile` to
+// `end`. Every thread calls it.
+template <typename R, int BLOCK, int VEC>
+__device__ __forceinline__ void columns_write(const typename R::A (&acc)[VEC], unsigned TX,
+                                              unsigned cnt, unsigned long long c0,
+                                              unsigned long long tile, unsigned long long end,
+                                              typename R::Out *value, long long *index)
+{
+    typedef typename R::Out Out;
+    typedef staging<Out, VEC, 64> values;
+    typedef staging<long long, VEC, 32> indices;
+    constexpr bool VALUES = values::STAGED, INDICES = R::ARG && indices::STAGED;
+    if (threadIdx.x < TX)
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            if (k < (int)cnt)
+                R::template store<!VALUES, !INDICES>(acc[k], value, index, c0 + k);
+    if constexpr (VALUES || INDICES) {
+        constexpr int WARPS = BLOCK / 32, AT_ONCE = WARPS < 8 ? WARPS : 8; // 10 KB at most
+        constexpr int BYTES = VALUES ? values::BYTES : indices::BYTES;
+        __shared__ __align__(8) unsigned char stage[AT_ONCE][BYTES];
+        const unsigned w = threadIdx.x >> 5;
+        const unsigned long long c = tile + 32ull * w * VEC;
+#pragma unroll 1
+        for (unsigned first = 0; first < WARPS; first += AT_ONCE) {
+            if (w >= first && w < first + AT_ONCE && 32 * w < TX) {
+                unsigned char *buf = stage[w - first];
+                if constexpr (VALUES) {
+                    Out v[VEC];
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k)
+                        v[k] = R::out(acc[k]);
+                    warp_write<values::G>(v, value, c, end, reinterpret_cast<Out *>(buf));
+                }
+                if constexpr (INDICES) {
+                    if (index != nullptr) {
+                        long long i[VEC];
+#pragma unroll
+                        for (int k = 0; k < VEC; ++k)
+                            i[k] = acc[k].i;
+                        warp_write<indices::G>(i, index, c, end, reinterpret_cast<long long *>(buf));
+                    }
+                }
+            }
+            if constexpr (WARPS > AT_ONCE)
+                __syncthreads();
+        }
+    }
+}
+
 } // namespace cuspec_axis
 
 // ---------------------------------------------------------------------------
@@ -904,11 +998,10 @@ __global__ void __launch_bounds__(BLOCK)
                 if (k < (int)cnt)
                     acc[k] = R::combine(acc[k], R::load_cg(part + (unsigned long long)y * cols + k));
     }
-    if (threadIdx.x < TX)
-#pragma unroll
-        for (int k = 0; k < VEC; ++k)
-            if (k < (int)cnt)
-                R::store(acc[k], value, index, out0 + k);
+    const unsigned long long tile = (unsigned long long)blockIdx.x * TX * VEC;
+    columns_write<R, BLOCK, VEC>(acc, TX, cnt, out0, m * cols + tile,
+                                 m * cols + (cols - tile < TX * VEC ? cols : tile + TX * VEC),
+                                 value, index);
 }
 
 #endif // CUSPEC_REDUCE_AXIS_CUH_

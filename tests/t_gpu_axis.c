@@ -321,6 +321,60 @@ TEST(u16_every_op_axis_shape)
 
 /* ## Ties and NaNs */
 
+/* argmin/argmax with only the value or only the index asked for: the one
+ * given is right, and nothing is written where the other would go (its
+ * buffer, poisoned, stays so). Wide matrices: columns are written a warp at
+ * a time through shared memory. */
+TEST(arg_value_or_index_alone)
+{
+    static const struct shape shapes[] = {
+        {7, 5003, 5003, 1, 0, 1}, {16, 1 << 16, 1 << 16, 1, 0, 0}, {5, 70, 72, 3, 401, 1}};
+    static const int types[] = {CUSPEC_I8, CUSPEC_F16, CUSPEC_F32, CUSPEC_F64};
+    unsigned char *untouched = malloc(MAX_RESULTS * 8 + GUARD);
+    group_begin();
+    for (size_t d = 0; d < sizeof types / sizeof *types; d++) {
+        int dtype = types[d];
+        size_t size = cuspec_dtype_size(dtype);
+        upload(dtype, 1 << 22);
+        for (int axis = 1; axis >= 0; axis--)
+            for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++)
+                for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+                    const struct shape *s = &shapes[i];
+                    size_t results = s->batch * (axis ? s->rows : s->cols);
+                    cuspec_matrix m = {s->rows, s->cols, s->ld, s->batch, s->stride};
+                    CUdeviceptr a = d_in[0] + s->offset * size;
+                    char what[160];
+                    snprintf(what, sizeof what, "%s %s %s %zux%zu batch %zu, one output",
+                             axis ? "rows" : "cols", op_names[kop], cuspec_dtype_name(dtype),
+                             s->rows, s->cols, s->batch);
+                    int (*call)(cuspec_ctx *, int, int, cuspec_devptr, const cuspec_matrix *,
+                                cuspec_devptr, cuspec_devptr, void *) =
+                        axis ? cuspec_reduce_rows : cuspec_reduce_cols;
+                    /* the value alone, then the index alone */
+                    CU_OK(drv->cuMemsetD8(d_index, POISON, results * 8 + GUARD));
+                    CUSPEC_OK_(call(ctx, kop, dtype, a, &m, d_value, 0, NULL));
+                    CU_OK(drv->cuCtxSynchronize());
+                    CU_OK(drv->cuMemcpyDtoH(h_value, d_value, results * size));
+                    CU_OK(drv->cuMemcpyDtoH(untouched, d_index, results * 8 + GUARD));
+                    check_host_untouched(untouched, results * 8 + GUARD, POISON,
+                                         "the indices (not asked for)");
+                    CU_OK(drv->cuMemsetD8(d_value, POISON, results * size + GUARD));
+                    CUSPEC_OK_(call(ctx, kop, dtype, a, &m, 0, d_index, NULL));
+                    CU_OK(drv->cuCtxSynchronize());
+                    CU_OK(drv->cuMemcpyDtoH(h_index, d_index, results * 8 + GUARD));
+                    CU_OK(drv->cuMemcpyDtoH(untouched, d_value, results * size + GUARD));
+                    check_host_untouched(untouched, results * size + GUARD, POISON,
+                                         "the values (not asked for)");
+                    check_host_untouched(h_index + results * 8, GUARD, POISON,
+                                         "the indices' guard");
+                    for (size_t o = 0; o < results; o++)
+                        check_result(axis, kop, dtype, s, o, what);
+                }
+    }
+    free(untouched);
+    group_end();
+}
+
 TEST(ties_and_nans)
 {
     group_begin();
@@ -620,6 +674,7 @@ int main(void)
         TAP_ENTRY(u8_every_op_axis_shape),
         TAP_ENTRY(i16_every_op_axis_shape),
         TAP_ENTRY(u16_every_op_axis_shape),
+        TAP_ENTRY(arg_value_or_index_alone),
         TAP_ENTRY(ties_and_nans),
         TAP_ENTRY(arg_ties_and_nans_at_every_position),
         TAP_ENTRY(signed_zeros_tie),
