@@ -319,7 +319,7 @@ TEST(u16_every_op_axis_shape)
     all_ops(CUSPEC_U16, 1);
 }
 
-/* ## Ties and NaNs */
+/* ## One output of argmin/argmax */
 
 /* argmin/argmax with only the value or only the index asked for: the one
  * given is right, and nothing is written where the other would go (its
@@ -374,6 +374,8 @@ TEST(arg_value_or_index_alone)
     free(untouched);
     group_end();
 }
+
+/* ## Ties and NaNs */
 
 TEST(ties_and_nans)
 {
