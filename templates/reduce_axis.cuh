@@ -565,6 +565,25 @@ __device__ __forceinline__ void strip_row(pack<T, VEC> &x, const T *p, unsigned 
     }
 }
 
+// Rows r, r + TY, .. r + (ITEMS - 1) * TY of the strip (those below hi) into x
+// (and q's into y, for dot).
+template <typename T, int VEC, int ITEMS, bool TWO, bool FULL>
+__device__ __forceinline__ void strip_tile(pack<T, VEC> (&x)[ITEMS], pack<T, VEC> (&y)[ITEMS],
+                                           const T *p, const T *q, unsigned long long r,
+                                           unsigned TY, unsigned long long hi,
+                                           unsigned long long ld, unsigned cnt)
+{
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+        const unsigned long long rr = r + (unsigned long long)j * TY;
+        if (rr < hi) {
+            strip_row<T, VEC, FULL>(x[j], p, rr, ld, cnt);
+            if constexpr (TWO)
+                strip_row<T, VEC, FULL>(y[j], q, rr, ld, cnt);
+        }
+    }
+}
+
 // argmin/argmax of types narrower than 8 bytes (BEST) keep each column's best
 // value and which of the thread's rows (a 32-bit count: the host splits the
 // rows so that a thread takes fewer than 2^31) held it, from the thread's
@@ -593,19 +612,25 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
                 at[k] = 0;
             }
     }
+    // AHEAD: each tile's loads are issued before the tile before it is
+    // consumed, so that a thread's next rows are in flight while its adds
+    // run. Only where that measured faster: sums, min and max of 4-byte
+    // elements and sums of doubles (docs/experiments/reduce_axis.md:
+    // "Columns: the next rows first").
+    constexpr bool AHEAD = !R::ARG && !TWO &&
+                           (sizeof(T) == 4 || (R::SUMS && R::E::is_float && sizeof(T) == 8));
+    const unsigned long long step = (unsigned long long)TY * ITEMS;
+    pack<T, VEC> x[ITEMS], y[ITEMS];
+    if constexpr (AHEAD)
+        strip_tile<T, VEC, ITEMS, TWO, FULL>(x, y, p, q, r0, TY, hi, ld, cnt);
     unsigned n = 0; // the thread's rows before r
 #pragma unroll 1
-    for (unsigned long long r = r0; r < hi; r += (unsigned long long)TY * ITEMS, n += ITEMS) {
-        pack<T, VEC> x[ITEMS], y[ITEMS];
-#pragma unroll
-        for (int j = 0; j < ITEMS; ++j) {
-            const unsigned long long rr = r + (unsigned long long)j * TY;
-            if (rr < hi) {
-                strip_row<T, VEC, FULL>(x[j], p, rr, ld, cnt);
-                if constexpr (TWO)
-                    strip_row<T, VEC, FULL>(y[j], q, rr, ld, cnt);
-            }
-        }
+    for (unsigned long long r = r0; r < hi; r += step, n += ITEMS) {
+        pack<T, VEC> nx[ITEMS], ny[ITEMS];
+        if constexpr (!AHEAD)
+            strip_tile<T, VEC, ITEMS, TWO, FULL>(x, y, p, q, r, TY, hi, ld, cnt);
+        else if (r + step < hi)
+            strip_tile<T, VEC, ITEMS, TWO, FULL>(nx, ny, p, q, r + step, TY, hi, ld, cnt);
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j) {
             const unsigned long long rr = r + (unsigned long long)j * TY;
@@ -629,6 +654,10 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
                         }
                     }
         }
+        if constexpr (AHEAD)
+#pragma unroll
+            for (int j = 0; j < ITEMS; ++j)
+                x[j] = nx[j];
     }
     if constexpr (BEST) {
 #pragma unroll

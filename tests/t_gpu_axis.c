@@ -126,8 +126,13 @@ static size_t extent(const struct shape *s)
 
 /* ## One call against the CPU */
 
+/* The outputs a call asks for: argmin/argmax may leave either out. */
+enum { VALUE = 1, INDEX = 2, BOTH = VALUE | INDEX };
+
+/* Result o against the CPU: the value and, for argmin/argmax, the index,
+ * those of them `asked` for. */
 static void check_result(int rows_axis, int kop, int dtype, const struct shape *s, size_t o,
-                         const char *what)
+                         int asked, const char *what)
 {
     size_t m = o / (rows_axis ? s->rows : s->cols), k = o % (rows_axis ? s->rows : s->cols);
     size_t base = s->offset + m * s->stride + (rows_axis ? k * s->ld : k);
@@ -176,9 +181,9 @@ static void check_result(int rows_axis, int kop, int dtype, const struct shape *
               isnan(cuspec__value_f(h_in[0], dtype, base + win * along));
     int same = nan ? isnan(cuspec__value_f(h_value, dtype, o))
                    : memcmp(h_value + o * size, want, size) == 0;
-    if (!same)
+    if ((asked & VALUE) && !same)
         CASE_FAIL("%s: the value differs from the winner at %zu", where, win);
-    if (kop >= CUSPEC__AXIS_ARGMIN) {
+    if (kop >= CUSPEC__AXIS_ARGMIN && (asked & INDEX)) {
         int64_t got;
         memcpy(&got, h_index + 8 * o, 8);
         if (got != (int64_t)win)
@@ -186,28 +191,33 @@ static void check_result(int rows_axis, int kop, int dtype, const struct shape *
     }
 }
 
-/* Runs one public call on the inputs (uploaded) and checks every result and
- * the guard after them. */
-static void run_case(int rows_axis, int kop, int dtype, const struct shape *s)
+/* Runs one public call on the inputs (uploaded), asking argmin/argmax for
+ * the outputs in `asked`, and checks every result, the guards after them and
+ * that nothing was written where an output not asked for would go. */
+static void run_case_asking(int rows_axis, int kop, int dtype, const struct shape *s, int asked)
 {
+    int arg = cuspec__axis_is_arg(kop);
     char what[160];
-    snprintf(what, sizeof what, "%s %s %s %zux%zu ld %zu batch %zu", rows_axis ? "rows" : "cols",
-             op_names[kop], cuspec_dtype_name(dtype), s->rows, s->cols, s->ld, s->batch);
+    snprintf(what, sizeof what, "%s %s %s %zux%zu ld %zu batch %zu%s",
+             rows_axis ? "rows" : "cols", op_names[kop], cuspec_dtype_name(dtype), s->rows,
+             s->cols, s->ld, s->batch,
+             !arg || asked == BOTH ? "" : asked == VALUE ? ", the value alone" : ", the index alone");
     size_t results = s->batch * (rows_axis ? s->rows : s->cols);
     size_t out_size = cuspec_dtype_size(cuspec__axis_out_dtype(kop, dtype));
-    int arg = cuspec__axis_is_arg(kop);
     size_t size = cuspec_dtype_size(dtype);
+    int want_value = !arg || (asked & VALUE), want_index = arg && (asked & INDEX);
     CU_OK(drv->cuMemsetD8(d_value, POISON, results * out_size + GUARD));
     CU_OK(drv->cuMemsetD8(d_index, POISON, results * 8 + GUARD));
     cuspec_matrix m = {s->rows, s->cols, s->ld, s->batch, s->stride};
     CUdeviceptr a = d_in[0] + s->offset * size, b = d_in[1] + s->offset * size;
+    CUdeviceptr value = want_value ? d_value : 0, index = want_index ? d_index : 0;
     int rc;
     if (kop == CUSPEC__AXIS_DOT)
-        rc = rows_axis ? cuspec_dot_rows(ctx, dtype, a, b, &m, d_value, NULL)
-                       : cuspec_dot_cols(ctx, dtype, a, b, &m, d_value, NULL);
+        rc = rows_axis ? cuspec_dot_rows(ctx, dtype, a, b, &m, value, NULL)
+                       : cuspec_dot_cols(ctx, dtype, a, b, &m, value, NULL);
     else
-        rc = (rows_axis ? cuspec_reduce_rows : cuspec_reduce_cols)(ctx, kop, dtype, a, &m, d_value,
-                                                                   arg ? d_index : 0, NULL);
+        rc = (rows_axis ? cuspec_reduce_rows : cuspec_reduce_cols)(ctx, kop, dtype, a, &m, value,
+                                                                   index, NULL);
     if (rc != CUSPEC_OK) {
         CASE_FAIL("%s: %s: %s", what, cuspec_strerror(rc), cuspec_last_error());
         return;
@@ -215,11 +225,23 @@ static void run_case(int rows_axis, int kop, int dtype, const struct shape *s)
     CU_OK(drv->cuCtxSynchronize());
     CU_OK(drv->cuMemcpyDtoH(h_value, d_value, results * out_size + GUARD));
     CU_OK(drv->cuMemcpyDtoH(h_index, d_index, results * 8 + GUARD));
-    check_host_untouched(h_value + results * out_size, GUARD, POISON, "the values' guard");
-    if (arg)
+    if (want_value)
+        check_host_untouched(h_value + results * out_size, GUARD, POISON, "the values' guard");
+    else
+        check_host_untouched(h_value, results * out_size + GUARD, POISON,
+                             "the values (not asked for)");
+    if (want_index)
         check_host_untouched(h_index + results * 8, GUARD, POISON, "the indices' guard");
+    else
+        check_host_untouched(h_index, results * 8 + GUARD, POISON, "the indices (not asked for)");
     for (size_t o = 0; o < results; o++)
-        check_result(rows_axis, kop, dtype, s, o, what);
+        check_result(rows_axis, kop, dtype, s, o, asked, what);
+}
+
+/* The same with every output asked for. */
+static void run_case(int rows_axis, int kop, int dtype, const struct shape *s)
+{
+    run_case_asking(rows_axis, kop, dtype, s, BOTH);
 }
 
 /* Fresh inputs, n elements each (all the buffers hold: 0). */
@@ -330,48 +352,16 @@ TEST(arg_value_or_index_alone)
     static const struct shape shapes[] = {
         {7, 5003, 5003, 1, 0, 1}, {16, 1 << 16, 1 << 16, 1, 0, 0}, {5, 70, 72, 3, 401, 1}};
     static const int types[] = {CUSPEC_I8, CUSPEC_F16, CUSPEC_F32, CUSPEC_F64};
-    unsigned char *untouched = malloc(MAX_RESULTS * 8 + GUARD);
     group_begin();
     for (size_t d = 0; d < sizeof types / sizeof *types; d++) {
-        int dtype = types[d];
-        size_t size = cuspec_dtype_size(dtype);
-        upload(dtype, 1 << 22);
+        upload(types[d], 1 << 22);
         for (int axis = 1; axis >= 0; axis--)
             for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++)
                 for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
-                    const struct shape *s = &shapes[i];
-                    size_t results = s->batch * (axis ? s->rows : s->cols);
-                    cuspec_matrix m = {s->rows, s->cols, s->ld, s->batch, s->stride};
-                    CUdeviceptr a = d_in[0] + s->offset * size;
-                    char what[160];
-                    snprintf(what, sizeof what, "%s %s %s %zux%zu batch %zu, one output",
-                             axis ? "rows" : "cols", op_names[kop], cuspec_dtype_name(dtype),
-                             s->rows, s->cols, s->batch);
-                    int (*call)(cuspec_ctx *, int, int, cuspec_devptr, const cuspec_matrix *,
-                                cuspec_devptr, cuspec_devptr, void *) =
-                        axis ? cuspec_reduce_rows : cuspec_reduce_cols;
-                    /* the value alone, then the index alone */
-                    CU_OK(drv->cuMemsetD8(d_index, POISON, results * 8 + GUARD));
-                    CUSPEC_OK_(call(ctx, kop, dtype, a, &m, d_value, 0, NULL));
-                    CU_OK(drv->cuCtxSynchronize());
-                    CU_OK(drv->cuMemcpyDtoH(h_value, d_value, results * size));
-                    CU_OK(drv->cuMemcpyDtoH(untouched, d_index, results * 8 + GUARD));
-                    check_host_untouched(untouched, results * 8 + GUARD, POISON,
-                                         "the indices (not asked for)");
-                    CU_OK(drv->cuMemsetD8(d_value, POISON, results * size + GUARD));
-                    CUSPEC_OK_(call(ctx, kop, dtype, a, &m, 0, d_index, NULL));
-                    CU_OK(drv->cuCtxSynchronize());
-                    CU_OK(drv->cuMemcpyDtoH(h_index, d_index, results * 8 + GUARD));
-                    CU_OK(drv->cuMemcpyDtoH(untouched, d_value, results * size + GUARD));
-                    check_host_untouched(untouched, results * size + GUARD, POISON,
-                                         "the values (not asked for)");
-                    check_host_untouched(h_index + results * 8, GUARD, POISON,
-                                         "the indices' guard");
-                    for (size_t o = 0; o < results; o++)
-                        check_result(axis, kop, dtype, s, o, what);
+                    run_case_asking(axis, kop, types[d], &shapes[i], VALUE);
+                    run_case_asking(axis, kop, types[d], &shapes[i], INDEX);
                 }
     }
-    free(untouched);
     group_end();
 }
 
@@ -594,7 +584,7 @@ TEST(variants_sampled)
                                     CU_OK(drv->cuMemcpyDtoH(h_value, d_value, results * 8));
                                     CU_OK(drv->cuMemcpyDtoH(h_index, d_index, results * 8));
                                     for (size_t r = 0; r < results; r++)
-                                        check_result(rows_axis, v.op, dtype, s, r, what);
+                                        check_result(rows_axis, v.op, dtype, s, r, BOTH, what);
                                 }
         }
     }
@@ -638,7 +628,7 @@ TEST(graph_replayed_100_times)
     struct shape sw = {32, 1 << 20, 1 << 20, 1, 0, 0};
     memcpy(h_value, first, sizeof first);
     for (size_t o = 0; o < 32; o++)
-        check_result(1, CUSPEC__AXIS_SUM, CUSPEC_F32, &sw, o, "graph rows sum");
+        check_result(1, CUSPEC__AXIS_SUM, CUSPEC_F32, &sw, o, BOTH, "graph rows sum");
     if (exec != NULL)
         drv->cuGraphExecDestroy(exec);
     if (g != NULL)
