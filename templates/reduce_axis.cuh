@@ -549,37 +549,41 @@ row_offset(unsigned long long r, unsigned long long rows, unsigned long long tot
 }
 
 // ---- columns: one thread's VEC columns, its rows of [lo, hi) -------------------
-// Row rr (rr < hi) of the strip into x: a vector, or where the strip is cut
-// short (!FULL) its first cnt elements one by one.
+// The strip's row at `row` into x: a vector, or where the strip is cut short
+// (!FULL) its first cnt elements one by one.
 template <typename T, int VEC, bool FULL>
-__device__ __forceinline__ void strip_row(pack<T, VEC> &x, const T *p, unsigned long long rr,
-                                          unsigned long long ld, unsigned cnt)
+__device__ __forceinline__ void strip_row(pack<T, VEC> &x, const T *row, unsigned cnt)
 {
     if constexpr (FULL) {
-        x = load<VEC>(p + rr * ld);
+        x = load<VEC>(row);
     } else {
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
             if (k < (int)cnt)
-                x.x[k] = load1(p + rr * ld + k);
+                x.x[k] = load1(row + k);
     }
 }
 
 // Rows r, r + TY, .. r + (ITEMS - 1) * TY of the strip (those below hi) into x
-// (and q's into y, for dot).
-template <typename T, int VEC, int ITEMS, bool TWO, bool FULL>
+// (and q's into y, for dot). MOVE: row r at pr (qr), each next gap elements
+// on; else pr (qr) is the strip's row 0 and gap its rows' distance (ld).
+template <typename T, int VEC, int ITEMS, bool TWO, bool FULL, bool MOVE>
 __device__ __forceinline__ void strip_tile(pack<T, VEC> (&x)[ITEMS], pack<T, VEC> (&y)[ITEMS],
-                                           const T *p, const T *q, unsigned long long r,
+                                           const T *pr, const T *qr, unsigned long long r,
                                            unsigned TY, unsigned long long hi,
-                                           unsigned long long ld, unsigned cnt)
+                                           unsigned long long gap, unsigned cnt)
 {
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
         const unsigned long long rr = r + (unsigned long long)j * TY;
         if (rr < hi) {
-            strip_row<T, VEC, FULL>(x[j], p, rr, ld, cnt);
+            strip_row<T, VEC, FULL>(x[j], MOVE ? pr : pr + rr * gap, cnt);
             if constexpr (TWO)
-                strip_row<T, VEC, FULL>(y[j], q, rr, ld, cnt);
+                strip_row<T, VEC, FULL>(y[j], MOVE ? qr : qr + rr * gap, cnt);
+        }
+        if constexpr (MOVE) {
+            pr += gap;
+            qr += gap;
         }
     }
 }
@@ -604,7 +608,7 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
     unsigned at[VEC];
     if constexpr (BEST) {
         pack<T, VEC> x;
-        strip_row<T, VEC, FULL>(x, p, r0, ld, cnt);
+        strip_row<T, VEC, FULL>(x, p + r0 * ld, cnt);
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
             if (FULL || k < (int)cnt) {
@@ -619,18 +623,26 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
     // "Columns: the next rows first").
     constexpr bool AHEAD = !R::ARG && !TWO &&
                            (sizeof(T) == 4 || (R::SUMS && R::E::is_float && sizeof(T) == 8));
-    const unsigned long long step = (unsigned long long)TY * ITEMS;
+    // MOVE: the tile's addresses (pr, qr at row r; gap: TY rows) move on a
+    // tile at a time rather than being worked out from each load's row; not
+    // for the (value, index) argmin/argmax of 8-byte types, whose registers
+    // that raises (docs/experiments/reduce_axis.md: "Columns: addresses a
+    // tile at a time").
+    constexpr bool MOVE = BEST || !R::ARG;
+    const unsigned long long step = (unsigned long long)TY * ITEMS, gap = MOVE ? TY * ld : ld;
+    const T *pr = MOVE ? p + r0 * ld : p, *qr = MOVE ? q + r0 * ld : q;
     pack<T, VEC> x[ITEMS], y[ITEMS];
     if constexpr (AHEAD)
-        strip_tile<T, VEC, ITEMS, TWO, FULL>(x, y, p, q, r0, TY, hi, ld, cnt);
+        strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r0, TY, hi, gap, cnt);
     unsigned n = 0; // the thread's rows before r
 #pragma unroll 1
     for (unsigned long long r = r0; r < hi; r += step, n += ITEMS) {
         pack<T, VEC> nx[ITEMS], ny[ITEMS];
         if constexpr (!AHEAD)
-            strip_tile<T, VEC, ITEMS, TWO, FULL>(x, y, p, q, r, TY, hi, ld, cnt);
+            strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r, TY, hi, gap, cnt);
         else if (r + step < hi)
-            strip_tile<T, VEC, ITEMS, TWO, FULL>(nx, ny, p, q, r + step, TY, hi, ld, cnt);
+            strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(nx, ny, pr + ITEMS * gap, qr + ITEMS * gap,
+                                                       r + step, TY, hi, gap, cnt);
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j) {
             const unsigned long long rr = r + (unsigned long long)j * TY;
@@ -658,6 +670,10 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
 #pragma unroll
             for (int j = 0; j < ITEMS; ++j)
                 x[j] = nx[j];
+        if constexpr (MOVE) {
+            pr += ITEMS * gap;
+            qr += ITEMS * gap;
+        }
     }
     if constexpr (BEST) {
 #pragma unroll
