@@ -616,18 +616,10 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
                 at[k] = 0;
             }
     }
-    // AHEAD: each tile's loads are issued before the tile before it is
-    // consumed, so that a thread's next rows are in flight while its adds
-    // run. Only where that measured faster: sums, min and max of 4-byte
-    // elements and sums of doubles (docs/experiments/reduce_axis.md:
-    // "Columns: the next rows first").
+    // Loads a tile ahead: docs/experiments/reduce_axis.md, "Columns: the next rows first".
     constexpr bool AHEAD = !R::ARG && !TWO &&
                            (sizeof(T) == 4 || (R::SUMS && R::E::is_float && sizeof(T) == 8));
-    // MOVE: the tile's addresses (pr, qr at row r; gap: TY rows) move on a
-    // tile at a time rather than being worked out from each load's row; not
-    // for the (value, index) argmin/argmax of 8-byte types, whose registers
-    // that raises (docs/experiments/reduce_axis.md: "Columns: addresses a
-    // tile at a time").
+    // Steps pr, qr a tile at a time: the same file, "Columns: addresses a tile at a time".
     constexpr bool MOVE = BEST || !R::ARG;
     const unsigned long long step = (unsigned long long)TY * ITEMS, gap = MOVE ? TY * ld : ld;
     const T *pr = MOVE ? p + r0 * ld : p, *qr = MOVE ? q + r0 * ld : q;
@@ -637,11 +629,11 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
     unsigned n = 0; // the thread's rows before r
 #pragma unroll 1
     for (unsigned long long r = r0; r < hi; r += step, n += ITEMS) {
-        pack<T, VEC> nx[ITEMS], ny[ITEMS];
+        pack<T, VEC> nx[ITEMS];
         if constexpr (!AHEAD)
             strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r, TY, hi, gap, cnt);
-        else if (r + step < hi)
-            strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(nx, ny, pr + ITEMS * gap, qr + ITEMS * gap,
+        else if (r + step < hi) // no dot: y is not written
+            strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(nx, y, pr + ITEMS * gap, qr + ITEMS * gap,
                                                        r + step, TY, hi, gap, cnt);
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j) {
