@@ -87,8 +87,10 @@ static int compile(const struct cuspec__file *tmpl, const char *name, const char
     char nvrtc_version[16];
     int rc = cuspec__jit(tmpl, name, arch, img, nvrtc_version);
     if (rc == CUSPEC_OK) {
-        char meta[768];
-        snprintf(meta, sizeof meta, "lowered=%s\nnvrtc=%s\n", img->lowered, nvrtc_version);
+        char meta[768], twin[32] = "";
+        if (img->ptx_of != 0)
+            snprintf(twin, sizeof twin, "ptxas-of=sm_%d\n", img->ptx_of);
+        snprintf(meta, sizeof meta, "lowered=%s\nnvrtc=%s\n%s", img->lowered, nvrtc_version, twin);
         rc = how == CUSPEC__IMAGE_PUBLISH
                  ? cuspec__store_publish(key, img->kind, meta, img->data, img->len)
                  : cuspec__store_put(key, img->kind, meta, img->data, img->len);

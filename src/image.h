@@ -10,6 +10,8 @@ struct cuspec__image {
     int tier;   /* cuspec_tier */
     int arch;   /* the sm_XY a cubin was made for (an older one of the same
                    major may serve); 0 for PTX */
+    int ptx_of; /* a cubin ptxas made from NVRTC's PTX for this twin arch
+                   (jit.c); 0: NVRTC's own */
     char *data; /* cubin or NUL-terminated PTX; malloc'd */
     size_t len;
     char lowered[512]; /* the kernel's mangled name in the image */

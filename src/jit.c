@@ -5,8 +5,10 @@
 #include "jit.h"
 #include "error.h"
 #include "nvrtc_loader.h"
+#include "ptxas.h"
 #include "store.h"
 #include "text.h"
+#include "twins.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,22 @@ static int pick_target(const cuspec_nvrtc_info *info, int arch, int *ptx)
     return best;
 }
 
+/* NVRTC's PTX of prog (a cubin compile), kept for the twin archs. */
+static void keep_ptx(const struct cuspec__nvrtc *nv, nvrtcProgram prog,
+                     const struct cuspec__file *tmpl, const char *name, int arch,
+                     const char *lowered)
+{
+    size_t len = 0;
+    char *ptx = NULL;
+    if (nv->nvrtcGetPTXSize(prog, &len) == NVRTC_SUCCESS && len > 0 &&
+        (ptx = malloc(len)) != NULL && nv->nvrtcGetPTX(prog, ptx) == NVRTC_SUCCESS) {
+        ptx[len - 1] = '\0';
+        cuspec__twin_keep(tmpl, name, arch, lowered, ptx);
+    } else {
+        free(ptx);
+    }
+}
+
 int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
                 struct cuspec__image *img, char nvrtc_version[16])
 {
@@ -57,6 +75,9 @@ int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
         return cuspec__fail(CUSPEC_ERR_UNSUPPORTED,
                             "NVRTC %d.%d (%s) knows no arch at or below sm_%d", nv->info.major,
                             nv->info.minor, nv->info.path, arch);
+    const char *ptxas = ptx ? NULL : cuspec__ptxas(nv->info.major, nv->info.minor);
+    if (ptxas != NULL && cuspec__twin_cubin(ptxas, tmpl, name, arch, img) == CUSPEC_OK)
+        return CUSPEC_OK;
     char arch_opt[64];
     snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", target);
     const char *opts[] = {STD_OPTION, arch_opt, MINIMAL_OPTION};
@@ -121,6 +142,8 @@ int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
     img->tier = CUSPEC_TIER_NVRTC;
     img->arch = ptx ? 0 : target;
     cuspec__store_count_compile();
+    if (ptxas != NULL)
+        keep_ptx(nv, prog, tmpl, name, arch, img->lowered);
     rc = CUSPEC_OK;
 out:
     if (rc != CUSPEC_OK)

@@ -89,6 +89,16 @@ size_t cuspec__template_headers(const struct cuspec__file *t, const struct cuspe
     return ti->n_headers;
 }
 
+int cuspec__template_same_code(const struct cuspec__file *t, int a, int b)
+{
+    const struct cuspec__template_info *ti = &cuspec__template_infos[t - cuspec__templates];
+    int lo = (a < b ? a : b) * 10, hi = (a < b ? b : a) * 10; /* __CUDA_ARCH__ of sm_XY: XY0 */
+    for (size_t k = 0; k < ti->n_arch_bounds; k++)
+        if (ti->arch_bounds[k] > lo && ti->arch_bounds[k] <= hi)
+            return 0;
+    return !ti->arch_opaque;
+}
+
 int cuspec__shipped_ptx_find(const char *name, const char *hash, int arch, const char **ptx,
                              const char **entry)
 {

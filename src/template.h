@@ -25,15 +25,24 @@ size_t cuspec__code_text(const char *text, size_t len, char *out);
 /* What each embedded template is compiled from. */
 #define CUSPEC__MAX_TEMPLATES 128
 #define CUSPEC__MAX_HEADERS 8
+#define CUSPEC__MAX_ARCH_BOUNDS 8
 struct cuspec__template_info {
     char hash[33]; /* XXH3-128 hex over the code of the file and of its headers */
     size_t headers[CUSPEC__MAX_HEADERS]; /* the files it includes, directly or not */
     size_t n_headers;
+    /* Where their code's tests of __CUDA_ARCH__ change answer (each once:
+     * "__CUDA_ARCH__ >= 800" at 800, "> 800" at 801, "== 800" at both),
+     * and whether it names the arch any other way (or more bounds than
+     * fit): what tells two archs' compiles apart (cuspec__template_same_code). */
+    int arch_bounds[CUSPEC__MAX_ARCH_BOUNDS];
+    size_t n_arch_bounds;
+    int arch_opaque;
 };
 /* Fills out[i] for each of files[0..n) (n <= CUSPEC__MAX_TEMPLATES): the
  * other files it includes by a quoted #include, directly or through one of
- * them, each once, and the hash of their code (cuspec__code_text) and its
- * own. Changing a file changes the hash of the files that include it only. */
+ * them, each once, the hash of their code (cuspec__code_text) and its
+ * own, and their tests of __CUDA_ARCH__. Changing a file changes the hash
+ * of the files that include it only. */
 void cuspec__template_index(const struct cuspec__file *files, size_t n,
                             struct cuspec__template_info *out);
 
@@ -47,6 +56,10 @@ const struct cuspec__file *cuspec__template(const char *file, const char **hash)
 /* The embedded files template t (as cuspec__template gives it) includes, for
  * NVRTC: up to CUSPEC__MAX_HEADERS into headers; returns how many. */
 size_t cuspec__template_headers(const struct cuspec__file *t, const struct cuspec__file **headers);
+/* Whether template t's code (its headers' too) is the same for sm_a and
+ * sm_b: no test of __CUDA_ARCH__ answers the two differently, and it names
+ * the arch no other way. */
+int cuspec__template_same_code(const struct cuspec__file *t, int a, int b);
 
 /* Shipped PTX for name expression `name` made from template text with hash
  * `hash` that runs on sm_`arch` (its .target is no newer): its text and

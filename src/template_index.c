@@ -115,13 +115,80 @@ static void add_includes(const struct cuspec__file *files, char **code, size_t n
     }
 }
 
-/* files[i]'s headers and hash into *t. */
+static int is_word(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Whether the word ending just before `end` (code from `start`) is `word`. */
+static int word_before(const char *start, const char *end, const char *word)
+{
+    size_t n = strlen(word);
+    return (size_t)(end - start) >= n && strncmp(end - n, word, n) == 0 &&
+           (end - n == start || !is_word(end[-(long)n - 1]));
+}
+
+/* Adds bound b to t's (once); too many make t opaque. */
+static void add_bound(struct cuspec__template_info *t, long b)
+{
+    for (size_t k = 0; k < t->n_arch_bounds; k++)
+        if (t->arch_bounds[k] == b)
+            return;
+    if (t->n_arch_bounds == CUSPEC__MAX_ARCH_BOUNDS || b > 100000)
+        t->arch_opaque = 1;
+    else
+        t->arch_bounds[t->n_arch_bounds++] = (int)b;
+}
+
+/* The tests of __CUDA_ARCH__ in `code` (cuspec__code_text's: no comments,
+ * one blank between words) into t: "__CUDA_ARCH__ OP NUMBER" (OP a
+ * comparison) adds where its answer changes, and "defined(__CUDA_ARCH__)",
+ * "#ifdef __CUDA_ARCH__" and the like say only that it is device code; any
+ * other use of a __CUDA_ARCH name (the number the other way round,
+ * arithmetic, __CUDA_ARCH_LIST__...) makes t opaque. */
+static void add_arch_tests(const char *code, struct cuspec__template_info *t)
+{
+    static const char name[] = "__CUDA_ARCH";
+    for (const char *at = strstr(code, name); at != NULL; at = strstr(at + 1, name)) {
+        const char *p = at + strlen(name), *q = at;
+        if ((at > code && is_word(at[-1])) || strncmp(p, "__", 2) != 0 || is_word(p[2])) {
+            t->arch_opaque = 1;
+            continue;
+        }
+        while (q > code && (q[-1] == ' ' || q[-1] == '('))
+            q--;
+        if (word_before(code, q, "defined") || word_before(code, q, "ifdef") ||
+            word_before(code, q, "ifndef"))
+            continue;
+        p += 2 + (p[2] == ' ');
+        size_t op = strspn(p, "<>=!");
+        int compares = (op == 1 && (*p == '<' || *p == '>')) ||
+                       (op == 2 && p[1] == '=' && strchr("<>=!", *p) != NULL);
+        const char *num = p + op + (p[op] == ' ');
+        char *end = NULL;
+        long v = compares ? strtol(num, &end, 10) : -1;
+        if (v < 0 || end == num || is_word(*end)) {
+            t->arch_opaque = 1;
+            continue;
+        }
+        /* >= and < change at v; > and <= at v + 1; == and != at both */
+        if (*p != '>' || op == 2)
+            add_bound(t, *p == '<' && op == 2 ? v + 1 : v);
+        if ((*p == '>' && op == 1) || *p == '=' || *p == '!')
+            add_bound(t, v + 1);
+    }
+}
+
+/* files[i]'s headers, hash and tests of the arch into *t. */
 static void index_one(const struct cuspec__file *files, char **code, size_t n, size_t i,
                       struct cuspec__template_info *t)
 {
     char hexes[32 * (CUSPEC__MAX_HEADERS + 1) + 1];
-    t->n_headers = 0;
+    t->n_headers = t->n_arch_bounds = 0;
+    t->arch_opaque = 0;
     add_includes(files, code, n, i, code_of(files, code, i), t);
+    for (size_t h = 0; h <= t->n_headers; h++)
+        add_arch_tests(code_of(files, code, h == 0 ? i : t->headers[h - 1]), t);
     /* the hash of the hashes of each file's code, the template's first */
     for (size_t h = 0; h <= t->n_headers; h++) {
         const char *text = code_of(files, code, h == 0 ? i : t->headers[h - 1]);

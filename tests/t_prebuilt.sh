@@ -6,7 +6,7 @@
 archs=$PREBUILT_ARCHS
 [ -n "$archs" ] || skip "configured --with-prebuilt-archs=none: no prebuilt store"
 n_archs=$(echo $archs | wc -w)
-plan $((3 * n_archs + 9))
+plan $((3 * n_archs + 10))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$tap_out" "$tap_err"' EXIT
 store=$top_builddir/store
@@ -42,6 +42,14 @@ for arch in $archs; do
     all_found "$arch"
 done
 none "stderr" "the build's store is used without a warning" "$(cat "$tmp/warnings")"
+
+# With the toolkit's ptxas, sm_120's kernels came from sm_100's PTX.
+twins=$(CUSPEC_CACHE_DIR=$store "$CUSPEC" cache ls | grep -c 'ptxas-of=sm_100$')
+case " $archs " in
+*" 100 "*) case " $archs " in *" 120 "*) pair=yes ;; esac ;;
+esac
+if [ "${pair:-no}" = yes ]; then [ -z "$PTXAS" ] || [ "$twins" -gt 0 ]; else [ "$twins" -eq 0 ]; fi
+ok $? "ptxas made $twins sm_120 cubins of the build's store from sm_100's PTX (ptxas: ${PTXAS:-none})"
 
 # Installed under a umask that would make folders group-writable.
 inst=$tmp/cuspec

@@ -241,7 +241,77 @@ TEST(the_build_time_index_is_the_embedded_templates_own)
         CHECK_UINT_EQ(cuspec__template_infos[i].n_headers, now[i].n_headers);
         for (size_t h = 0; h < now[i].n_headers; h++)
             CHECK_UINT_EQ(cuspec__template_infos[i].headers[h], now[i].headers[h]);
+        CHECK_UINT_EQ(cuspec__template_infos[i].n_arch_bounds, now[i].n_arch_bounds);
+        for (size_t k = 0; k < now[i].n_arch_bounds; k++)
+            CHECK_INT_EQ(cuspec__template_infos[i].arch_bounds[k], now[i].arch_bounds[k]);
+        CHECK_INT_EQ(cuspec__template_infos[i].arch_opaque, now[i].arch_opaque);
     }
+}
+
+/* Where a one-file template's tests of __CUDA_ARCH__ change answer,
+ * space-separated, then "opaque" when it names the arch another way. */
+static const char *arch_bounds_of(const char *text)
+{
+    static char out[128];
+    struct cuspec__file f = {"t.cuh", text, strlen(text)};
+    struct cuspec__template_info info;
+    cuspec__template_index(&f, 1, &info);
+    out[0] = '\0';
+    for (size_t k = 0; k < info.n_arch_bounds; k++)
+        snprintf(out + strlen(out), sizeof out - strlen(out), "%s%d", k ? " " : "",
+                 info.arch_bounds[k]);
+    if (info.arch_opaque)
+        snprintf(out + strlen(out), sizeof out - strlen(out), "%sopaque", out[0] ? " " : "");
+    return out;
+}
+
+/* What tells two archs' compiles apart (one PTX for both, jit.c): where the
+ * tests of __CUDA_ARCH__ change answer, and nothing else. */
+TEST(the_index_knows_where_the_code_tests_the_arch)
+{
+    CHECK_STR_EQ(arch_bounds_of("int a;"), "");
+    CHECK_STR_EQ(arch_bounds_of("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n#endif\n"),
+                 "800");
+    CHECK_STR_EQ(arch_bounds_of("#ifdef __CUDA_ARCH__\n#endif\n#ifndef __CUDA_ARCH__\n#endif\n"
+                                "#if defined __CUDA_ARCH__ || __CUDA_ARCH__<700\n#endif\n"),
+                 "700");
+    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ == 900 || __CUDA_ARCH__ != 1000 || "
+                                "__CUDA_ARCH__ > 750 || __CUDA_ARCH__ <= 900\n#endif\n"),
+                 "900 901 1000 1001 751");
+    CHECK_STR_EQ(arch_bounds_of("// __CUDA_ARCH__ / 100 in a comment\nint a;"), "");
+    CHECK_STR_EQ(arch_bounds_of("int a = __CUDA_ARCH__ / 100;"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("int a = __CUDA_ARCH__ << 2;"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("#if 800 <= __CUDA_ARCH__\n#endif\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= SM90\n#endif\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= 900u\n#endif\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("#ifdef __CUDA_ARCH_FEAT_SM90_ALL\n#endif\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("int x = MY__CUDA_ARCH__;"), "opaque");
+    CHECK_STR_EQ(
+        arch_bounds_of("#if __CUDA_ARCH__ > 1 || __CUDA_ARCH__ > 2 || __CUDA_ARCH__ > 3 || "
+                       "__CUDA_ARCH__ > 4 || __CUDA_ARCH__ > 5 || __CUDA_ARCH__ > 6 || "
+                       "__CUDA_ARCH__ > 7 || __CUDA_ARCH__ > 8 || __CUDA_ARCH__ > 9\n"),
+        "2 3 4 5 6 7 8 9 opaque");
+
+    /* The embedded templates: reduce.cuh's (with its headers) change at 700,
+     * 800 and 900; the lessons test nothing. */
+    const struct cuspec__file *reduce = cuspec__template("reduce.cuh", NULL),
+                              *axis = cuspec__template("reduce_axis.cuh", NULL),
+                              *tile = cuspec__template("transpose_tile.cuh", NULL),
+                              *lesson = cuspec__template("lessons_dot.cuh", NULL);
+    CHECK(reduce != NULL && axis != NULL && tile != NULL && lesson != NULL);
+    if (reduce == NULL || axis == NULL || tile == NULL || lesson == NULL)
+        return;
+    CHECK_INT_EQ(cuspec__template_same_code(reduce, 100, 120), 1);
+    CHECK_INT_EQ(cuspec__template_same_code(reduce, 120, 100), 1);
+    CHECK_INT_EQ(cuspec__template_same_code(reduce, 75, 80), 0);
+    CHECK_INT_EQ(cuspec__template_same_code(reduce, 80, 90), 0);
+    CHECK_INT_EQ(cuspec__template_same_code(reduce, 80, 86), 1);
+    CHECK_INT_EQ(cuspec__template_same_code(reduce, 90, 100), 1);
+    CHECK_INT_EQ(cuspec__template_same_code(axis, 86, 89), 1);
+    CHECK_INT_EQ(cuspec__template_same_code(axis, 75, 90), 0);
+    CHECK_INT_EQ(cuspec__template_same_code(tile, 75, 80), 1);
+    CHECK_INT_EQ(cuspec__template_same_code(tile, 80, 90), 0);
+    CHECK_INT_EQ(cuspec__template_same_code(lesson, 75, 120), 1);
 }
 
 TAP_MAIN(TAP_ENTRY(code_text_leaves_out_comments_and_layout),
@@ -249,4 +319,5 @@ TAP_MAIN(TAP_ENTRY(code_text_leaves_out_comments_and_layout),
          TAP_ENTRY(a_header_change_reaches_its_includers_only),
          TAP_ENTRY(an_edit_reaches_the_templates_that_include_it),
          TAP_ENTRY(templates_come_with_their_headers),
-         TAP_ENTRY(the_build_time_index_is_the_embedded_templates_own))
+         TAP_ENTRY(the_build_time_index_is_the_embedded_templates_own),
+         TAP_ENTRY(the_index_knows_where_the_code_tests_the_arch))

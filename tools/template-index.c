@@ -49,8 +49,11 @@ int main(int argc, char **argv)
         printf("    {\"%s\", {", info[i].hash);
         for (size_t h = 0; h < info[i].n_headers; h++)
             printf("%s%zu", h ? ", " : "", info[i].headers[h]);
-        printf("%s}, %zu}, /* %s */\n", info[i].n_headers ? "" : "0", info[i].n_headers,
-               files[i].name);
+        printf("%s}, %zu, {", info[i].n_headers ? "" : "0", info[i].n_headers);
+        for (size_t k = 0; k < info[i].n_arch_bounds; k++)
+            printf("%s%d", k ? ", " : "", info[i].arch_bounds[k]);
+        printf("%s}, %zu, %d}, /* %s */\n", info[i].n_arch_bounds ? "" : "0", info[i].n_arch_bounds,
+               info[i].arch_opaque, files[i].name);
     }
     printf("};\n");
     return ferror(stdout) ? 1 : 0;

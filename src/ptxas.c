@@ -1,0 +1,179 @@
+/* ptxas as a child process, for ahead-of-time compiles of several archs
+ * (jit.c): its files in a folder of its own (mode 0700, made with mkdtemp
+ * under $TMPDIR, removed after), so that no other user can swap them. */
+#define _GNU_SOURCE /* secure_getenv */
+#include "ptxas.h"
+#include "error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define MAX_OUTPUT (256u << 20) /* the largest cubin or log read back */
+
+/* The files a run may leave in its folder. */
+static const char *const files[] = {"in.ptx", "out.cubin", "log"};
+
+struct workdir {
+    char path[PATH_MAX];
+    int fd;
+};
+
+static int workdir_open(struct workdir *w)
+{
+    const char *tmp = secure_getenv("TMPDIR");
+    if (tmp == NULL || tmp[0] != '/')
+        tmp = "/tmp";
+    w->fd = -1;
+    if ((size_t)snprintf(w->path, sizeof w->path, "%s/cuspec-ptxas-XXXXXX", tmp) >= sizeof w->path)
+        return cuspec__fail(CUSPEC_ERR_IO, "TMPDIR %s is too long a path", tmp);
+    if (mkdtemp(w->path) == NULL)
+        return cuspec__fail(CUSPEC_ERR_IO, "cannot make a folder for ptxas in %s: %s", tmp,
+                            strerror(errno));
+    w->fd = open(w->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (w->fd < 0) {
+        rmdir(w->path);
+        return cuspec__fail(CUSPEC_ERR_IO, "cannot open %s: %s", w->path, strerror(errno));
+    }
+    return CUSPEC_OK;
+}
+
+static void workdir_close(struct workdir *w)
+{
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        unlinkat(w->fd, files[i], 0);
+    close(w->fd);
+    rmdir(w->path);
+}
+
+/* The whole of w's file `name` (at most MAX_OUTPUT bytes), NUL-terminated. */
+static int read_file(const struct workdir *w, const char *name, char **data, size_t *len)
+{
+    struct stat st;
+    int fd = openat(w->fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    *data = NULL;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_OUTPUT) {
+        if (fd >= 0)
+            close(fd);
+        return cuspec__fail(CUSPEC_ERR_IO, "ptxas left no readable %s", name);
+    }
+    char *buf = malloc((size_t)st.st_size + 1);
+    size_t got = 0;
+    ssize_t r = 1;
+    while (buf != NULL && got < (size_t)st.st_size &&
+           (r = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+        got += (size_t)r;
+    close(fd);
+    if (buf == NULL || got != (size_t)st.st_size) {
+        free(buf);
+        return cuspec__fail(buf == NULL ? CUSPEC_ERR_NOMEM : CUSPEC_ERR_IO,
+                            "cannot read ptxas's %s", name);
+    }
+    buf[got] = '\0';
+    *data = buf;
+    *len = got;
+    return CUSPEC_OK;
+}
+
+/* Runs argv[0] with its output and errors into w's "log"; its exit status
+ * (-1 when it could not start or died of a signal). */
+static int run(const struct workdir *w, char *const argv[])
+{
+    int log = openat(w->fd, "log", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (log < 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    int status = -1;
+    pid_t pid;
+    if (posix_spawn_file_actions_init(&fa) == 0) {
+        if (posix_spawn_file_actions_adddup2(&fa, log, STDOUT_FILENO) == 0 &&
+            posix_spawn_file_actions_adddup2(&fa, log, STDERR_FILENO) == 0 &&
+            posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) == 0) {
+            int ws;
+            while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+                ;
+            status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+        }
+        posix_spawn_file_actions_destroy(&fa);
+    }
+    close(log);
+    return status;
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char checked[PATH_MAX];
+static int checked_major, checked_minor;
+
+/* CUSPEC_PTXAS's ptxas and its CUDA version, from `ptxas --version`. */
+static void check_ptxas(void)
+{
+    const char *path = secure_getenv("CUSPEC_PTXAS");
+    struct workdir w;
+    if (path == NULL || path[0] != '/' || strlen(path) >= sizeof checked ||
+        access(path, X_OK) != 0 || workdir_open(&w) != CUSPEC_OK)
+        return;
+    char *argv[] = {(char *)path, "--version", NULL}, *log = NULL;
+    size_t len;
+    const char *release;
+    if (run(&w, argv) == 0 && read_file(&w, "log", &log, &len) == CUSPEC_OK &&
+        (release = strstr(log, "release ")) != NULL &&
+        sscanf(release, "release %d.%d", &checked_major, &checked_minor) == 2)
+        memcpy(checked, path, strlen(path) + 1);
+    free(log);
+    workdir_close(&w);
+}
+
+const char *cuspec__ptxas(int major, int minor)
+{
+    pthread_once(&once, check_ptxas);
+    return checked[0] != '\0' && checked_major == major && checked_minor == minor ? checked : NULL;
+}
+
+int cuspec__ptxas_cubin(const char *path, const char *ptx, size_t len, int arch, char **cubin,
+                        size_t *cubin_len)
+{
+    struct workdir w;
+    *cubin = NULL;
+    int rc = workdir_open(&w);
+    if (rc != CUSPEC_OK)
+        return rc;
+    int fd = openat(w.fd, "in.ptx", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    size_t put = 0;
+    ssize_t r = 1;
+    while (fd >= 0 && put < len && (r = write(fd, ptx + put, len - put)) > 0)
+        put += (size_t)r;
+    if (fd < 0 || put != len || close(fd) != 0) {
+        rc = cuspec__fail(CUSPEC_ERR_IO, "cannot write the PTX for ptxas in %s: %s", w.path,
+                          strerror(errno));
+        goto out;
+    }
+    char arch_opt[32], in[PATH_MAX + 8], out[PATH_MAX + 16];
+    snprintf(arch_opt, sizeof arch_opt, "-arch=sm_%d", arch);
+    snprintf(in, sizeof in, "%s/in.ptx", w.path);
+    snprintf(out, sizeof out, "%s/out.cubin", w.path);
+    char *argv[] = {(char *)path, arch_opt, "-o", out, in, NULL};
+    int status = run(&w, argv);
+    if (status != 0) {
+        char *log = NULL;
+        size_t log_len;
+        read_file(&w, "log", &log, &log_len);
+        rc = cuspec__fail(CUSPEC_ERR_COMPILE, "%s %s failed (exit status %d): %s", path, arch_opt,
+                          status, log != NULL ? log : "(no output)");
+        free(log);
+        goto out;
+    }
+    rc = read_file(&w, "out.cubin", cubin, cubin_len);
+out:
+    workdir_close(&w);
+    return rc;
+}

@@ -1,0 +1,85 @@
+#!/bin/sh
+# One PTX, several archs' cubins (jit.c): with CUSPEC_PTXAS naming the
+# toolkit's ptxas, `cuspec compile` for several archs hands a kernel's PTX
+# to ptxas for each arch NVRTC makes the same PTX for, and those cubins hold
+# the same code as NVRTC's own; an arch the template tells apart is left to
+# NVRTC; a ptxas of another release, one that fails and a relative path
+# change nothing but the time.
+. "$top_srcdir/tests/tap.sh"
+[ -n "$PTXAS" ] || skip "configure found no ptxas"
+command -v readelf >/dev/null || skip "readelf (binutils) is needed"
+plan 17
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp" "$tap_out" "$tap_err"' EXIT
+
+# twins STORE ARCH: how many of STORE's entries ptxas made from sm_ARCH's PTX.
+twins() {
+    CUSPEC_CACHE_DIR=$1 "$CUSPEC" cache ls | grep -c "ptxas-of=sm_$2\$"
+}
+
+# code ENTRY: the cubin of a store entry (layout: src/store_entry.c), every
+# section but ptxas's note on itself, as readelf dumps them.
+code() {
+    set -- "$1" $(od -An -tu4 -j16 -N8 "$1") $(od -An -tu8 -j24 -N8 "$1")
+    tail -c +$((41 + $2 + $3)) "$1" | head -c "$4" >"$tmp/cubin"
+    readelf -S -W "$tmp/cubin" 2>/dev/null | sed -n 's/^ *\[ *[0-9]*\] \([^ ][^ ]*\) .*/\1/p' |
+        grep -vx '.note.nv.tkinfo' | while read -r section; do
+            readelf -x "$section" "$tmp/cubin" 2>/dev/null
+        done
+}
+
+# sm_100 and sm_120: NVRTC 13 makes the same PTX for both.
+CUSPEC_CACHE_DIR=$tmp/a CUSPEC_PTXAS=$PTXAS check_exit 0 \
+    "compile the lessons for sm_100 and sm_120 with CUSPEC_PTXAS" \
+    "$CUSPEC" compile --family lessons --arch sm_100 --arch sm_120 --json
+check_grep "$tap_out" '"arch":"sm_120".*"failed":0' "none failed"
+total=$(sed -n 's/.*"arch":"sm_120".*"total":\([0-9]*\).*/\1/p' "$tap_out")
+n=$(twins "$tmp/a" 100)
+[ "${total:-0}" -gt 0 ] && [ "$n" -ge $((total / 2)) ]
+ok $? "ptxas made $n of the ${total:-0} sm_120 cubins from the sm_100 PTX"
+
+CUSPEC_CACHE_DIR=$tmp/b check_exit 0 "compile them for sm_120 without it" \
+    "$CUSPEC" compile --family lessons --arch sm_120
+[ "$(twins "$tmp/b" 100)" -eq 0 ]
+ok $? "then NVRTC made them all"
+checked=0 differ=0
+for entry in $(grep -rl 'ptxas-of=sm_100' "$tmp/a/v2"); do
+    code "$entry" >"$tmp/made"
+    code "$tmp/b/${entry#"$tmp/a/"}" >"$tmp/own"
+    checked=$((checked + 1))
+    if ! grep -q "section '.text" "$tmp/made" || ! cmp -s "$tmp/made" "$tmp/own"; then
+        differ=$((differ + 1))
+        echo "#   ${entry#"$tmp/a/"}: not the code of NVRTC's own cubin"
+    fi
+done
+[ "$checked" -eq "$n" ] && [ "$differ" -eq 0 ]
+ok $? "each holds the code of NVRTC's own sm_120 cubin ($checked compared, $differ differ)"
+
+# sm_75 and sm_80: the lessons never test the arch; copy.cuh tells sm_80
+# from sm_90 (prior_grid.cuh's dependent launch from 900).
+CUSPEC_CACHE_DIR=$tmp/c CUSPEC_PTXAS=$PTXAS check_exit 0 "compile the lessons for sm_75 and sm_80" \
+    "$CUSPEC" compile --family lessons --arch sm_75 --arch sm_80
+[ "$(twins "$tmp/c" 75)" -ge $((total / 2)) ]
+ok $? "ptxas made most sm_80 cubins from the sm_75 PTX ($(twins "$tmp/c" 75))"
+CUSPEC_CACHE_DIR=$tmp/d CUSPEC_PTXAS=$PTXAS check_exit 0 "compile copy for sm_80 and sm_90" \
+    "$CUSPEC" compile --family copy --arch sm_80 --arch sm_90
+[ "$(twins "$tmp/d" 80)" -eq 0 ]
+ok $? "NVRTC made the sm_90 copy kernel: its template tests the arch between them"
+
+# A ptxas that is not NVRTC's release, one that fails, and a relative path.
+release=$("$PTXAS" --version | grep -o 'release [0-9]*\.[0-9]*')
+printf '#!/bin/sh\necho "Cuda compilation tools, release 1.0, V1.0.0"\n' >"$tmp/old-ptxas"
+printf '#!/bin/sh\n[ "$1" = --version ] && { echo "Cuda compilation tools, %s, V0"; exit 0; }\n: >"%s"\nexit 1\n' \
+    "$release" "$tmp/bad-ran" >"$tmp/bad-ptxas"
+chmod 755 "$tmp/old-ptxas" "$tmp/bad-ptxas"
+for how in "$tmp/old-ptxas:another release's" "$tmp/bad-ptxas:a failing" "ptxas:a relative"; do
+    store=$tmp/store-$(echo "$how" | cut -d: -f2 | tr -c 'a-z\n' '-')
+    CUSPEC_CACHE_DIR=$store CUSPEC_PTXAS=${how%%:*} check_exit 0 \
+        "with ${how#*:} ptxas, the lessons still compile for sm_75 and sm_80" \
+        "$CUSPEC" compile --family lessons --arch sm_75 --arch sm_80
+    [ "$(twins "$store" 75)" -eq 0 ]
+    ok $? "and NVRTC made them all"
+done
+[ -f "$tmp/bad-ran" ]
+ok $? "the failing ptxas was asked for cubins (and NVRTC made them instead)"
+done_testing
