@@ -45,16 +45,17 @@ static int pick_target(const cuspec_nvrtc_info *info, int arch, int *ptx)
 /* NVRTC's PTX of prog (a cubin compile), kept for the twin archs. */
 static void keep_ptx(const struct cuspec__nvrtc *nv, nvrtcProgram prog,
                      const struct cuspec__file *tmpl, const char *name, int arch,
-                     const char *lowered)
+                     const char *lowered, int probe)
 {
     size_t len = 0;
     char *ptx = NULL;
     if (nv->nvrtcGetPTXSize(prog, &len) == NVRTC_SUCCESS && len > 0 &&
         (ptx = malloc(len)) != NULL && nv->nvrtcGetPTX(prog, ptx) == NVRTC_SUCCESS) {
         ptx[len - 1] = '\0';
-        cuspec__twin_keep(tmpl, name, arch, lowered, ptx);
+        cuspec__twin_keep(tmpl, name, arch, lowered, ptx, probe);
     } else {
         free(ptx);
+        cuspec__twin_drop(probe);
     }
 }
 
@@ -76,7 +77,8 @@ int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
                             "NVRTC %d.%d (%s) knows no arch at or below sm_%d", nv->info.major,
                             nv->info.minor, nv->info.path, arch);
     const char *ptxas = ptx ? NULL : cuspec__ptxas(nv->info.major, nv->info.minor);
-    if (ptxas != NULL && cuspec__twin_cubin(ptxas, tmpl, name, arch, img) == CUSPEC_OK)
+    int probe = -1;
+    if (ptxas != NULL && cuspec__twin_cubin(ptxas, tmpl, name, arch, img, &probe) == CUSPEC_OK)
         return CUSPEC_OK;
     char arch_opt[64];
     snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", target);
@@ -143,11 +145,13 @@ int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
     img->arch = ptx ? 0 : target;
     cuspec__store_count_compile();
     if (ptxas != NULL)
-        keep_ptx(nv, prog, tmpl, name, arch, img->lowered);
+        keep_ptx(nv, prog, tmpl, name, arch, img->lowered, probe);
     rc = CUSPEC_OK;
 out:
-    if (rc != CUSPEC_OK)
+    if (rc != CUSPEC_OK) {
+        cuspec__twin_drop(probe);
         cuspec__image_free(img);
+    }
     free(log);
     if (prog != NULL)
         nv->nvrtcDestroyProgram(&prog);

@@ -32,9 +32,11 @@ struct kept {
 };
 struct pair {
     const struct cuspec__file *tmpl;
-    int lo, hi, same; /* same: 1 the same PTX, -1 not */
+    int lo, hi, same; /* same: 0 not known, PROBING, 1 the same PTX, -1 not */
 };
+enum { PROBING = 2 };
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t settled = PTHREAD_COND_INITIALIZER;
 static struct kept *kept;
 static size_t kept_bytes;
 static struct pair pairs[MAX_PAIRS];
@@ -51,6 +53,17 @@ static struct pair *pair_of(const struct cuspec__file *tmpl, int a, int b)
         return NULL;
     pairs[n_pairs] = (struct pair){tmpl, lo, hi, 0};
     return &pairs[n_pairs++];
+}
+
+/* With share_lock held: the pair of k's arch and sm_`arch` when k is name
+ * of tmpl from an arch tmpl's code cannot tell from it; else NULL. */
+static struct pair *twin_pair(const struct kept *k, const struct cuspec__file *tmpl,
+                              const char *name, int arch)
+{
+    return k->tmpl == tmpl && k->arch != arch && strcmp(k->name, name) == 0 &&
+                   cuspec__template_same_code(tmpl, k->arch, arch)
+               ? pair_of(tmpl, k->arch, arch)
+               : NULL;
 }
 
 /* ptx (made for sm_from) with its .target sm_`to` instead; NULL when its
@@ -74,32 +87,44 @@ static char *retarget(const char *ptx, int from, int to, size_t *len)
 }
 
 /* The kept PTX of name from a twin arch of sm_`arch`, retargeted, and the
- * kernel's lowered name; NULL when there is none. With share_lock held. */
+ * kernel's lowered name; NULL when there is none. A pair not known yet is
+ * this compile's to settle (*probe); one another compile settles is
+ * waited for. With share_lock held. */
 static char *twin_ptx(const struct cuspec__file *tmpl, const char *name, int arch, size_t *len,
-                      char *lowered, size_t size, int *from)
+                      char *lowered, size_t size, int *from, int *probe)
 {
-    for (const struct kept *k = kept; k != NULL; k = k->next) {
-        if (k->tmpl != tmpl || k->arch == arch || strcmp(k->name, name) != 0 ||
-            !cuspec__template_same_code(tmpl, k->arch, arch))
+    const struct kept *k = kept;
+    while (k != NULL) {
+        struct pair *p = twin_pair(k, tmpl, name, arch);
+        if (p != NULL && p->same == PROBING) {
+            pthread_cond_wait(&settled, &share_lock);
+            k = kept; /* the list and the pairs may have changed: look again */
             continue;
-        const struct pair *p = pair_of(tmpl, k->arch, arch);
+        }
+        if (p != NULL && p->same == 0) {
+            p->same = PROBING;
+            *probe = (int)(p - pairs);
+            return NULL;
+        }
         char *ptx = p != NULL && p->same == 1 ? retarget(k->ptx, k->arch, arch, len) : NULL;
         if (ptx != NULL) {
             cuspec__strlcpy(lowered, k->lowered, size);
             *from = k->arch;
             return ptx;
         }
+        k = k->next;
     }
     return NULL;
 }
 
 int cuspec__twin_cubin(const char *ptxas, const struct cuspec__file *tmpl, const char *name,
-                       int arch, struct cuspec__image *img)
+                       int arch, struct cuspec__image *img, int *probe)
 {
     size_t len;
     int from = 0;
+    *probe = -1;
     pthread_mutex_lock(&share_lock);
-    char *ptx = twin_ptx(tmpl, name, arch, &len, img->lowered, sizeof img->lowered, &from);
+    char *ptx = twin_ptx(tmpl, name, arch, &len, img->lowered, sizeof img->lowered, &from, probe);
     pthread_mutex_unlock(&share_lock);
     if (ptx == NULL)
         return CUSPEC_ERR_NOT_FOUND;
@@ -121,8 +146,19 @@ int cuspec__twin_cubin(const char *ptxas, const struct cuspec__file *tmpl, const
     return CUSPEC_OK;
 }
 
+void cuspec__twin_drop(int probe)
+{
+    if (probe < 0)
+        return;
+    pthread_mutex_lock(&share_lock);
+    if (pairs[probe].same == PROBING)
+        pairs[probe].same = 0;
+    pthread_cond_broadcast(&settled);
+    pthread_mutex_unlock(&share_lock);
+}
+
 void cuspec__twin_keep(const struct cuspec__file *tmpl, const char *name, int arch,
-                       const char *lowered, char *ptx)
+                       const char *lowered, char *ptx, int probe)
 {
     struct kept *k = calloc(1, sizeof *k);
     if (k == NULL || (k->name = strdup(name)) == NULL || (k->lowered = strdup(lowered)) == NULL) {
@@ -130,6 +166,7 @@ void cuspec__twin_keep(const struct cuspec__file *tmpl, const char *name, int ar
             free(k->name);
         free(k);
         free(ptx);
+        cuspec__twin_drop(probe);
         return;
     }
     size_t len = strlen(ptx) + 1;
@@ -138,16 +175,18 @@ void cuspec__twin_keep(const struct cuspec__file *tmpl, const char *name, int ar
     k->arch = arch;
     pthread_mutex_lock(&share_lock);
     for (const struct kept *o = kept; o != NULL; o = o->next) {
-        struct pair *p = o->tmpl == tmpl && o->arch != arch && strcmp(o->name, name) == 0 &&
-                                 cuspec__template_same_code(tmpl, o->arch, arch)
-                             ? pair_of(tmpl, o->arch, arch)
-                             : NULL;
+        struct pair *p = twin_pair(o, tmpl, name, arch);
         size_t n;
-        char *as_here = p != NULL && p->same == 0 ? retarget(o->ptx, o->arch, arch, &n) : NULL;
+        char *as_here = p != NULL && (p->same == 0 || (p->same == PROBING && p - pairs == probe))
+                            ? retarget(o->ptx, o->arch, arch, &n)
+                            : NULL;
         if (as_here != NULL)
             p->same = strcmp(as_here, k->ptx) == 0 ? 1 : -1;
         free(as_here);
     }
+    if (probe >= 0 && pairs[probe].same == PROBING) /* settled by none: let another try */
+        pairs[probe].same = 0;
+    pthread_cond_broadcast(&settled);
     if (kept_bytes + len <= MAX_KEPT_BYTES) {
         kept_bytes += len;
         k->next = kept;
