@@ -58,7 +58,7 @@ static void job_release(struct job *job)
 }
 
 /* Records one item's outcome, with the lock held. */
-static void finish(struct job *job, unsigned i, int rc, int found, const char *name)
+static void finish(struct job *job, unsigned i, int rc, int found, int by_ptxas, const char *name)
 {
     cuspec_compile_report *rep = job->report;
     if (job->ok != NULL)
@@ -68,6 +68,7 @@ static void finish(struct job *job, unsigned i, int rc, int found, const char *n
         cuspec__strlcpy(rep->first_error, cuspec_last_error(), sizeof rep->first_error);
     } else if (rc == CUSPEC_OK) {
         found ? rep->found++ : rep->compiled++;
+        rep->by_ptxas += by_ptxas;
     }
     job->done++;
     if (job->progress)
@@ -82,7 +83,7 @@ static void fail_late(struct job *job, unsigned i)
     cuspec__variant_name(&job->variants[i], name, sizeof name);
     cuspec__fail(CUSPEC_ERR_COMPILE, "compiling %s took longer than %.0f s: abandoned", name,
                  job->timeout);
-    finish(job, i, CUSPEC_ERR_COMPILE, 0, name);
+    finish(job, i, CUSPEC_ERR_COMPILE, 0, 0, name);
 }
 
 static void *worker(void *arg)
@@ -100,6 +101,7 @@ static void *worker(void *arg)
          * process compiling it. */
         int rc = cuspec__image_get(v, job->arch, job->how, &img);
         int found = rc == CUSPEC_OK && img.tier != CUSPEC_TIER_NVRTC;
+        int by_ptxas = rc == CUSPEC_OK && img.ptx_of != 0;
         if (rc == CUSPEC_OK)
             cuspec__image_free(&img);
         char name[256];
@@ -113,7 +115,7 @@ static void *worker(void *arg)
             if (is_late)
                 fail_late(job, i);
             else
-                finish(job, i, rc, found, name);
+                finish(job, i, rc, found, by_ptxas, name);
         }
     }
     job_release(job);

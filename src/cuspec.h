@@ -277,7 +277,10 @@ typedef struct cuspec_compile_report {
     unsigned failed;
     double seconds; /* wall time */
     char first_error[2048];
-    uint64_t reserved[8]; /* zero: later fields are taken from here */
+    unsigned by_ptxas; /* of those compiled, how many ptxas made from the PTX NVRTC
+                          made for another arch (CUSPEC_PTXAS, README "Deploying") */
+    unsigned reserved32;
+    uint64_t reserved[7]; /* zero: later fields are taken from here */
 } cuspec_compile_report;
 
 /* Called after each specialization: how many are done, of how many, and the

@@ -8,7 +8,7 @@
 . "$top_srcdir/tests/tap.sh"
 [ -n "$PTXAS" ] || skip "configure found no ptxas"
 command -v readelf >/dev/null || skip "readelf (binutils) is needed"
-plan 17
+plan 18
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$tap_out" "$tap_err"' EXIT
 
@@ -38,6 +38,7 @@ total=$(sed -n 's/.*"arch":"sm_120".*"total":\([0-9]*\).*/\1/p' "$tap_out")
 n=$(twins "$tmp/a" 100)
 [ "${total:-0}" -gt 0 ] && [ "$n" -ge $((total / 2)) ]
 ok $? "ptxas made $n of the ${total:-0} sm_120 cubins from the sm_100 PTX"
+check_grep "$tap_out" "\"arch\":\"sm_120\".*\"by_ptxas\":$n}" "and the report counts them"
 
 CUSPEC_CACHE_DIR=$tmp/b check_exit 0 "compile them for sm_120 without it" \
     "$CUSPEC" compile --family lessons --arch sm_120
