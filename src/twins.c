@@ -22,7 +22,6 @@
 #include <string.h>
 
 #define MAX_KEPT_BYTES (512u << 20)
-#define MAX_PAIRS 256
 
 struct kept {
     struct kept *next;
@@ -39,8 +38,8 @@ static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t settled = PTHREAD_COND_INITIALIZER;
 static struct kept *kept;
 static size_t kept_bytes;
-static struct pair pairs[MAX_PAIRS];
-static unsigned n_pairs;
+static struct pair *pairs; /* grown as needed: pair_of's pointers last until the next call */
+static unsigned n_pairs, room;
 
 /* With share_lock held: what is known of tmpl's PTX on sm_a and sm_b. */
 static struct pair *pair_of(const struct cuspec__file *tmpl, int a, int b)
@@ -49,8 +48,13 @@ static struct pair *pair_of(const struct cuspec__file *tmpl, int a, int b)
     for (unsigned i = 0; i < n_pairs; i++)
         if (pairs[i].tmpl == tmpl && pairs[i].lo == lo && pairs[i].hi == hi)
             return &pairs[i];
-    if (n_pairs == MAX_PAIRS)
-        return NULL;
+    if (n_pairs == room) {
+        struct pair *more = room < 65536 ? realloc(pairs, 2 * (room + 64) * sizeof *pairs) : NULL;
+        if (more == NULL)
+            return NULL;
+        pairs = more;
+        room = 2 * (room + 64);
+    }
     pairs[n_pairs] = (struct pair){tmpl, lo, hi, 0};
     return &pairs[n_pairs++];
 }
