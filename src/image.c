@@ -85,7 +85,8 @@ static int compile(const struct cuspec__file *tmpl, const char *name, const char
         return CUSPEC_OK;
     }
     char nvrtc_version[16];
-    int rc = cuspec__jit(tmpl, name, arch, img, nvrtc_version);
+    /* Twin archs only for what is compiled ahead of time (cuspec compile). */
+    int rc = cuspec__jit(tmpl, name, arch, how == CUSPEC__IMAGE_PUBLISH, img, nvrtc_version);
     if (rc == CUSPEC_OK) {
         char meta[768], twin[32] = "";
         if (img->ptx_of != 0)

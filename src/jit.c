@@ -59,7 +59,7 @@ static void keep_ptx(const struct cuspec__nvrtc *nv, nvrtcProgram prog,
     }
 }
 
-int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
+int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch, int twins,
                 struct cuspec__image *img, char nvrtc_version[16])
 {
     const struct cuspec__nvrtc *nv;
@@ -76,7 +76,7 @@ int cuspec__jit(const struct cuspec__file *tmpl, const char *name, int arch,
         return cuspec__fail(CUSPEC_ERR_UNSUPPORTED,
                             "NVRTC %d.%d (%s) knows no arch at or below sm_%d", nv->info.major,
                             nv->info.minor, nv->info.path, arch);
-    const char *ptxas = ptx ? NULL : cuspec__ptxas(nv->info.major, nv->info.minor);
+    const char *ptxas = ptx || !twins ? NULL : cuspec__ptxas(nv->info.major, nv->info.minor);
     int probe = -1;
     if (ptxas != NULL && cuspec__twin_cubin(ptxas, tmpl, name, arch, img, &probe) == CUSPEC_OK)
         return CUSPEC_OK;

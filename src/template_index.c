@@ -140,15 +140,38 @@ static void add_bound(struct cuspec__template_info *t, long b)
         t->arch_bounds[t->n_arch_bounds++] = (int)b;
 }
 
+/* Whether the code that comes before `at` (from `start`) leaves what
+ * follows a test of its own: nothing, an opening parenthesis, a logical
+ * operator, ?, : or a comma, or a directive's "if" or "elif". */
+static int test_starts(const char *start, const char *at)
+{
+    const char *q = at;
+    q -= q > start && q[-1] == ' ';
+    return q == start || strchr("(&|?:,", q[-1]) != NULL || word_before(start, q, "if") ||
+           word_before(start, q, "elif");
+}
+
+/* Names that test the arch without spelling __CUDA_ARCH__ (libcu++'s
+ * target macros, NVVM's reflection), and what can hide it: token pasting
+ * and system headers, whose tests are not read here. */
+static const char *const hidden[] = {"##",      "NV_IF_TARGET", "NV_IF_ELSE_TARGET", "NV_PROVIDES_",
+                                     "NV_IS_",  "nv::target",   "__nvvm_reflect",    "include <",
+                                     "include<"};
+
 /* The tests of __CUDA_ARCH__ in `code` (cuspec__code_text's: no comments,
  * one blank between words) into t: "__CUDA_ARCH__ OP NUMBER" (OP a
- * comparison) adds where its answer changes, and "defined(__CUDA_ARCH__)",
- * "#ifdef __CUDA_ARCH__" and the like say only that it is device code; any
- * other use of a __CUDA_ARCH name (the number the other way round,
- * arithmetic, __CUDA_ARCH_LIST__...) makes t opaque. */
+ * comparison, standing alone between logical operators, parentheses or a
+ * directive's start) adds where its answer changes, and
+ * "defined(__CUDA_ARCH__)", "#ifdef __CUDA_ARCH__" and the like say only
+ * that it is device code; any other use of a __CUDA_ARCH name (the number
+ * the other way round or in arithmetic, __CUDA_ARCH_LIST__...), or any of
+ * `hidden`, makes t opaque. */
 static void add_arch_tests(const char *code, struct cuspec__template_info *t)
 {
     static const char name[] = "__CUDA_ARCH";
+    for (size_t k = 0; k < sizeof hidden / sizeof *hidden; k++)
+        if (strstr(code, hidden[k]) != NULL)
+            t->arch_opaque = 1;
     for (const char *at = strstr(code, name); at != NULL; at = strstr(at + 1, name)) {
         const char *p = at + strlen(name), *q = at;
         if ((at > code && is_word(at[-1])) || strncmp(p, "__", 2) != 0 || is_word(p[2])) {
@@ -166,8 +189,10 @@ static void add_arch_tests(const char *code, struct cuspec__template_info *t)
                        (op == 2 && p[1] == '=' && strchr("<>=!", *p) != NULL);
         const char *num = p + op + (p[op] == ' ');
         char *end = NULL;
-        long v = compares ? strtol(num, &end, 10) : -1;
-        if (v < 0 || end == num || is_word(*end)) {
+        long v = compares && num[0] >= '1' && num[0] <= '9' ? strtol(num, &end, 10) : -1;
+        const char *after = end != NULL ? end + (*end == ' ') : NULL;
+        if (v < 0 || !test_starts(code, at) ||
+            (*after != '\0' && strchr(")&|?:;,\n", *after) == NULL)) {
             t->arch_opaque = 1;
             continue;
         }

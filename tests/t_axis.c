@@ -440,7 +440,7 @@ TEST(template_takes_every_element_type)
         for (size_t a = 0; a < 2; a++) {
             struct cuspec__image img;
             char version[16];
-            int rc = cuspec__jit(t, names[i], archs[a], &img, version);
+            int rc = cuspec__jit(t, names[i], archs[a], 0, &img, version);
             if (rc == CUSPEC_ERR_NO_NVRTC) {
                 printf("# no NVRTC: %s not compiled\n", names[i]);
                 continue;

@@ -286,6 +286,23 @@ TEST(the_index_knows_where_the_code_tests_the_arch)
     CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= 900u\n#endif\n"), "opaque");
     CHECK_STR_EQ(arch_bounds_of("#ifdef __CUDA_ARCH_FEAT_SM90_ALL\n#endif\n"), "opaque");
     CHECK_STR_EQ(arch_bounds_of("int x = MY__CUDA_ARCH__;"), "opaque");
+    /* arithmetic on either side, other spellings of the number */
+    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= 8 * 100\n#endif\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= 750 + 50\n#endif\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= 1'000\n#endif\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= 01440\n#endif\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("#if 2 * __CUDA_ARCH__ >= 1600\n#endif\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("#if 800 <= __CUDA_ARCH__ == 1\n#endif\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("#if !__CUDA_ARCH__ >= 1\n#endif\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("x = (__CUDA_ARCH__ >= 800) ? 1 : 2;"), "800");
+    CHECK_STR_EQ(arch_bounds_of("#elif __CUDA_ARCH__ < 700 || (__CUDA_ARCH__ >= 900)\n"),
+                 "700 900");
+    /* what can test the arch without spelling it */
+    CHECK_STR_EQ(arch_bounds_of("#define C(a, b) a##b\n#if C(__CUDA_, ARCH__) >= 800\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("#include <cuda_fp16.h>\n"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("NV_IF_TARGET(NV_PROVIDES_SM_80, (f();))"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("int a = __nvvm_reflect(\"__CUDA_\" \"ARCH\");"), "opaque");
+    CHECK_STR_EQ(arch_bounds_of("#include \"x.cuh\"\n"), "");
     CHECK_STR_EQ(
         arch_bounds_of("#if __CUDA_ARCH__ > 1 || __CUDA_ARCH__ > 2 || __CUDA_ARCH__ > 3 || "
                        "__CUDA_ARCH__ > 4 || __CUDA_ARCH__ > 5 || __CUDA_ARCH__ > 6 || "
