@@ -269,45 +269,48 @@ static const char *arch_bounds_of(const char *text)
  * tests of __CUDA_ARCH__ change answer, and nothing else. */
 TEST(the_index_knows_where_the_code_tests_the_arch)
 {
-    CHECK_STR_EQ(arch_bounds_of("int a;"), "");
-    CHECK_STR_EQ(arch_bounds_of("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n#endif\n"),
-                 "800");
-    CHECK_STR_EQ(arch_bounds_of("#ifdef __CUDA_ARCH__\n#endif\n#ifndef __CUDA_ARCH__\n#endif\n"
-                                "#if defined __CUDA_ARCH__ || __CUDA_ARCH__<700\n#endif\n"),
-                 "700");
-    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ == 900 || __CUDA_ARCH__ != 1000 || "
-                                "__CUDA_ARCH__ > 750 || __CUDA_ARCH__ <= 900\n#endif\n"),
-                 "900 901 1000 1001 751");
-    CHECK_STR_EQ(arch_bounds_of("// __CUDA_ARCH__ / 100 in a comment\nint a;"), "");
-    CHECK_STR_EQ(arch_bounds_of("int a = __CUDA_ARCH__ / 100;"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("int a = __CUDA_ARCH__ << 2;"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("#if 800 <= __CUDA_ARCH__\n#endif\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= SM90\n#endif\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= 900u\n#endif\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("#ifdef __CUDA_ARCH_FEAT_SM90_ALL\n#endif\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("int x = MY__CUDA_ARCH__;"), "opaque");
-    /* arithmetic on either side, other spellings of the number */
-    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= 8 * 100\n#endif\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= 750 + 50\n#endif\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= 1'000\n#endif\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("#if __CUDA_ARCH__ >= 01440\n#endif\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("#if 2 * __CUDA_ARCH__ >= 1600\n#endif\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("#if 800 <= __CUDA_ARCH__ == 1\n#endif\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("#if !__CUDA_ARCH__ >= 1\n#endif\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("x = (__CUDA_ARCH__ >= 800) ? 1 : 2;"), "800");
-    CHECK_STR_EQ(arch_bounds_of("#elif __CUDA_ARCH__ < 700 || (__CUDA_ARCH__ >= 900)\n"),
-                 "700 900");
-    /* what can test the arch without spelling it */
-    CHECK_STR_EQ(arch_bounds_of("#define C(a, b) a##b\n#if C(__CUDA_, ARCH__) >= 800\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("#include <cuda_fp16.h>\n"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("NV_IF_TARGET(NV_PROVIDES_SM_80, (f();))"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("int a = __nvvm_reflect(\"__CUDA_\" \"ARCH\");"), "opaque");
-    CHECK_STR_EQ(arch_bounds_of("#include \"x.cuh\"\n"), "");
-    CHECK_STR_EQ(
-        arch_bounds_of("#if __CUDA_ARCH__ > 1 || __CUDA_ARCH__ > 2 || __CUDA_ARCH__ > 3 || "
-                       "__CUDA_ARCH__ > 4 || __CUDA_ARCH__ > 5 || __CUDA_ARCH__ > 6 || "
-                       "__CUDA_ARCH__ > 7 || __CUDA_ARCH__ > 8 || __CUDA_ARCH__ > 9\n"),
-        "2 3 4 5 6 7 8 9 opaque");
+    static const struct {
+        const char *code, *bounds;
+    } cases[] = {
+        {"int a;", ""},
+        {"#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n#endif\n", "800"},
+        {"#ifdef __CUDA_ARCH__\n#endif\n#ifndef __CUDA_ARCH__\n#endif\n"
+         "#if defined __CUDA_ARCH__ || __CUDA_ARCH__<700\n#endif\n",
+         "700"},
+        {"#if __CUDA_ARCH__ == 900 || __CUDA_ARCH__ != 1000 || "
+         "__CUDA_ARCH__ > 750 || __CUDA_ARCH__ <= 900\n#endif\n",
+         "900 901 1000 1001 751"},
+        {"// __CUDA_ARCH__ / 100 in a comment\nint a;", ""},
+        {"int a = __CUDA_ARCH__ / 100;", "opaque"},
+        {"int a = __CUDA_ARCH__ << 2;", "opaque"},
+        {"#if 800 <= __CUDA_ARCH__\n#endif\n", "opaque"},
+        {"#if __CUDA_ARCH__ >= SM90\n#endif\n", "opaque"},
+        {"#if __CUDA_ARCH__ >= 900u\n#endif\n", "opaque"},
+        {"#ifdef __CUDA_ARCH_FEAT_SM90_ALL\n#endif\n", "opaque"},
+        {"int x = MY__CUDA_ARCH__;", "opaque"},
+        /* arithmetic on either side, other spellings of the number */
+        {"#if __CUDA_ARCH__ >= 8 * 100\n#endif\n", "opaque"},
+        {"#if __CUDA_ARCH__ >= 750 + 50\n#endif\n", "opaque"},
+        {"#if __CUDA_ARCH__ >= 1'000\n#endif\n", "opaque"},
+        {"#if __CUDA_ARCH__ >= 01440\n#endif\n", "opaque"},
+        {"#if 2 * __CUDA_ARCH__ >= 1600\n#endif\n", "opaque"},
+        {"#if 800 <= __CUDA_ARCH__ == 1\n#endif\n", "opaque"},
+        {"#if !__CUDA_ARCH__ >= 1\n#endif\n", "opaque"},
+        {"x = (__CUDA_ARCH__ >= 800) ? 1 : 2;", "800"},
+        {"#elif __CUDA_ARCH__ < 700 || (__CUDA_ARCH__ >= 900)\n", "700 900"},
+        /* what can test the arch without spelling it */
+        {"#define C(a, b) a##b\n#if C(__CUDA_, ARCH__) >= 800\n", "opaque"},
+        {"#include <cuda_fp16.h>\n", "opaque"},
+        {"NV_IF_TARGET(NV_PROVIDES_SM_80, (f();))", "opaque"},
+        {"int a = __nvvm_reflect(\"__CUDA_\" \"ARCH\");", "opaque"},
+        {"#include \"x.cuh\"\n", ""},
+        {"#if __CUDA_ARCH__ > 1 || __CUDA_ARCH__ > 2 || __CUDA_ARCH__ > 3 || "
+         "__CUDA_ARCH__ > 4 || __CUDA_ARCH__ > 5 || __CUDA_ARCH__ > 6 || "
+         "__CUDA_ARCH__ > 7 || __CUDA_ARCH__ > 8 || __CUDA_ARCH__ > 9\n",
+         "2 3 4 5 6 7 8 9 opaque"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        CHECK_STR_EQ(arch_bounds_of(cases[i].code), cases[i].bounds);
 
     /* The embedded templates: reduce.cuh's (with its headers) change at 700,
      * 800 and 900; the lessons test nothing. */
