@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* secure_getenv */
 #include "ptxas.h"
 #include "error.h"
+#include "userfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -72,33 +73,10 @@ static void workdir_close(struct workdir *w)
     rmdir(w->path);
 }
 
-/* The whole of w's file `name` (at most MAX_OUTPUT bytes), NUL-terminated. */
+/* w's file `name`, at most MAX_OUTPUT bytes, NUL-terminated. */
 static int read_file(const struct workdir *w, const char *name, char **data, size_t *len)
 {
-    struct stat st;
-    int fd = openat(w->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    *data = NULL;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_OUTPUT) {
-        if (fd >= 0)
-            close(fd);
-        return cuspec__fail(CUSPEC_ERR_IO, "ptxas left no readable %s", name);
-    }
-    char *buf = malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    ssize_t r = 1;
-    while (buf != NULL && got < (size_t)st.st_size &&
-           (r = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
-        got += (size_t)r;
-    close(fd);
-    if (buf == NULL || got != (size_t)st.st_size) {
-        free(buf);
-        return cuspec__fail(buf == NULL ? CUSPEC_ERR_NOMEM : CUSPEC_ERR_IO,
-                            "cannot read ptxas's %s", name);
-    }
-    buf[got] = '\0';
-    *data = buf;
-    *len = got;
-    return CUSPEC_OK;
+    return cuspec__file_read_at(w->fd, name, MAX_OUTPUT, data, len);
 }
 
 /* Runs argv[0] in w's folder, with nothing of ours but its output and
@@ -190,18 +168,14 @@ int cuspec__ptxas_cubin(const char *path, const char *ptx, size_t len, int arch,
     if (rc != CUSPEC_OK)
         return rc;
     int fd = openat(w.fd, "in.ptx", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    size_t put = 0;
-    ssize_t r = 1;
-    while (fd >= 0 && put < len && (r = write(fd, ptx + put, len - put)) > 0)
-        put += (size_t)r;
-    int err = r < 0 ? errno : ENOSPC;
-    if (fd >= 0 && close(fd) != 0 && put == len) {
+    int written = fd >= 0 && cuspec__write_all(fd, ptx, len) == 0, err = errno;
+    if (fd >= 0 && close(fd) != 0 && written) {
+        written = 0;
         err = errno;
-        put = 0;
     }
-    if (fd < 0 || put != len) {
+    if (!written) {
         rc = cuspec__fail(CUSPEC_ERR_IO, "cannot write the PTX for ptxas in %s: %s", w.path,
-                          strerror(fd < 0 ? errno : err));
+                          strerror(err));
         goto out;
     }
     char arch_opt[32];

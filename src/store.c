@@ -12,6 +12,7 @@
 #include "store_files.h"
 #include "error.h"
 #include "hash.h"
+#include "userfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -358,20 +359,6 @@ int cuspec__store_get(const char *key, int kind, struct cuspec__entry *e, int *t
 
 /* ## Publish */
 
-static int write_all(int fd, const unsigned char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, buf, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        buf += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Writes buf to a new temporary file in the folder `dir`, flushes it and
  * renames it to `name`: a reader sees the old entry or the new one, never
  * part of one, and concurrent publishers of one key each succeed (the last
@@ -394,7 +381,7 @@ static int publish(int dir, const char *name, const unsigned char *buf, size_t l
         goto done;
     }
     *step = "cannot write";
-    if (write_all(fd, buf, len) != 0)
+    if (cuspec__write_all(fd, buf, len) != 0)
         goto done;
     *step = "cannot flush";
     if (fsync(fd) != 0)

@@ -11,7 +11,6 @@
  * pair of archs: its first kernel compiled for both, the PTX compared.
  * What ptxas fails at, NVRTC compiles. */
 #include "twins.h"
-#include "error.h"
 #include "ptxas.h"
 #include "store.h"
 #include "text.h"
@@ -78,16 +77,27 @@ static char *retarget(const char *ptx, int from, int to, size_t *len)
     snprintf(was, sizeof was, "\n.target sm_%d\n", from);
     snprintf(now, sizeof now, "\n.target sm_%d\n", to);
     const char *at = strstr(ptx, was);
-    size_t head = at != NULL ? (size_t)(at - ptx) : 0,
-           tail = at != NULL ? strlen(at + strlen(was)) : 0;
-    char *out = at != NULL ? malloc(head + strlen(now) + tail + 1) : NULL;
+    if (at == NULL)
+        return NULL;
+    size_t head = (size_t)(at - ptx), mid = strlen(now), tail = strlen(at + strlen(was));
+    char *out = malloc(head + mid + tail + 1);
     if (out == NULL)
         return NULL;
     memcpy(out, ptx, head);
-    memcpy(out + head, now, strlen(now));
-    memcpy(out + head + strlen(now), at + strlen(was), tail + 1);
-    *len = head + strlen(now) + tail;
+    memcpy(out + head, now, mid);
+    memcpy(out + head + mid, at + strlen(was), tail + 1);
+    *len = head + mid + tail;
     return out;
+}
+
+static void kept_free(struct kept *k)
+{
+    if (k != NULL) {
+        free(k->name);
+        free(k->lowered);
+        free(k->ptx);
+        free(k);
+    }
 }
 
 /* The kept PTX of name from a twin arch of sm_`arch`, retargeted, and the
@@ -165,16 +175,19 @@ void cuspec__twin_keep(const struct cuspec__file *tmpl, const char *name, int ar
                        const char *lowered, char *ptx, int probe)
 {
     struct kept *k = calloc(1, sizeof *k);
-    if (k == NULL || (k->name = strdup(name)) == NULL || (k->lowered = strdup(lowered)) == NULL) {
-        if (k != NULL)
-            free(k->name);
-        free(k);
-        free(ptx);
+    if (k != NULL) {
+        k->ptx = ptx;
+        k->name = strdup(name);
+        k->lowered = strdup(lowered);
+    }
+    if (k == NULL || k->name == NULL || k->lowered == NULL) {
+        if (k == NULL)
+            free(ptx);
+        kept_free(k);
         cuspec__twin_drop(probe);
         return;
     }
     size_t len = strlen(ptx) + 1;
-    k->ptx = ptx;
     k->tmpl = tmpl;
     k->arch = arch;
     pthread_mutex_lock(&share_lock);
@@ -198,10 +211,5 @@ void cuspec__twin_keep(const struct cuspec__file *tmpl, const char *name, int ar
         k = NULL;
     }
     pthread_mutex_unlock(&share_lock);
-    if (k != NULL) {
-        free(k->ptx);
-        free(k->name);
-        free(k->lowered);
-        free(k);
-    }
+    kept_free(k); /* over the bound: not kept */
 }

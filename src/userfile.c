@@ -73,11 +73,31 @@ static const char *file_kind(mode_t mode)
                             : "not a regular file";
 }
 
+int cuspec__write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
 int cuspec__file_read(const char *path, size_t max, char **text, size_t *len)
+{
+    return cuspec__file_read_at(AT_FDCWD, path, max, text, len);
+}
+
+int cuspec__file_read_at(int dir, const char *path, size_t max, char **text, size_t *len)
 {
     *text = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    int fd = openat(dir, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     CUSPEC__RETURN_IF(fd < 0, CUSPEC_ERR_IO, "cannot read %s: %s", path, strerror(errno));
     struct stat st;
     int rc = CUSPEC_OK;

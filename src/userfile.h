@@ -17,5 +17,11 @@ int cuspec__file_replace(const char *tmp, const char *path);
  * is refused at once (never waited on), CUSPEC_ERR_IO saying what it is;
  * CUSPEC_ERR_NOMEM. */
 int cuspec__file_read(const char *path, size_t max, char **text, size_t *len);
+/* The same for `path` relative to the folder open as `dir` (openat): ptxas.c
+ * reads what ptxas left in its own folder so. */
+int cuspec__file_read_at(int dir, const char *path, size_t max, char **text, size_t *len);
+/* Writes all len bytes of buf to fd (retrying short writes and EINTR): 0,
+ * or -1 with errno set. The store's entries and ptxas.c's PTX too. */
+int cuspec__write_all(int fd, const void *buf, size_t len);
 
 #endif /* CUSPEC_USERFILE_H */
