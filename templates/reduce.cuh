@@ -85,6 +85,9 @@
 //             CUDA-graph replays with no memset. Do not share one workspace between
 //             launches that may run concurrently (different streams).
 //   SINGLE=1 with G == 1 writes *out directly and touches neither partials nor ticket.
+//   cuspec_argreduce of 32-bit values (elem<T>::V: every T but the 8-byte ones)
+//   with n < 2^31 uses no partials but ticket[0..3]: ticket[2..3] an 8-byte
+//   word, zero before the first launch like the ticket and left zero.
 //
 // POLICIES
 //   n == 0    : *out = identity: sum/dot 0; min +inf (floats) or the type's max;
@@ -691,6 +694,152 @@ __device__ __forceinline__ void loads(const T *__restrict__ a, const T *__restri
     }
 }
 
+// A thread's share of the partials (i = threadIdx.x + k * BLOCK < count, in
+// k order): four loads in flight at once, not one trip to L2 after another.
+// __ldcg: read at L2 (coherence point), never a stale L1 line.
+template <typename T, int OP, int BLOCK, typename A>
+__device__ __forceinline__ A gather(const A *__restrict__ partials, unsigned int count)
+{
+    constexpr int R = 4;
+    A r = identity<T, A, OP>();
+    for (unsigned int base = threadIdx.x; base < count; base += R * BLOCK) {
+        A x[R];
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            const unsigned int i = base + k * BLOCK;
+            if (i < count) {
+                if constexpr (is_arg<OP>::value)
+                    x[k] = A{__ldcg(&partials[i].v), __ldcg(&partials[i].i)};
+                else
+                    x[k] = __ldcg(partials + i);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < R; ++k)
+            if (base + k * BLOCK < count)
+                r = combine<A, OP>(r, x[k]);
+    }
+    return r;
+}
+
+// Last-block-done: whether this block, whose thread 0 calls it after storing
+// its partial, is the grid's last. The ticket's atomic increment has release
+// semantics (publishes what the thread wrote before) and acquire semantics
+// (the last block sees what every other block published). The atomicInc-style
+// wrap with limit G-1 stores 0 when it returns G-1, so the last block resets
+// the ticket for the next launch in the same atomic. Default (sm_70+): one
+// atom.acq_rel.gpu. CUSPEC_REDUCE_CLASSIC_FENCE (or pre-sm_70) uses the
+// classic __threadfence(); atomicInc(); __threadfence().
+__device__ __forceinline__ bool last_ticket(unsigned int *ticket)
+{
+    unsigned int prev;
+#if defined(CUSPEC_REDUCE_CLASSIC_FENCE) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700)
+    __threadfence();
+    prev = atomicInc(ticket, gridDim.x - 1);
+    __threadfence();
+#else
+    asm volatile("atom.acq_rel.gpu.inc.u32 %0, [%1], %2;"
+                 : "=r"(prev)
+                 : "l"(ticket), "r"(gridDim.x - 1)
+                 : "memory");
+#endif
+    return prev == gridDim.x - 1;
+}
+
+// ---- argmin/argmax of 32-bit values, fewer than 2^31 elements: one word ------
+// An element as 64 bits whose larger is the better: its key (arg_key: NaN
+// the largest, both zeros one key) over (2^31 - 1 - index) << 1 and the sign
+// of a zero, so that the exact element comes back (a NaN comes back as
+// some NaN). Equal keys: the smaller index is the larger word. 0: no element
+// (an index below 2^31 - 1 leaves a low word of at least 2). A block's best
+// is two redux.sync a warp level (shuffles before sm_80); the blocks combine
+// theirs with a 64-bit atomicMax on ticket[2..3], which the last block takes
+// and zeroes with one atomicExch: no partials and no last block's reduction.
+enum : unsigned long long { PACKED_N = 0x80000000ULL };
+
+template <typename X> struct packs {
+    enum : bool { value = sizeof(X) == 4 };
+};
+
+template <int OP, typename X> __device__ __forceinline__ unsigned long long pack(const arg<X> &r)
+{
+    if (r.i == EMPTY)
+        return 0;
+    unsigned int z = 0;
+    if constexpr (elem<X>::is_float)
+        z = __float_as_uint(r.v) == 0x80000000u;
+    const unsigned int lo = ((0x7fffffffu - (unsigned int)r.i) << 1) | z;
+    return (unsigned long long)arg_key<OP == OP_ARGMIN>(r.v) << 32 | lo;
+}
+
+template <int OP, typename X> __device__ __forceinline__ arg<X> unpack(unsigned long long w)
+{
+    unsigned int k = (unsigned int)(w >> 32);
+    const unsigned int lo = (unsigned int)w;
+    arg<X> r;
+    r.i = 0x7fffffffu - (lo >> 1);
+    if constexpr (elem<X>::is_float) {
+        if (k == 0xffffffffu) {
+            r.v = __uint_as_float(0x7fffffffu);
+            return r;
+        }
+    }
+    if constexpr (OP == OP_ARGMIN)
+        k = ~k;
+    if constexpr (elem<X>::is_float)
+        r.v = __uint_as_float(k == 0x80000000u  ? (lo & 1u) << 31
+                              : k & 0x80000000u ? k & 0x7fffffffu
+                                                : ~k);
+    else if constexpr (elem<X>::is_signed)
+        r.v = (X)(k ^ 0x80000000u);
+    else
+        r.v = (X)k;
+    return r;
+}
+
+__device__ __forceinline__ unsigned long long warp_max64(unsigned long long w)
+{
+    if constexpr (arg_redux) {
+        const unsigned int h = redux<true>((unsigned int)(w >> 32));
+        const unsigned int l = redux<true>((unsigned int)(w >> 32) == h ? (unsigned int)w : 0u);
+        return (unsigned long long)h << 32 | l;
+    } else {
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            const unsigned long long o = __shfl_xor_sync(0xffffffffu, w, off);
+            w = o > w ? o : w;
+        }
+        return w;
+    }
+}
+
+// The block's best (pack) to *out and *index: thread 0 of the last block.
+template <typename T, int OP, int BLOCK, typename X, typename Out>
+__device__ __forceinline__ void packed_finish(const arg<X> &r, Out *out, long long *index,
+                                              unsigned int *ticket)
+{
+    constexpr int WARPS = BLOCK / 32;
+    __shared__ unsigned long long warp_w[WARPS];
+    unsigned long long w = warp_max64(pack<OP>(r));
+    if constexpr (WARPS > 1) {
+        if ((threadIdx.x & 31) == 0)
+            warp_w[threadIdx.x >> 5] = w;
+        __syncthreads();
+        if (threadIdx.x < 32)
+            w = warp_max64(threadIdx.x < WARPS ? warp_w[threadIdx.x] : 0ULL);
+    }
+    if (threadIdx.x != 0)
+        return;
+    if (gridDim.x > 1) {
+        unsigned long long *word = reinterpret_cast<unsigned long long *>(ticket + 2);
+        atomicMax(word, w);
+        if (!last_ticket(ticket))
+            return;
+        w = atomicExch(word, 0ULL);
+    }
+    finish<T, OP>(unpack<OP, X>(w), out, index);
+}
+
 // ---- one pass over the input, every op --------------------------------------
 template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE, typename A,
           typename Out>
@@ -759,6 +908,12 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
     }
 
     CUSPEC_LET_NEXT_GRID(); // the input is read: the grid's tail is what is left
+    if constexpr (is_arg<OP>::value && packs<typename elem<T>::V>::value) {
+        if (n < PACKED_N) {
+            packed_finish<T, OP, BLOCK>(acc[0], out, index, ticket);
+            return;
+        }
+    }
     A v = block_reduce<T, A, OP, BLOCK>(tree<A, OP, K>(acc));
 
     if constexpr (SINGLE) {
@@ -773,29 +928,11 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
     if constexpr (!SINGLE)
         return;
 
-    // Last-block-done. Thread 0 has stored this block's partial; it then takes a
-    // ticket with an atomic increment that has release semantics (publishes the
-    // partial) and acquire semantics (the last block sees every other partial).
-    // atomicInc-style wrap with limit G-1 stores 0 when it returns G-1, so the
-    // last block resets the ticket for the next launch in the same atomic.
-    // The __syncthreads() below extends thread 0's acquire to the whole block.
-    // Default (sm_70+): one atom.acq_rel.gpu. CUSPEC_REDUCE_CLASSIC_FENCE (or
-    // pre-sm_70) uses the classic __threadfence(); atomicInc(); __threadfence().
+    // Last-block-done (last_ticket); the __syncthreads() below extends thread
+    // 0's acquire to the whole block.
     __shared__ unsigned int s_last;
-    if (threadIdx.x == 0) {
-        unsigned int prev;
-#if defined(CUSPEC_REDUCE_CLASSIC_FENCE) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700)
-        __threadfence();
-        prev = atomicInc(ticket, gridDim.x - 1);
-        __threadfence();
-#else
-        asm volatile("atom.acq_rel.gpu.inc.u32 %0, [%1], %2;"
-                     : "=r"(prev)
-                     : "l"(ticket), "r"(gridDim.x - 1)
-                     : "memory");
-#endif
-        s_last = (prev == gridDim.x - 1);
-    }
+    if (threadIdx.x == 0)
+        s_last = last_ticket(ticket);
     __syncthreads();
     if (!s_last)
         return;
@@ -805,14 +942,7 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
     const bool one_warp = gridDim.x <= 32;
     if (one_warp && threadIdx.x >= 32)
         return;
-    A r = identity<T, A, OP>();
-    // __ldcg: read at L2 (coherence point), never a stale L1 line.
-    for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK) {
-        if constexpr (is_arg<OP>::value)
-            r = combine<A, OP>(r, A{__ldcg(&partials[i].v), __ldcg(&partials[i].i)});
-        else
-            r = combine<A, OP>(r, __ldcg(partials + i));
-    }
+    A r = gather<T, OP, BLOCK>(partials, gridDim.x);
     r = one_warp ? warp_reduce<A, OP>(r, gridDim.x) : block_reduce<T, A, OP, BLOCK>(r);
     if (threadIdx.x == 0)
         finish<T, OP>(r, out, index);
@@ -851,9 +981,7 @@ __global__ void __launch_bounds__(BLOCK)
                   "BLOCK: multiple of 32 in [32,1024]");
     static_assert(OP >= 0 && OP <= 3, "OP: 0 sum, 1 min, 2 max, 3 dot");
     CUSPEC_AFTER_PRIOR_GRID();
-    Acc r = identity<T, Acc, OP>();
-    for (unsigned int i = threadIdx.x; i < count; i += BLOCK)
-        r = combine<Acc, OP>(r, partials[i]);
+    Acc r = gather<T, OP, BLOCK>(partials, count);
     r = block_reduce<T, Acc, OP, BLOCK>(r);
     if (threadIdx.x == 0)
         finish<T, OP>(r, out, (long long *)nullptr);

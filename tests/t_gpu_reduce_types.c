@@ -10,6 +10,7 @@
  * and argmax by index and the bytes of the element there. Then ties (the
  * smallest index), NaN (the first NaN's index; min/max propagate it), -0.0
  * against +0.0, arrays holding only the identity's value (+inf for argmin),
+ * i8 and u8 argmin/argmax around 2^31 elements,
  * argreduce's arguments, a sample of every legal specialization of these
  * types and ops through cuspec__reduce_variant, and argmax and an f16 sum
  * captured in a graph and replayed 100 times.
@@ -772,6 +773,55 @@ TEST(variants_sampled_sizes_offsets)
 }
 
 /* ## Captured in a graph, replayed 100 times: the same results every time */
+/* ## Around 2^31 elements: argmin/argmax of 32-bit values below 2^31
+ * elements combine blocks in one 64-bit word holding a 31-bit index
+ * (templates/reduce.cuh); from 2^31 they keep 64-bit indices in partials.
+ * u8 and i8 arrays of 2^31 - 1, 2^31 and 2^31 + 100 bytes (zeros) with the
+ * extreme twice near the end: the first of the two, past 2^31 where there
+ * is room; its value; and the last element alone. */
+TEST(argreduce_around_2_31)
+{
+    if (!ready())
+        return;
+    group_begin();
+    const size_t two31 = (size_t)1 << 31;
+    const size_t sizes[] = {two31 - 1, two31, two31 + 100};
+    CUdeviceptr big = 0;
+    CUresult r = drv->cuMemAlloc(&big, two31 + 100);
+    if (r != CUDA_SUCCESS) {
+        CASE_FAIL("cuMemAlloc of 2^31 + 100 bytes: CUresult %d", (int)r);
+        group_end();
+        return;
+    }
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        const size_t n = sizes[k];
+        for (int op = CUSPEC_ARGMIN; op <= CUSPEC_ARGMAX; op++)
+            for (int last = 0; last < 2; last++) {
+                const int dt = op == CUSPEC_ARGMIN ? CUSPEC_I8 : CUSPEC_U8;
+                const unsigned char best = op == CUSPEC_ARGMIN ? 0xfd /* -3 */ : 200;
+                /* the extreme at n - 9 and n - 3, or at n - 1 alone */
+                const size_t at = last ? n - 1 : n - 9;
+                CU_OK(drv->cuMemsetD8(big, 0, n));
+                CU_OK(drv->cuMemcpyHtoD(big + at, &best, 1));
+                if (!last)
+                    CU_OK(drv->cuMemcpyHtoD(big + n - 3, &best, 1));
+                CU_OK(drv->cuMemsetD8(d_out, POISON, OUT_BYTES));
+                int rc = cuspec_argreduce(ctx, op, dt, big, n, d_out, d_out + 8, NULL);
+                unsigned char got[OUT_BYTES];
+                CU_OK(drv->cuMemcpyDtoH(got, d_out, OUT_BYTES));
+                int64_t index;
+                memcpy(&index, got + 8, 8);
+                if (rc != CUSPEC_OK || got[0] != best || index != (int64_t)at)
+                    CASE_FAIL("%s of %s, n = %zu, extreme at %zu%s: rc %d, value 0x%02x, index "
+                              "%lld",
+                              op == CUSPEC_ARGMIN ? "argmin" : "argmax", cuspec_dtype_name(dt), n,
+                              at, last ? " alone" : " and n - 3", rc, got[0], (long long)index);
+            }
+    }
+    CU_OK(drv->cuMemFree(big));
+    group_end();
+}
+
 TEST(graph_replayed_100_times)
 {
     if (!ready())
@@ -850,6 +900,7 @@ int main(void)
         TAP_ENTRY(each_lane_of_a_load),
         TAP_ENTRY(argreduce_outputs),
         TAP_ENTRY(variants_sampled_sizes_offsets),
+        TAP_ENTRY(argreduce_around_2_31),
         TAP_ENTRY(graph_replayed_100_times),
     };
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
