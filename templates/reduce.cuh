@@ -44,7 +44,9 @@
 //   VEC    elements per vector load, VEC*sizeof(T) <= 16: 1, 2, 4, 8 or 16.
 //   SINGLE 1: one launch (last-block-done finish: each block stores its partial,
 //          then takes a ticket with an acq_rel atomic; the block that takes the
-//          last ticket combines all partials); 0: the host launches
+//          last ticket combines all partials; where one word can hold the
+//          result, each block combines its own into it with an atomic and the
+//          last block's thread 0 takes it: see WORKSPACE); 0: the host launches
 //          cuspec_reduce_final<T,Acc,OP,BLOCK><<<1,BLOCK>>>(partials, grid, out)
 //          after cuspec_reduce. cuspec_argreduce is always one launch.
 //
@@ -79,15 +81,18 @@
 // WORKSPACE
 //   partials: at least G elements of Acc (cuspec_argreduce: of arg<V>, 16 bytes
 //             each); not read by the host; no initialisation.
-//   ticket:   one unsigned int that must be 0 before the FIRST launch that uses it.
-//             SINGLE=1 leaves it 0 again on exit (the last block's wrapping atomic
-//             increment stores 0), so one workspace serves back-to-back launches on one stream and
+//   ticket:   four unsigned ints, 8-byte aligned, that must be 0 before the FIRST
+//             launch that uses them: ticket[0] the ticket, ticket[2..3] the word.
+//             SINGLE=1 leaves them 0 again on exit (the last block's wrapping atomic
+//             increment stores 0, and it takes the word with an exchange for 0), so
+//             one workspace serves back-to-back launches on one stream and
 //             CUDA-graph replays with no memset. Do not share one workspace between
 //             launches that may run concurrently (different streams).
 //   SINGLE=1 with G == 1 writes *out directly and touches neither partials nor ticket.
-//   cuspec_argreduce of 32-bit values (elem<T>::V: every T but the 8-byte ones)
-//   with n < 2^31 uses no partials but ticket[0..3]: ticket[2..3] an 8-byte
-//   word, zero before the first launch like the ticket and left zero.
+//   SINGLE=1 combines its blocks in the word, with no partials, for min/max of
+//   32-bit values (elem<T>::V: every T but the 8-byte ones), integer sums and
+//   dots, and cuspec_argreduce of 32-bit values with n < 2^31 (its partials
+//   otherwise).
 //
 // POLICIES
 //   n == 0    : *out = identity: sum/dot 0; min +inf (floats) or the type's max;
@@ -694,34 +699,6 @@ __device__ __forceinline__ void loads(const T *__restrict__ a, const T *__restri
     }
 }
 
-// A thread's share of the partials (i = threadIdx.x + k * BLOCK < count, in
-// k order): four loads in flight at once, not one trip to L2 after another.
-// __ldcg: read at L2 (coherence point), never a stale L1 line.
-template <typename T, int OP, int BLOCK, typename A>
-__device__ __forceinline__ A gather(const A *__restrict__ partials, unsigned int count)
-{
-    constexpr int R = 4;
-    A r = identity<T, A, OP>();
-    for (unsigned int base = threadIdx.x; base < count; base += R * BLOCK) {
-        A x[R];
-#pragma unroll
-        for (int k = 0; k < R; ++k) {
-            const unsigned int i = base + k * BLOCK;
-            if (i < count) {
-                if constexpr (is_arg<OP>::value)
-                    x[k] = A{__ldcg(&partials[i].v), __ldcg(&partials[i].i)};
-                else
-                    x[k] = __ldcg(partials + i);
-            }
-        }
-#pragma unroll
-        for (int k = 0; k < R; ++k)
-            if (base + k * BLOCK < count)
-                r = combine<A, OP>(r, x[k]);
-    }
-    return r;
-}
-
 // Last-block-done: whether this block, whose thread 0 calls it after storing
 // its partial, is the grid's last. The ticket's atomic increment has release
 // semantics (publishes what the thread wrote before) and acquire semantics
@@ -772,29 +749,31 @@ template <int OP, typename X> __device__ __forceinline__ unsigned long long pack
     return (unsigned long long)arg_key<OP == OP_ARGMIN>(r.v) << 32 | lo;
 }
 
-template <int OP, typename X> __device__ __forceinline__ arg<X> unpack(unsigned long long w)
+// The value of key k (arg_key<LOW>); a zero's sign from `negative`, a NaN
+// some NaN.
+template <bool LOW, typename X> __device__ __forceinline__ X key_value(unsigned int k, bool negative)
 {
-    unsigned int k = (unsigned int)(w >> 32);
-    const unsigned int lo = (unsigned int)w;
-    arg<X> r;
-    r.i = 0x7fffffffu - (lo >> 1);
     if constexpr (elem<X>::is_float) {
-        if (k == 0xffffffffu) {
-            r.v = __uint_as_float(0x7fffffffu);
-            return r;
-        }
+        if (k == 0xffffffffu)
+            return __uint_as_float(0x7fffffffu);
     }
-    if constexpr (OP == OP_ARGMIN)
+    if constexpr (LOW)
         k = ~k;
     if constexpr (elem<X>::is_float)
-        r.v = __uint_as_float(k == 0x80000000u  ? (lo & 1u) << 31
-                              : k & 0x80000000u ? k & 0x7fffffffu
-                                                : ~k);
+        return __uint_as_float(k == 0x80000000u  ? (negative ? 0x80000000u : 0u)
+                               : k & 0x80000000u ? k & 0x7fffffffu
+                                                 : ~k);
     else if constexpr (elem<X>::is_signed)
-        r.v = (X)(k ^ 0x80000000u);
+        return (X)(k ^ 0x80000000u);
     else
-        r.v = (X)k;
-    return r;
+        return (X)k;
+}
+
+template <int OP, typename X> __device__ __forceinline__ arg<X> unpack(unsigned long long w)
+{
+    const unsigned int lo = (unsigned int)w;
+    return arg<X>{key_value<OP == OP_ARGMIN, X>((unsigned int)(w >> 32), lo & 1u),
+                  0x7fffffffu - (lo >> 1)};
 }
 
 __device__ __forceinline__ unsigned long long warp_max64(unsigned long long w)
@@ -838,6 +817,43 @@ __device__ __forceinline__ void packed_finish(const arg<X> &r, Out *out, long lo
         w = atomicExch(word, 0ULL);
     }
     finish<T, OP>(unpack<OP, X>(w), out, index);
+}
+
+// ---- min/max of 32-bit values, integer sums and dots: one word ---------------
+// The blocks' results combined in ticket[2..3] by one atomic each, which the
+// last block takes and zeroes with one atomicExch: min/max as arg_key keys
+// (the word starts at 0, no key's better; a NaN comes back as some NaN, a
+// zero as +0.0), sums and dots added modulo 2^64 (or 2^32 for a 32-bit Acc:
+// the same as the partials' adds, in any order).
+template <typename A, bool ADDS> struct int_sum {
+    enum : bool { value = false };
+};
+template <typename A> struct int_sum<A, true> {
+    enum : bool { value = !elem<A>::is_float };
+};
+template <typename A, int OP> struct in_word {
+    enum : bool {
+        value = (OP == OP_MIN || OP == OP_MAX) ? sizeof(A) == 4
+                                               : int_sum<A, OP == OP_SUM || OP == OP_DOT>::value
+    };
+};
+
+template <typename T, int OP, typename A, typename Out>
+__device__ __forceinline__ void word_finish(A v, Out *out, unsigned int *ticket)
+{
+    if constexpr (OP == OP_MIN || OP == OP_MAX) {
+        unsigned int *word = ticket + 2;
+        atomicMax(word, arg_key<OP == OP_MIN>(v));
+        if (last_ticket(ticket))
+            finish<T, OP>(key_value<OP == OP_MIN, A>(atomicExch(word, 0u), false), out,
+                          (long long *)nullptr);
+    } else {
+        typedef typename pick<sizeof(A) == 8, unsigned long long, unsigned int>::type U;
+        U *word = reinterpret_cast<U *>(ticket + 2);
+        atomicAdd(word, (U)v);
+        if (last_ticket(ticket))
+            finish<T, OP>((A)atomicExch(word, (U)0), out, (long long *)nullptr);
+    }
 }
 
 // ---- one pass over the input, every op --------------------------------------
@@ -922,6 +938,11 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
                 finish<T, OP>(v, out, index);
             return;
         }
+        if constexpr (in_word<A, OP>::value) {
+            if (threadIdx.x == 0)
+                word_finish<T, OP>(v, out, ticket);
+            return;
+        }
     }
     if (threadIdx.x == 0)
         partials[blockIdx.x] = v;
@@ -942,7 +963,14 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
     const bool one_warp = gridDim.x <= 32;
     if (one_warp && threadIdx.x >= 32)
         return;
-    A r = gather<T, OP, BLOCK>(partials, gridDim.x);
+    A r = identity<T, A, OP>();
+    // __ldcg: read at L2 (coherence point), never a stale L1 line.
+    for (unsigned int i = threadIdx.x; i < gridDim.x; i += BLOCK) {
+        if constexpr (is_arg<OP>::value)
+            r = combine<A, OP>(r, A{__ldcg(&partials[i].v), __ldcg(&partials[i].i)});
+        else
+            r = combine<A, OP>(r, __ldcg(partials + i));
+    }
     r = one_warp ? warp_reduce<A, OP>(r, gridDim.x) : block_reduce<T, A, OP, BLOCK>(r);
     if (threadIdx.x == 0)
         finish<T, OP>(r, out, index);
@@ -981,7 +1009,9 @@ __global__ void __launch_bounds__(BLOCK)
                   "BLOCK: multiple of 32 in [32,1024]");
     static_assert(OP >= 0 && OP <= 3, "OP: 0 sum, 1 min, 2 max, 3 dot");
     CUSPEC_AFTER_PRIOR_GRID();
-    Acc r = gather<T, OP, BLOCK>(partials, count);
+    Acc r = identity<T, Acc, OP>();
+    for (unsigned int i = threadIdx.x; i < count; i += BLOCK)
+        r = combine<Acc, OP>(r, partials[i]);
     r = block_reduce<T, Acc, OP, BLOCK>(r);
     if (threadIdx.x == 0)
         finish<T, OP>(r, out, (long long *)nullptr);
