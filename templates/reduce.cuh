@@ -89,10 +89,9 @@
 //             CUDA-graph replays with no memset. Do not share one workspace between
 //             launches that may run concurrently (different streams).
 //   SINGLE=1 with G == 1 writes *out directly and touches neither partials nor ticket.
-//   SINGLE=1 combines its blocks in the word, with no partials, for min/max of
-//   32-bit values (elem<T>::V: every T but the 8-byte ones), integer sums and
-//   dots, and cuspec_argreduce of 32-bit values with n < 2^31 (its partials
-//   otherwise).
+//   SINGLE=1 combines its blocks in the word, with no partials, for min/max,
+//   integer sums and dots, and cuspec_argreduce of 32-bit values (elem<T>::V:
+//   every T but the 8-byte ones) with n < 2^31 (its partials otherwise).
 //
 // POLICIES
 //   n == 0    : *out = identity: sum/dot 0; min +inf (floats) or the type's max;
@@ -749,26 +748,6 @@ template <int OP, typename X> __device__ __forceinline__ unsigned long long pack
     return (unsigned long long)arg_key<OP == OP_ARGMIN>(r.v) << 32 | lo;
 }
 
-// The value of key k (arg_key<LOW>); a zero's sign from `negative`, a NaN
-// some NaN.
-template <bool LOW, typename X> __device__ __forceinline__ X key_value(unsigned int k, bool negative)
-{
-    if constexpr (elem<X>::is_float) {
-        if (k == 0xffffffffu)
-            return __uint_as_float(0x7fffffffu);
-    }
-    if constexpr (LOW)
-        k = ~k;
-    if constexpr (elem<X>::is_float)
-        return __uint_as_float(k == 0x80000000u  ? (negative ? 0x80000000u : 0u)
-                               : k & 0x80000000u ? k & 0x7fffffffu
-                                                 : ~k);
-    else if constexpr (elem<X>::is_signed)
-        return (X)(k ^ 0x80000000u);
-    else
-        return (X)k;
-}
-
 template <int OP, typename X> __device__ __forceinline__ arg<X> unpack(unsigned long long w)
 {
     const unsigned int lo = (unsigned int)w;
@@ -819,7 +798,7 @@ __device__ __forceinline__ void packed_finish(const arg<X> &r, Out *out, long lo
     finish<T, OP>(unpack<OP, X>(w), out, index);
 }
 
-// ---- min/max of 32-bit values, integer sums and dots: one word ---------------
+// ---- min/max, integer sums and dots: one word --------------------------------
 // The blocks' results combined in ticket[2..3] by one atomic each, which the
 // last block takes and zeroes with one atomicExch: min/max as arg_key keys
 // (the word starts at 0, no key's better; a NaN comes back as some NaN, a
@@ -833,8 +812,7 @@ template <typename A> struct int_sum<A, true> {
 };
 template <typename A, int OP> struct in_word {
     enum : bool {
-        value = (OP == OP_MIN || OP == OP_MAX) ? sizeof(A) == 4
-                                               : int_sum<A, OP == OP_SUM || OP == OP_DOT>::value
+        value = OP == OP_MIN || OP == OP_MAX || int_sum<A, OP == OP_SUM || OP == OP_DOT>::value
     };
 };
 
@@ -842,10 +820,11 @@ template <typename T, int OP, typename A, typename Out>
 __device__ __forceinline__ void word_finish(A v, Out *out, unsigned int *ticket)
 {
     if constexpr (OP == OP_MIN || OP == OP_MAX) {
-        unsigned int *word = ticket + 2;
+        typedef typename key_bits<sizeof(A)>::type K;
+        K *word = reinterpret_cast<K *>(ticket + 2);
         atomicMax(word, arg_key<OP == OP_MIN>(v));
         if (last_ticket(ticket))
-            finish<T, OP>(key_value<OP == OP_MIN, A>(atomicExch(word, 0u), false), out,
+            finish<T, OP>(key_value<OP == OP_MIN, A>(atomicExch(word, (K)0), false), out,
                           (long long *)nullptr);
     } else {
         typedef typename pick<sizeof(A) == 8, unsigned long long, unsigned int>::type U;

@@ -367,24 +367,68 @@ enum : bool { arg_redux = true };
 enum : bool { arg_redux = false };
 #endif
 
-// A rank: a better value has the larger key, both zeros one key, NaN the
-// largest of all (LOW: argmin, the smaller value is better).
-template <bool LOW, typename X> __device__ __forceinline__ unsigned int arg_key(X v)
+// A rank of 32 (64) bits for a value of 32 (64): a better value has the
+// larger key, both zeros one key, NaN the largest of all (LOW: argmin or
+// min, the smaller value is better). key_value is its inverse.
+template <int BYTES> struct key_bits;
+template <> struct key_bits<4> {
+    typedef unsigned int type;
+};
+template <> struct key_bits<8> {
+    typedef unsigned long long type;
+};
+
+template <bool LOW, typename X>
+__device__ __forceinline__ typename key_bits<sizeof(X)>::type arg_key(X v)
 {
-    unsigned int u;
+    typedef typename key_bits<sizeof(X)>::type K;
+    constexpr K TOP = (K)1 << (sizeof(K) * 8 - 1);
+    K u;
     if constexpr (elem<X>::is_float) {
-        u = __float_as_uint(v);
-        u = (u << 1) == 0 ? 0x80000000u : (u & 0x80000000u) ? ~u : u | 0x80000000u;
+        if constexpr (sizeof(X) == 8)
+            u = (K)__double_as_longlong(v);
+        else
+            u = __float_as_uint(v);
+        u = (u << 1) == 0 ? TOP : (u & TOP) ? ~u : u | TOP;
     } else if constexpr (elem<X>::is_signed) {
-        u = (unsigned int)v ^ 0x80000000u;
+        u = (K)v ^ TOP;
     } else {
-        u = v;
+        u = (K)v;
     }
     if constexpr (LOW)
         u = ~u;
     if constexpr (elem<X>::is_float)
-        u = v != v ? 0xffffffffu : u;
+        u = v != v ? ~(K)0 : u;
     return u;
+}
+
+// The value of key k; a zero's sign from `negative`, a NaN some NaN.
+template <bool LOW, typename X>
+__device__ __forceinline__ X key_value(typename key_bits<sizeof(X)>::type k, bool negative)
+{
+    typedef typename key_bits<sizeof(X)>::type K;
+    constexpr K TOP = (K)1 << (sizeof(K) * 8 - 1);
+    if constexpr (elem<X>::is_float) {
+        K u;
+        if (k == ~(K)0) {
+            u = ~TOP;
+        } else {
+            if constexpr (LOW)
+                k = ~k;
+            u = k == TOP ? (negative ? TOP : 0) : (k & TOP) ? k & ~TOP : ~k;
+        }
+        if constexpr (sizeof(X) == 8)
+            return __longlong_as_double((long long)u);
+        else
+            return __uint_as_float(u);
+    } else {
+        if constexpr (LOW)
+            k = ~k;
+        if constexpr (elem<X>::is_signed)
+            return (X)(k ^ TOP);
+        else
+            return (X)k;
+    }
 }
 
 template <bool MAX> __device__ __forceinline__ unsigned int redux(unsigned int x)
