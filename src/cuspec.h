@@ -412,7 +412,8 @@ CUSPEC_EXPORT int cuspec_copy(cuspec_ctx *ctx, cuspec_devptr dst, cuspec_devptr 
  *
  * out[0] = op over in[0 .. n-1], for every dtype: f32, f64, f16, bf16, i8,
  * u8, i16, u16, i32, u32, i64, u64. Min and max write the winning element
- * (in the input's dtype); float min/max propagate NaN (any NaN in, NaN out);
+ * (in the input's dtype; a zero of either sign, and a NaN not necessarily
+ * with the input's payload); float min/max propagate NaN (any NaN in, NaN out);
  * n = 0 writes the identity (sum: 0; min: +inf or the type's largest value;
  * max: -inf or the type's smallest). Integer sums and dots accumulate in 64
  * bits and write 64 bits of the input's signedness: i8, i16, i32 -> i64;
@@ -449,7 +450,8 @@ CUSPEC_EXPORT int cuspec_dot(cuspec_ctx *ctx, int dtype, cuspec_devptr a, cuspec
  * one pass over the data: value[0] gets the extreme element (in the input's
  * dtype) and index[0] its position (an i64, 8-byte aligned). Ties give the
  * smallest index; a NaN beats every number and the first NaN's index is
- * given (as NumPy and PyTorch do); -0.0 and +0.0 are equal. Either of value
+ * given (as NumPy and PyTorch do; value[0] is then a NaN, not necessarily
+ * with that element's payload); -0.0 and +0.0 are equal. Either of value
  * and index may be 0 (not written), not both. n must be at least 1: an
  * empty array has no index to give (CUSPEC_ERR_INVALID naming n). Any dtype;
  * the rest as cuspec_reduce. */
