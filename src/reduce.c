@@ -247,14 +247,12 @@ static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspe
     if (grid == 0)
         grid = 1;
 
-    /* One block of a single-pass kernel writes the result itself: no scratch.
-     * Most single-pass kernels combine their blocks in an 8-byte word after
-     * the ticket: four zero tickets (templates/reduce.cuh). */
+    /* One block of a single-pass kernel writes the result itself: no scratch. */
     struct cuspec__scratch s = {0};
     int own = held == NULL && !(v->p[P_SINGLE] && grid == 1);
     if (own)
         rc = cuspec__scratch_take(ctx, stream, (unsigned)grid * (arg ? 2 : 1),
-                                  v->p[P_SINGLE] ? 4 : 0, &s);
+                                  v->p[P_SINGLE] ? CUSPEC__WS_WHOLE_TICKETS : 0, &s);
     else if (held != NULL)
         s = *held;
     if (rc != CUSPEC_OK)

@@ -1,7 +1,8 @@
 /* Device scratch of reductions (workspace.c): CUSPEC__WS_BYTES of partial
  * results, then CUSPEC__WS_TICKETS 4-byte tickets that are zero between
- * launches (a whole-array reduction uses the first four; a split axis
- * reduction one per row or column tile). Calls on a stream that is not
+ * launches (a whole-array reduction uses the first
+ * CUSPEC__WS_WHOLE_TICKETS; a split axis reduction one per row or column
+ * tile). Calls on a stream that is not
  * capturing take a slot of the context's pool; calls being captured take a
  * slot that the graph owns until it is destroyed.
  * Internal. */
@@ -15,6 +16,9 @@
  * (docs/experiments/reduce_axis.md: "Scratch"). */
 #define CUSPEC__WS_BYTES (256 * 1024)
 #define CUSPEC__WS_TICKETS 1024
+/* A whole-array reduction's: its ticket, then (8-byte aligned) the word its
+ * blocks combine in (templates/reduce.cuh, WORKSPACE). */
+#define CUSPEC__WS_WHOLE_TICKETS 4
 #define CUSPEC__WS_MARKED 64 /* captures known to hold their graph-memory marker */
 
 struct cuspec__ws_slot {

@@ -722,6 +722,23 @@ __device__ __forceinline__ bool last_ticket(unsigned int *ticket)
     return prev == gridDim.x - 1;
 }
 
+// Thread 0's share of a block's result combined into the word (ticket[2..3]:
+// atomicMax, or atomicAdd where ADD) before it takes the ticket; true in the
+// last block, whose w is then the word's final value, taken and zeroed.
+template <bool ADD, typename K>
+__device__ __forceinline__ bool through_word(unsigned int *ticket, K &w)
+{
+    K *word = reinterpret_cast<K *>(ticket + 2);
+    if constexpr (ADD)
+        atomicAdd(word, w);
+    else
+        atomicMax(word, w);
+    if (!last_ticket(ticket))
+        return false;
+    w = atomicExch(word, (K)0);
+    return true;
+}
+
 // ---- argmin/argmax of 32-bit values, fewer than 2^31 elements: one word ------
 // An element as 64 bits whose larger is the better: its key (arg_key: NaN
 // the largest, both zeros one key) over (2^31 - 1 - index) << 1 and the sign
@@ -732,10 +749,6 @@ __device__ __forceinline__ bool last_ticket(unsigned int *ticket)
 // theirs with a 64-bit atomicMax on ticket[2..3], which the last block takes
 // and zeroes with one atomicExch: no partials and no last block's reduction.
 enum : unsigned long long { PACKED_N = 0x80000000ULL };
-
-template <typename X> struct packs {
-    enum : bool { value = sizeof(X) == 4 };
-};
 
 template <int OP, typename X> __device__ __forceinline__ unsigned long long pack(const arg<X> &r)
 {
@@ -786,15 +799,8 @@ __device__ __forceinline__ void packed_finish(const arg<X> &r, Out *out, long lo
         if (threadIdx.x < 32)
             w = warp_max64(threadIdx.x < WARPS ? warp_w[threadIdx.x] : 0ULL);
     }
-    if (threadIdx.x != 0)
+    if (threadIdx.x != 0 || (gridDim.x > 1 && !through_word<false>(ticket, w)))
         return;
-    if (gridDim.x > 1) {
-        unsigned long long *word = reinterpret_cast<unsigned long long *>(ticket + 2);
-        atomicMax(word, w);
-        if (!last_ticket(ticket))
-            return;
-        w = atomicExch(word, 0ULL);
-    }
     finish<T, OP>(unpack<OP, X>(w), out, index);
 }
 
@@ -812,7 +818,7 @@ template <typename A> struct int_sum<A, true> {
 };
 template <typename A, int OP> struct in_word {
     enum : bool {
-        value = OP == OP_MIN || OP == OP_MAX || int_sum<A, OP == OP_SUM || OP == OP_DOT>::value
+        value = OP == OP_MIN || OP == OP_MAX || int_sum<A, (OP == OP_SUM || OP == OP_DOT)>::value
     };
 };
 
@@ -820,18 +826,13 @@ template <typename T, int OP, typename A, typename Out>
 __device__ __forceinline__ void word_finish(A v, Out *out, unsigned int *ticket)
 {
     if constexpr (OP == OP_MIN || OP == OP_MAX) {
-        typedef typename key_bits<sizeof(A)>::type K;
-        K *word = reinterpret_cast<K *>(ticket + 2);
-        atomicMax(word, arg_key<OP == OP_MIN>(v));
-        if (last_ticket(ticket))
-            finish<T, OP>(key_value<OP == OP_MIN, A>(atomicExch(word, (K)0), false), out,
-                          (long long *)nullptr);
+        auto k = arg_key<OP == OP_MIN>(v);
+        if (through_word<false>(ticket, k))
+            finish<T, OP>(key_value<OP == OP_MIN, A>(k, false), out, (long long *)nullptr);
     } else {
-        typedef typename pick<sizeof(A) == 8, unsigned long long, unsigned int>::type U;
-        U *word = reinterpret_cast<U *>(ticket + 2);
-        atomicAdd(word, (U)v);
-        if (last_ticket(ticket))
-            finish<T, OP>((A)atomicExch(word, (U)0), out, (long long *)nullptr);
+        typename pick<sizeof(A) == 8, unsigned long long, unsigned int>::type u = v;
+        if (through_word<true>(ticket, u))
+            finish<T, OP>((A)u, out, (long long *)nullptr);
     }
 }
 
@@ -903,7 +904,7 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
     }
 
     CUSPEC_LET_NEXT_GRID(); // the input is read: the grid's tail is what is left
-    if constexpr (is_arg<OP>::value && packs<typename elem<T>::V>::value) {
+    if constexpr (is_arg<OP>::value && sizeof(typename elem<T>::V) == 4) {
         if (n < PACKED_N) {
             packed_finish<T, OP, BLOCK>(acc[0], out, index, ticket);
             return;
