@@ -135,6 +135,7 @@ void cuspec__variant_choose(const struct cuspec__spec *s, int arch, struct cuspe
 #define MAX_CHOICES 64
 struct choices {
     int arch;
+    int helpers; /* their helper kernels too */
     unsigned n;
     struct cuspec__variant v[MAX_CHOICES];
     int (*fn)(const struct cuspec__variant *v, void *user);
@@ -154,20 +155,32 @@ static int add_choice(const struct cuspec__variant *v, struct choices *c)
 static int choose_for_class(const struct cuspec__spec *s, void *user)
 {
     struct choices *c = user;
-    struct cuspec__variant v;
+    struct cuspec__variant v, h;
+    const struct cuspec__family *f = cuspec__family(s->family);
     cuspec__variant_choose(s, c->arch, &v);
-    return cuspec__family(v.family)->legal(&v) ? add_choice(&v, c) : 0;
+    if (!f->legal(&v))
+        return 0;
+    int rc = add_choice(&v, c);
+    if (rc == 0 && c->helpers && f->helper != NULL && f->helper(&v, &h))
+        rc = add_choice(&h, c);
+    return rc;
+}
+
+static int choices(int family, int dtype, int op, int arch, int helpers,
+                   int (*fn)(const struct cuspec__variant *v, void *user), void *user)
+{
+    const struct cuspec__family *f = cuspec__family(family);
+    struct choices c = {.arch = arch, .helpers = helpers, .fn = fn, .user = user};
+    if (f->classes != NULL)
+        return f->classes(dtype, op, choose_for_class, &c);
+    struct cuspec__spec s = {.family = family, .op = op, .dtype = dtype};
+    return choose_for_class(&s, &c);
 }
 
 int cuspec__family_choices(int family, int dtype, int op, int arch,
                            int (*fn)(const struct cuspec__variant *v, void *user), void *user)
 {
-    const struct cuspec__family *f = cuspec__family(family);
-    struct choices c = {.arch = arch, .fn = fn, .user = user};
-    if (f->classes != NULL)
-        return f->classes(dtype, op, choose_for_class, &c);
-    struct cuspec__spec s = {.family = family, .op = op, .dtype = dtype};
-    return choose_for_class(&s, &c);
+    return choices(family, dtype, op, arch, 0, fn, user);
 }
 
 int cuspec__family_each(int family, int arch, int all,
@@ -185,7 +198,7 @@ int cuspec__family_each(int family, int arch, int all,
                 v.op = op;
                 rc = each_param(f, &v, 0, 0, fn, user);
             } else {
-                rc = cuspec__family_choices(family, f->dtypes[d], op, arch, fn, user);
+                rc = choices(family, f->dtypes[d], op, arch, 1, fn, user);
             }
             if (rc != 0)
                 return rc;

@@ -15,7 +15,8 @@
  * that file and one line here. */
 #define CUSPEC__FAMILIES(X)                                                                        \
     X(COPY, copy)                                                                                  \
-    X(REDUCE, reduce) X(TRANSPOSE, transpose) X(LESSONS, lessons) X(REDUCE_ROWS, reduce_rows)      \
+    X(REDUCE, reduce)                                                                              \
+    X(TRANSPOSE, transpose) X(LESSONS, lessons) X(REDUCE_ROWS, reduce_rows)                        \
         X(REDUCE_COLS, reduce_cols)
 
 enum {
@@ -75,6 +76,9 @@ struct cuspec__family {
      * returns the first non-zero fn returns. NULL: the defaults alone. */
     int (*classes)(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
                    void *user);
+    /* 1, and the second kernel in *h, when a call of v launches one after
+     * v (reduce: the final pass of two launches); NULL: never. */
+    int (*helper)(const struct cuspec__variant *v, struct cuspec__variant *h);
     /* The operation-level hooks (ops.h); NULL: the family is not tunable. */
     const struct cuspec__family_ops *ops;
     /* 1: every kernel starts with CUSPEC_AFTER_PRIOR_GRID() (prior_grid.cuh),
@@ -119,7 +123,8 @@ int cuspec__family_choices(int family, int dtype, int op, int arch,
                            int (*fn)(const struct cuspec__variant *v, void *user), void *user);
 
 /* Calls fn for each specialization of `family` to compile ahead of time:
- * cuspec__family_choices of every dtype and op, or with `all` every legal
+ * cuspec__family_choices of every dtype and op and the helper kernels they
+ * launch after them, or with `all` every legal
  * combination of parameter values (launch-only parameters at their first
  * value, so each kernel comes once). Stops early and returns a non-zero
  * value fn returns. */

@@ -187,6 +187,16 @@ static int add_candidate(const struct cuspec__variant *v, void *user)
     return 0;
 }
 
+/* 1 when v's image for sm_`arch` is there without a compiler. */
+static int available(const struct cuspec__variant *v, int arch)
+{
+    struct cuspec__image img;
+    if (cuspec__image_get(v, arch, CUSPEC__IMAGE_NO_COMPILE, &img) != CUSPEC_OK)
+        return 0;
+    cuspec__image_free(&img);
+    return 1;
+}
+
 int cuspec__fallback_next(const struct cuspec__spec *s, int arch,
                           const struct cuspec__variant *wanted, unsigned *next,
                           struct cuspec__variant *v)
@@ -197,11 +207,10 @@ int cuspec__fallback_next(const struct cuspec__spec *s, int arch,
     add_candidate(&first, &c);
     cuspec__family_choices(s->family, s->dtype, s->op, arch, add_candidate, &c);
     for (; *next < c.n; ++*next) {
-        struct cuspec__image img;
-        if (cuspec__same_kernel(&c.v[*next], wanted) ||
-            cuspec__image_get(&c.v[*next], arch, CUSPEC__IMAGE_NO_COMPILE, &img) != CUSPEC_OK)
+        struct cuspec__variant h;
+        if (cuspec__same_kernel(&c.v[*next], wanted) || !available(&c.v[*next], arch) ||
+            (c.f->helper != NULL && c.f->helper(&c.v[*next], &h) && !available(&h, arch)))
             continue;
-        cuspec__image_free(&img);
         *v = c.v[(*next)++];
         return CUSPEC_OK;
     }

@@ -44,9 +44,9 @@ struct cuspec__spec;
  * (DESIGN.md's last tier): the kernels it may run instead are the one a
  * call on s chooses without a record, then the family's other such choices
  * (cuspec__family_choices) for its dtype and op that fit s. From *next (0
- * at first) on, the first of them whose image is available without a
- * compiler goes to *v and *next moves past it; CUSPEC_ERR_NOT_FOUND when
- * none is left. */
+ * at first) on, the first of them whose image (and its helper's, where it
+ * launches one) is available without a compiler goes to *v and *next moves
+ * past it; CUSPEC_ERR_NOT_FOUND when none is left. */
 int cuspec__fallback_next(const struct cuspec__spec *s, int arch,
                           const struct cuspec__variant *wanted, unsigned *next,
                           struct cuspec__variant *v);

@@ -17,6 +17,20 @@ enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
  * through L1, the kernels' l1 (docs/experiments/reduce.md: "Load policy"). */
 #define L1_FROM_BYTES (32ULL << 20)
 
+/* The shapes of calls without a record, by the bytes of one input
+ * (docs/experiments/reduce.md: "Defaults by size"): up to DEFAULTS_TO and
+ * from SPREAD_TO to WIDE_FROM the defaults; up to ONE_BLOCK_TO, and from
+ * WIDE_FROM to L1_FROM_BYTES, blocks of 512 threads and 32 KB (one block
+ * for the smallest, two an SM for the others: fewer blocks to combine);
+ * up to SPREAD_TO, blocks of 512 threads of one 4-byte load, as many as
+ * fit, to spread a small read over the SMs. From WIDE_FROM float sums and
+ * dots take two launches of the wide shape: the second one's read of the
+ * partials waits for no ticket. */
+#define DEFAULTS_TO (16ULL << 10)
+#define ONE_BLOCK_TO (32ULL << 10)
+#define SPREAD_TO (256ULL << 10)
+#define WIDE_FROM (2ULL << 20)
+
 /* The kernel's element type and what it accumulates in, per dtype: sums
  * and dots in `wide` (64 bits for integers, f32 for the 16-bit floats), the
  * others in `value`, the type the template computes the elements in. */
@@ -153,14 +167,57 @@ static void defaults(int arch, struct cuspec__variant *v)
     v->p[P_CACHE] = 0;
 }
 
-/* The defaults for a call on s: its loads through L1 when it reads at least
- * L1_FROM_BYTES. */
+/* The defaults fitted to a call on s: the shape for its size (above), and
+ * its loads through L1 when it reads at least L1_FROM_BYTES. */
 static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
-    unsigned long long bytes = s->n * cuspec_dtype_size(s->dtype);
-    if (s->op == CUSPEC__REDUCE_DOT)
-        bytes *= 2;
-    v->p[P_CACHE] = bytes >= L1_FROM_BYTES;
+    const int size = (int)cuspec_dtype_size(s->dtype);
+    const unsigned long long in = s->n > ~0ULL / (unsigned)size ? ~0ULL : s->n * (unsigned)size;
+    const int wide =
+        (in > DEFAULTS_TO && in <= ONE_BLOCK_TO) || (in > WIDE_FROM && in <= L1_FROM_BYTES);
+    const int two = wide && in > WIDE_FROM && cuspec__dtype_is_float(s->dtype) &&
+                    (s->op == CUSPEC__REDUCE_SUM || s->op == CUSPEC__REDUCE_DOT);
+    if (wide) {
+        v->p[P_BLOCK] = 512;
+        v->p[P_GRID] = 2;
+    } else if (in > ONE_BLOCK_TO && in <= SPREAD_TO) {
+        v->p[P_BLOCK] = 512;
+        v->p[P_ITEMS] = 1;
+        v->p[P_VEC] = size < 4 ? 4 / size : 1;
+        v->p[P_GRID] = 0;
+    }
+    v->p[P_SINGLE] = !two;
+    v->p[P_CACHE] = in >= L1_FROM_BYTES / (s->op == CUSPEC__REDUCE_DOT ? 2 : 1);
+}
+
+/* One call of each size fit tells apart. */
+static int classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
+                   void *user)
+{
+    static const unsigned long long bytes[] = {DEFAULTS_TO, ONE_BLOCK_TO,  SPREAD_TO,
+                                               WIDE_FROM,   L1_FROM_BYTES, 2 * L1_FROM_BYTES};
+    for (size_t i = 0; i < sizeof bytes / sizeof *bytes; i++) {
+        struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE,
+                                 .op = op,
+                                 .dtype = dtype,
+                                 .n = bytes[i] / cuspec_dtype_size(dtype)};
+        int rc = fn(&s, user);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The final pass of two launches: one block, the first pass's block size. */
+static int helper(const struct cuspec__variant *v, struct cuspec__variant *h)
+{
+    if (v->p[P_SINGLE])
+        return 0;
+    *h = *v;
+    h->p[P_ITEMS] = h->p[P_VEC] = 1;
+    h->p[P_SINGLE] = h->p[P_GRID] = h->p[P_CACHE] = 0;
+    h->p[P_STAGE] = 1;
+    return 1;
 }
 
 const struct cuspec__family cuspec__family_reduce = {
@@ -187,6 +244,8 @@ const struct cuspec__family cuspec__family_reduce = {
     .threads = threads,
     .defaults = defaults,
     .fit = fit,
+    .classes = classes,
+    .helper = helper,
     .ops = &cuspec__reduce_ops,
 };
 
@@ -199,25 +258,23 @@ int cuspec__reduce_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct 
 }
 
 /* The kernels of *v and of its second pass. For a call on s (not NULL),
- * where either is unavailable, *v falls back (to a one-pass kernel: every
- * kernel calls choose without a record is one). */
+ * where either is unavailable, *v falls back once, to a kernel whose second
+ * pass (if any) is available too (cuspec__fallback_next). */
 static int kernels(cuspec_ctx *ctx, CUstream stream, const struct cuspec__spec *s,
                    struct cuspec__variant *v, struct cuspec__variant *fin, struct cuspec__kernel *k,
                    struct cuspec__kernel *fk)
 {
     int rc = s != NULL ? cuspec__function_for(ctx, stream, s, v, k)
                        : cuspec__function(ctx, stream, v, k);
-    while (rc == CUSPEC_OK && !v->p[P_SINGLE]) {
-        *fin = *v;
-        fin->p[P_ITEMS] = fin->p[P_VEC] = 1;
-        fin->p[P_SINGLE] = fin->p[P_GRID] = fin->p[P_CACHE] = 0;
-        fin->p[P_STAGE] = 1;
+    if (rc != CUSPEC_OK || !helper(v, fin))
+        return rc;
+    rc = cuspec__helper_function(ctx, stream, fin, fk);
+    if (rc == CUSPEC_OK || s == NULL || !cuspec__unavailable(rc))
+        return rc;
+    struct cuspec__variant wanted = *v;
+    rc = cuspec__fall_back(ctx, stream, s, &wanted, rc, v, k);
+    if (rc == CUSPEC_OK && helper(v, fin))
         rc = cuspec__helper_function(ctx, stream, fin, fk);
-        if (rc == CUSPEC_OK || s == NULL || !cuspec__unavailable(rc))
-            return rc;
-        struct cuspec__variant wanted = *v;
-        rc = cuspec__fall_back(ctx, stream, s, &wanted, rc, v, k);
-    }
     return rc;
 }
 

@@ -562,20 +562,27 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
 
     // Remainder (< TILE vectors): thread g takes vectors full_end + g + j*G*BLOCK.
     // Since G*BLOCK >= BLOCK, IT passes cover it; pass j feeds the slots of
-    // load j, so no accumulator gets more than one extra load.
+    // load j, so no accumulator gets more than one extra load. All of a
+    // thread's loads are issued before the first is consumed, as in a tile.
     const unsigned long long tstride = (unsigned long long)gridDim.x * BLOCK;
     const unsigned long long rbase =
         full_end + (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
+    VT ra[IT];
+    VT rb[IT];
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
         const unsigned long long idx = rbase + (unsigned long long)j * tstride;
         if (idx < nv) {
-            VT xa = load<L1>(va + idx);
-            VT xb = xa;
+            ra[j] = load<L1>(va + idx);
             if constexpr (OP == OP_DOT)
-                xb = load<L1>(vb + idx);
-            consume<T, Acc, OP, V, W>(acc, j, xa, xb, first + idx * V);
+                rb[j] = load<L1>(vb + idx);
         }
+    }
+#pragma unroll
+    for (int j = 0; j < IT; ++j) {
+        const unsigned long long idx = rbase + (unsigned long long)j * tstride;
+        if (idx < nv)
+            consume<T, Acc, OP, V, W>(acc, j, ra[j], OP == OP_DOT ? rb[j] : ra[j], first + idx * V);
     }
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # cuspec compile: defaults into an empty store, found on a second run, eight
 # processes compiling the same empty store at once, no NVRTC, usage errors.
-# One family's defaults (reduce: 72 kernels) stand for all here: the build
+# One family's defaults (reduce: 232 kernels) stand for all here: the build
 # compiles every family's for each prebuilt arch (store/, sm_90 among the
 # defaults) and fails if one fails, and make check-all compiles every
 # legal specialization.

@@ -77,7 +77,8 @@ TEST(every_record_free_choice_is_listed_and_every_listed_one_is_made)
                 CHECK_UINT_LT(0, n_listed);
                 lists++;
                 for (int i = 0; i < 4000; i++) {
-                    struct cuspec__spec s = {.family = families[fi], .op = op, .dtype = f->dtypes[d]};
+                    struct cuspec__spec s = {
+                        .family = families[fi], .op = op, .dtype = f->dtypes[d]};
                     if (families[fi] == CUSPEC__FAM_TRANSPOSE)
                         random_transpose(&s);
                     else
@@ -91,8 +92,10 @@ TEST(every_record_free_choice_is_listed_and_every_listed_one_is_made)
                         TAP_FAIL("%s for %llux%llu align %d is not listed", name, s.rows, s.cols,
                                  s.align);
                     }
-                    if (at >= 0)
-                        hit[at] = 1;
+                    /* A kernel listed with other launch parameters too
+                     * (sizes that differ in the load policy) is made. */
+                    for (unsigned j = 0; at >= 0 && j < n_listed; j++)
+                        hit[j] |= cuspec__same_kernel(&listed[j], &v);
                 }
                 for (unsigned i = 0; i < n_listed; i++)
                     unmade += !hit[i];
@@ -161,12 +164,25 @@ static void without_nvrtc(void *arg)
     CHECK_UINT_LT(0, candidates(&narrow, 90, &defaults, &first));
     CHECK_INT_EQ(first.p[P_VEC] == 1 || shifted_subword(&first), 1);
 
-    /* A two-pass record of f64 sums: the one-pass defaults serve. */
-    struct cuspec__spec sum = {.family = CUSPEC__FAM_REDUCE, .dtype = CUSPEC_F64, .n = 1000003};
+    /* A two-pass record of f64 sums of 800 KB: the one-pass defaults for
+     * the size serve first, then the family's other choices (three more
+     * shapes, one of them in two launches too). */
+    struct cuspec__spec sum = {.family = CUSPEC__FAM_REDUCE, .dtype = CUSPEC_F64, .n = 100003};
     cuspec__variant_choose(&sum, 90, &defaults);
+    CHECK_INT_EQ(defaults.p[3], 1); /* single */
     wanted = defaults;
-    wanted.p[3] = 0; /* single */
-    CHECK_UINT_EQ(candidates(&sum, 90, &wanted, &first), 1);
+    wanted.p[3] = 0;
+    CHECK_UINT_EQ(candidates(&sum, 90, &wanted, &first), 4);
+    CHECK(memcmp(&first, &defaults, sizeof first) == 0);
+
+    /* Of 8 MB, whose defaults take two launches: they serve a record of
+     * blocks of 1024 first, and their final pass is there too. */
+    struct cuspec__spec sum8 = {.family = CUSPEC__FAM_REDUCE, .dtype = CUSPEC_F64, .n = 1000003};
+    cuspec__variant_choose(&sum8, 90, &defaults);
+    CHECK_INT_EQ(defaults.p[3], 0);
+    wanted = defaults;
+    wanted.p[0] = 1024; /* block */
+    CHECK_UINT_EQ(candidates(&sum8, 90, &wanted, &first), 4);
     CHECK(memcmp(&first, &defaults, sizeof first) == 0);
 
     /* Older than the shipped PTX, with no cubin: nothing to fall back to. */
@@ -183,7 +199,8 @@ static void without_nvrtc(void *arg)
     struct cuspec__variant seen[64];
     unsigned n_seen = 0;
     next = 0;
-    while (n_seen < 64 && cuspec__fallback_next(&big, 90, &wanted, &next, &seen[n_seen]) == CUSPEC_OK)
+    while (n_seen < 64 &&
+           cuspec__fallback_next(&big, 90, &wanted, &next, &seen[n_seen]) == CUSPEC_OK)
         n_seen++;
     CHECK_UINT_LT(0, n_seen);
     CHECK(n_seen > 0 && memcmp(&seen[0], &defaults, sizeof defaults) == 0);

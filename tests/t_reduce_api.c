@@ -6,7 +6,9 @@
  * sample of their other legal specializations for sm_75 and sm_90
  * (`make check-all` compiles them all). */
 #include "reduce.h"
+#include "catalogue.h"
 #include "compile.h"
+#include "dtype_values.h"
 #include "tap.h"
 
 #include <stdio.h>
@@ -114,6 +116,120 @@ TEST(arguments_refused_before_the_device)
     CHECK_STR_CONTAINS(cuspec_last_error(), "cuspec_argreduce");
 }
 
+/* ## The record-free choice by size */
+/* The reduce family's parameters, in src/reduce.c's order. */
+enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
+
+/* Three shapes of every dtype and op (the defaults; 512 threads of 4 loads
+ * of 16 bytes; 512 threads of one 4-byte load), and for the sums and dots
+ * of the 4 float dtypes the second in two launches and its final pass. */
+#define N_CHOICES (3 * 12 * CUSPEC__REDUCE_N_OPS + 2 * 4 * 2)
+
+struct fitted {
+    int dtype, op;
+    unsigned long long n;
+    int p[7]; /* block, items, vec, single, grid, stage, cache */
+};
+
+TEST(the_shape_follows_the_size)
+{
+    enum {
+        SUM = CUSPEC__REDUCE_SUM,
+        MAX = CUSPEC__REDUCE_MAX,
+        DOT = CUSPEC__REDUCE_DOT,
+        ARGMAX = CUSPEC__REDUCE_ARGMAX
+    };
+    static const struct fitted cases[] = {
+        /* up to 16 KB an input: the defaults, one block of 256 x 4 x 16 B */
+        {CUSPEC_F32, SUM, 1000, {256, 4, 4, 1, 4, 0, 0}},
+        {CUSPEC_F32, SUM, 4096, {256, 4, 4, 1, 4, 0, 0}},
+        {CUSPEC_I8, ARGMAX, 16384, {256, 4, 16, 1, 4, 0, 0}},
+        /* to 32 KB: one block of 512 x 4 x 16 B */
+        {CUSPEC_F32, SUM, 4097, {512, 4, 4, 1, 2, 0, 0}},
+        {CUSPEC_F64, DOT, 4096, {512, 4, 2, 1, 2, 0, 0}},
+        {CUSPEC_F16, ARGMAX, 16384, {512, 4, 8, 1, 2, 0, 0}},
+        /* to 256 KB: 512 threads of one 4-byte load (8-byte types: one) */
+        {CUSPEC_F32, MAX, 8193, {512, 1, 1, 1, 0, 0, 0}},
+        {CUSPEC_I8, SUM, 1 << 18, {512, 1, 4, 1, 0, 0, 0}},
+        {CUSPEC_F16, ARGMAX, 1 << 16, {512, 1, 2, 1, 0, 0, 0}},
+        {CUSPEC_F64, SUM, 1 << 15, {512, 1, 1, 1, 0, 0, 0}},
+        /* to 2 MB: the defaults */
+        {CUSPEC_F32, SUM, (1 << 16) + 1, {256, 4, 4, 1, 4, 0, 0}},
+        {CUSPEC_F64, MAX, 1 << 18, {256, 4, 2, 1, 4, 0, 0}},
+        /* to 32 MB: 512 x 4 x 16 B, 2 blocks an SM; float sums and dots in
+         * two launches; through L1 from 32 MB read (a dot's two inputs) */
+        {CUSPEC_F32, SUM, (1 << 19) + 1, {512, 4, 4, 0, 2, 0, 0}},
+        {CUSPEC_BF16, SUM, (1 << 24) - 1, {512, 4, 8, 0, 2, 0, 0}},
+        {CUSPEC_BF16, SUM, 1 << 24, {512, 4, 8, 0, 2, 0, 1}},
+        {CUSPEC_F32, DOT, 1 << 22, {512, 4, 4, 0, 2, 0, 1}},
+        {CUSPEC_I32, SUM, 1 << 22, {512, 4, 4, 1, 2, 0, 0}},
+        {CUSPEC_F32, ARGMAX, 1 << 23, {512, 4, 4, 1, 2, 0, 1}},
+        /* beyond: the defaults through L1 */
+        {CUSPEC_F32, SUM, (1 << 23) + 1, {256, 4, 4, 1, 4, 0, 1}},
+        {CUSPEC_U8, MAX, 1ULL << 33, {256, 4, 16, 1, 4, 0, 1}},
+        /* sizes no memory holds: the last class, no overflow */
+        {CUSPEC_F64, SUM, ~0ULL, {256, 4, 2, 1, 4, 0, 1}},
+        {CUSPEC_U16, DOT, 1ULL << 63, {256, 4, 8, 1, 4, 0, 1}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const struct fitted *c = &cases[i];
+        struct cuspec__spec s = {
+            .family = CUSPEC__FAM_REDUCE, .op = c->op, .dtype = c->dtype, .n = c->n};
+        struct cuspec__variant v;
+        cuspec__variant_choose(&s, 90, &v);
+        if (memcmp(v.p, c->p, sizeof c->p) != 0) {
+            char name[256];
+            cuspec__variant_name(&v, name, sizeof name);
+            TAP_FAIL("%s op %d n=%llu: %s grid %d cache %d", cuspec_dtype_name(c->dtype), c->op,
+                     c->n, name, v.p[P_GRID], v.p[P_CACHE]);
+        }
+    }
+}
+
+/* Every choice in two launches comes with its final pass (one block of its
+ * block size), which no call chooses alone; only float sums and dots. */
+struct chosen {
+    struct cuspec__variant v[N_CHOICES + 1];
+    unsigned n;
+};
+
+/* v, unless its kernel is listed (sizes that differ only in launch
+ * parameters list one kernel several times). */
+static int add_chosen(const struct cuspec__variant *v, void *user)
+{
+    struct chosen *l = user;
+    for (unsigned i = 0; i < l->n; i++)
+        if (cuspec__same_kernel(&l->v[i], v))
+            return 0;
+    if (l->n <= N_CHOICES)
+        l->v[l->n++] = *v;
+    return 0;
+}
+
+TEST(two_launches_come_with_their_final_pass)
+{
+    static struct chosen l;
+    CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, 90, 0, add_chosen, &l), 0);
+    CHECK_UINT_EQ(l.n, N_CHOICES);
+    unsigned two = 0, finals = 0;
+    for (unsigned i = 0; i < l.n; i++) {
+        const struct cuspec__variant *v = &l.v[i];
+        finals += v->p[P_STAGE] == 1;
+        if (v->p[P_SINGLE] || v->p[P_STAGE])
+            continue;
+        two++;
+        CHECK(cuspec__dtype_is_float(v->dtype) &&
+              (v->op == CUSPEC__REDUCE_SUM || v->op == CUSPEC__REDUCE_DOT));
+        int found = 0;
+        for (unsigned j = 0; j < l.n; j++)
+            found |= l.v[j].p[P_STAGE] == 1 && l.v[j].dtype == v->dtype && l.v[j].op == v->op &&
+                     l.v[j].p[P_BLOCK] == v->p[P_BLOCK];
+        CHECK(found);
+    }
+    CHECK_UINT_EQ(two, 8);
+    CHECK_UINT_EQ(finals, 8);
+}
+
 /* ## Compiling: every default, and a sample of the new specializations */
 struct list {
     struct cuspec__variant v[8192];
@@ -135,16 +251,18 @@ static int is_new(const struct cuspec__variant *v)
 
 static void compile_for(int arch, int defaults)
 {
-    static struct list all, each, build;
+    static struct list all, build;
+    static struct chosen each;
     all.n = each.n = build.n = 0;
-    CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, arch, 0, add, &each), 0);
+    CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, arch, 0, add_chosen, &each), 0);
     CHECK_INT_EQ(cuspec__family_each(CUSPEC__FAM_REDUCE, arch, 1, add, &all), 0);
-    /* one default per dtype and op: 12 dtypes, 6 kernel ops */
-    CHECK_UINT_EQ(each.n, 12 * CUSPEC__REDUCE_N_OPS);
+    CHECK_UINT_EQ(each.n, N_CHOICES);
     CHECK_UINT_LT(each.n, all.n);
     CHECK_UINT_LT(all.n, sizeof all.v / sizeof *all.v); /* none left out */
+    /* The defaults' own shape (256 threads; the build compiles the other
+     * sizes' shapes for every prebuilt arch, sm_75 among them). */
     for (unsigned i = 0; defaults && i < each.n; i++)
-        if (is_new(&each.v[i]))
+        if (is_new(&each.v[i]) && each.v[i].p[P_BLOCK] == 256)
             add(&each.v[i], &build);
     unsigned n_new = 0;
     for (unsigned i = 0; i < all.n; i++)
@@ -189,6 +307,8 @@ int main(void)
         TAP_ENTRY(every_op_and_dtype_has_its_result_dtype),
         TAP_ENTRY(op_names),
         TAP_ENTRY(arguments_refused_before_the_device),
+        TAP_ENTRY(the_shape_follows_the_size),
+        TAP_ENTRY(two_launches_come_with_their_final_pass),
         TAP_ENTRY(new_defaults_and_a_sample_compile_for_sm_75),
         TAP_ENTRY(a_sample_compiles_for_sm_90),
     };

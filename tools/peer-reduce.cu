@@ -21,7 +21,7 @@
 // CUB's time over cuspec's (> 1: cuspec is faster); then, at the largest n,
 // each case's cuspec GB/s over cuspec's f32 sum's (the read ceiling).
 //
-// Usage: peer-reduce [--dtype f32,f16,bf16,i8,u8,i16,u16,i32]
+// Usage: peer-reduce [--dtype f32,f64,f16,bf16,i8,u8,i16,u16,i32]
 //                    [--op sum,min,max,argmin,argmax,dot] [--min K] [--max K] [--reps R]
 //                    [--device D]
 // (n = 2^K for K from --min to --max in steps of 2; defaults 10 and 28.)
@@ -95,10 +95,16 @@ template <typename T> __global__ void fill_kernel(T *p, size_t count, unsigned l
 }
 
 // ---- what a library call writes ----------------------------------------------
-// A sum's accumulator: f32 for the floats, i64 for the integers (as cuspec).
+// A sum's accumulator: i64 for the integers, f64 for f64, f32 for the other
+// floats (as cuspec).
 template <typename T> struct sum_of {
-    typedef typename std::conditional<std::is_integral<T>::value, long long, float>::type type;
+    typedef typename std::conditional<
+        std::is_integral<T>::value, long long,
+        typename std::conditional<std::is_same<T, double>::value, double, float>::type>::type type;
 };
+// Summed as they are: the integers and f64; halves and bfloat16s widened to f32.
+template <typename T>
+constexpr bool sums_itself = std::is_integral<T>::value || std::is_same<T, double>::value;
 
 struct to_float {
     template <typename T> __host__ __device__ float operator()(T x) const
@@ -114,7 +120,7 @@ template <typename T> struct product {
     __host__ __device__ typename sum_of<T>::type operator()(long long i) const
     {
         typedef typename sum_of<T>::type S;
-        if constexpr (std::is_integral<T>::value)
+        if constexpr (sums_itself<T>)
             return (S)a[i] * (S)b[i];
         else
             return (float)a[i] * (float)b[i];
@@ -133,6 +139,8 @@ template <typename T> constexpr int dtype_id()
 {
     if constexpr (std::is_same<T, float>::value)
         return CUSPEC_F32;
+    else if constexpr (std::is_same<T, double>::value)
+        return CUSPEC_F64;
     else if constexpr (std::is_same<T, __half>::value)
         return CUSPEC_F16;
     else if constexpr (std::is_same<T, __nv_bfloat16>::value)
@@ -166,8 +174,9 @@ static void cub_call(Op op, const T *in, const T *in2, size_t n, Out *out, void 
     T *value = reinterpret_cast<T *>(out->value);
     switch (op) {
     case SUM:
-        if constexpr (std::is_integral<T>::value) {
-            CUDA_OK(cub::DeviceReduce::Sum(temp, bytes, in, reinterpret_cast<long long *>(value),
+        if constexpr (sums_itself<T>) {
+            CUDA_OK(cub::DeviceReduce::Sum(temp, bytes, in,
+                                           reinterpret_cast<typename sum_of<T>::type *>(value),
                                            (long long)n, s));
         } else {
             // Halves and bfloat16s summed in f32, as cuspec does.
@@ -207,8 +216,9 @@ template <typename T> static size_t cub_temp(Op op, size_t n)
     T *value = reinterpret_cast<T *>(out);
     switch (op) {
     case SUM:
-        if constexpr (std::is_integral<T>::value)
-            CUDA_OK(cub::DeviceReduce::Sum(nullptr, bytes, in, (long long *)value, (long long)n));
+        if constexpr (sums_itself<T>)
+            CUDA_OK(cub::DeviceReduce::Sum(nullptr, bytes, in, (typename sum_of<T>::type *)value,
+                                           (long long)n));
         else
             CUDA_OK(cub::DeviceReduce::Sum(nullptr, bytes,
                                            thrust::make_transform_iterator(in, to_float()),
@@ -350,9 +360,9 @@ static void run_dtype(Bench &b, const char *name, const std::vector<Op> &ops, in
             double cub_us = graph_us(b, calls, [&](int i) {
                 cub_call<T>(op, at(i), at2(i), n, outs + i, temp, temp_bytes, b.stream);
             });
-            double cuspec_us = graph_us(
-                b, calls,
-                [&](int i) { cuspec_call<T>(op, at(i), at2(i), n, outs + calls + i, b.stream); });
+            double cuspec_us = graph_us(b, calls, [&](int i) {
+                cuspec_call<T>(op, at(i), at2(i), n, outs + calls + i, b.stream);
+            });
             const double read = (op == DOT ? 2.0 : 1.0) * bytes; // a dot reads two inputs
             double cuspec_gbs = read / cuspec_us / 1e3, cub_gbs = read / cub_us / 1e3;
             printf("%-6s %-6s %11zu %10.2f %10.2f %9.0f %9.0f %7.3f  %s\n", name, op_names[op], n,
@@ -385,7 +395,7 @@ static std::vector<std::string> split(const char *s)
     return v;
 }
 
-static const char usage_text[] = "Usage: peer-reduce [--dtype f32,f16,bf16,i8,u8,i16,u16,i32] "
+static const char usage_text[] = "Usage: peer-reduce [--dtype f32,f64,f16,bf16,i8,u8,i16,u16,i32] "
                                  "[--op sum,min,max,argmin,argmax,dot] [--min K] [--max K] "
                                  "[--reps R] [--device D]\n";
 
@@ -475,8 +485,11 @@ int main(int argc, char **argv)
             run_dtype<uint16_t>(b, "u16", ops, kmin, kmax);
         else if (d == "i32")
             run_dtype<int32_t>(b, "i32", ops, kmin, kmax);
+        else if (d == "f64")
+            run_dtype<double>(b, "f64", ops, kmin, kmax);
         else
-            usage(("unknown dtype '" + d + "' (f32, f16, bf16, i8, u8, i16, u16, i32)").c_str());
+            usage(
+                ("unknown dtype '" + d + "' (f32, f64, f16, bf16, i8, u8, i16, u16, i32)").c_str());
     }
 
     // Against the read ceiling: cuspec's f32 sum at the largest n.
