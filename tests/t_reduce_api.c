@@ -16,6 +16,8 @@
 #include <string.h>
 
 enum { N_DT = CUSPEC_BF16 }; /* dtypes are 1 .. N_DT */
+/* The reduce family's parameters, in src/reduce.c's order. */
+enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
 
 /* What each public op writes for dtype: -1 dot, 0 sum, 1 min, 2 max, 3
  * argmin, 4 argmax; spelled out here, not derived from the library. */
@@ -114,11 +116,16 @@ TEST(arguments_refused_before_the_device)
     refused(cuspec_argreduce(NULL, CUSPEC_ARGMIN, CUSPEC_U64, in, 10, 0, index, NULL),
             "ctx is NULL");
     CHECK_STR_CONTAINS(cuspec_last_error(), "cuspec_argreduce");
+    /* A final pass on its own (the tuner and the tests run variants). */
+    struct cuspec__variant fin;
+    cuspec__variant_default(CUSPEC__FAM_REDUCE, CUSPEC_F32, CUSPEC__REDUCE_SUM, 90, &fin);
+    fin.p[P_ITEMS] = fin.p[P_VEC] = fin.p[P_STAGE] = 1;
+    fin.p[P_SINGLE] = fin.p[P_GRID] = fin.p[P_CACHE] = 0;
+    CHECK(cuspec__variant_legal(&fin));
+    refused(cuspec__reduce_variant(NULL, &fin, in, 0, 10, out, NULL), "final pass");
 }
 
 /* ## The record-free choice by size */
-/* The reduce family's parameters, in src/reduce.c's order. */
-enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
 
 /* Three shapes of every dtype and op (the defaults; 512 threads of 4 loads
  * of 16 bytes; 512 threads of one 4-byte load), and for the sums and dots
