@@ -10,6 +10,7 @@
 #include "driver.h"
 
 #include <stdio.h>
+#include <string.h>
 
 enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
 
@@ -19,16 +20,19 @@ enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
 
 /* The shapes of calls without a record, by the bytes of one input
  * (docs/experiments/reduce.md: "Defaults by size"): up to DEFAULTS_TO and
- * from SPREAD_TO to WIDE_FROM the defaults; up to ONE_BLOCK_TO, and from
- * WIDE_FROM to L1_FROM_BYTES, blocks of 512 threads and 32 KB (one block
- * for the smallest, two an SM for the others: fewer blocks to combine);
- * up to SPREAD_TO, blocks of 512 threads of one 4-byte load, as many as
- * fit, to spread a small read over the SMs. From WIDE_FROM float sums and
- * dots take two launches of the wide shape: the second one's read of the
- * partials waits for no ticket. */
+ * from SPREAD_TO (NARROW_TO for elements of other than 4 bytes) to
+ * WIDE_FROM the defaults; up to ONE_BLOCK_TO, and from WIDE_FROM to
+ * L1_FROM_BYTES, blocks of 512 threads and 32 KB (one block for the
+ * smallest, two an SM for the others: fewer blocks to combine); up to
+ * SPREAD_TO, blocks of 512 threads of one load each (4 bytes, 8 for
+ * elements of other than 4 bytes), as many as fit, to spread a small read
+ * over the SMs, and to NARROW_TO one such block an SM. From WIDE_FROM float
+ * sums and dots take two launches of the wide shape: the second one's read
+ * of the partials waits for no ticket. */
 #define DEFAULTS_TO (16ULL << 10)
 #define ONE_BLOCK_TO (32ULL << 10)
 #define SPREAD_TO (256ULL << 10)
+#define NARROW_TO (1ULL << 20)
 #define WIDE_FROM (2ULL << 20)
 
 /* The kernel's element type and what it accumulates in, per dtype: sums
@@ -180,11 +184,11 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
     if (wide) {
         v->p[P_BLOCK] = 512;
         v->p[P_GRID] = 2;
-    } else if (in > ONE_BLOCK_TO && in <= SPREAD_TO) {
+    } else if (in > ONE_BLOCK_TO && in <= (size == 4 ? SPREAD_TO : NARROW_TO)) {
         v->p[P_BLOCK] = 512;
         v->p[P_ITEMS] = 1;
-        v->p[P_VEC] = size < 4 ? 4 / size : 1;
-        v->p[P_GRID] = 0;
+        v->p[P_VEC] = size < 4 ? 8 / size : 1;
+        v->p[P_GRID] = in <= SPREAD_TO ? 0 : 1;
     }
     v->p[P_SINGLE] = !two;
     v->p[P_CACHE] = in >= L1_FROM_BYTES / (s->op == CUSPEC__REDUCE_DOT ? 2 : 1);
@@ -194,8 +198,9 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
 static int classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
                    void *user)
 {
-    static const unsigned long long bytes[] = {DEFAULTS_TO, ONE_BLOCK_TO,  SPREAD_TO,
-                                               WIDE_FROM,   L1_FROM_BYTES, 2 * L1_FROM_BYTES};
+    static const unsigned long long bytes[] = {DEFAULTS_TO,      ONE_BLOCK_TO, SPREAD_TO,
+                                               NARROW_TO,        WIDE_FROM,    L1_FROM_BYTES,
+                                               2 * L1_FROM_BYTES};
     for (size_t i = 0; i < sizeof bytes / sizeof *bytes; i++) {
         struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE,
                                  .op = op,
@@ -248,6 +253,16 @@ const struct cuspec__family cuspec__family_reduce = {
     .helper = helper,
     .ops = &cuspec__reduce_ops,
 };
+
+int cuspec__reduce_same_choice(const struct cuspec__spec *s, unsigned long long n)
+{
+    struct cuspec__spec t = *s;
+    struct cuspec__variant a, b;
+    t.n = n;
+    cuspec__variant_choose(s, 0, &a); /* the reductions' defaults take no arch */
+    cuspec__variant_choose(&t, 0, &b);
+    return memcmp(&a, &b, sizeof a) == 0;
+}
 
 int cuspec__reduce_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
 {

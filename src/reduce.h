@@ -36,6 +36,9 @@ extern const struct cuspec__family_ops cuspec__reduce_ops;
  * fitted to s (its loads through L1 from 32 MB read); 1 when from a
  * record. */
 int cuspec__reduce_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v);
+/* 1 when a call of s's family, dtype and op on n elements makes the same
+ * record-free choice as one on s (a record of n's size may serve s). */
+int cuspec__reduce_same_choice(const struct cuspec__spec *s, unsigned long long n);
 
 /* Runs reduce variant v (dot, with b, when v->op is CUSPEC__REDUCE_DOT);
  * the context must be current and the arguments checked. argmin and argmax

@@ -86,13 +86,17 @@ static int nearby_in(int family, int bucket, int d, int (*fn)(int bucket, void *
     return 0;
 }
 
-static int nearby_rows(int bucket, int d, int (*fn)(int bucket, void *user), void *user)
+static int nearby_rows(const struct cuspec__spec *s, int bucket, int d,
+                       int (*fn)(int bucket, void *user), void *user)
 {
+    (void)s;
     return nearby_in(CUSPEC__FAM_REDUCE_ROWS, bucket, d, fn, user);
 }
 
-static int nearby_cols(int bucket, int d, int (*fn)(int bucket, void *user), void *user)
+static int nearby_cols(const struct cuspec__spec *s, int bucket, int d,
+                       int (*fn)(int bucket, void *user), void *user)
 {
+    (void)s;
     return nearby_in(CUSPEC__FAM_REDUCE_COLS, bucket, d, fn, user);
 }
 

@@ -46,12 +46,16 @@ static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
     return CUSPEC_OK;
 }
 
-/* The smaller size first. */
-static int nearby(int bucket, int d, int (*fn)(int bucket, void *user), void *user)
+/* The smaller size first; only sizes whose record-free choice is the
+ * call's: a record made for another size class's kernel never serves it
+ * (docs/experiments/reduce.md: "Defaults by size"). */
+static int nearby(const struct cuspec__spec *s, int bucket, int d,
+                  int (*fn)(int bucket, void *user), void *user)
 {
     for (int sign = -1; sign <= 1; sign += 2) {
         int nb = bucket + sign * d, rc;
-        if (nb >= 0 && nb < 64 && (rc = fn(nb, user)) != 0)
+        if (nb >= 0 && nb < 64 && cuspec__reduce_same_choice(s, 1ULL << nb) &&
+            (rc = fn(nb, user)) != 0)
             return rc;
     }
     return 0;
@@ -132,13 +136,15 @@ static void *reference(const struct cuspec__spec *s, const void *const in[2])
                 r->index = i;
     } else if (cuspec__dtype_is_float(s->dtype)) {
         for (size_t i = 0; i < s->n; i++) {
-            double x = cuspec__value_f(a, s->dtype, i) * (dot ? cuspec__value_f(b, s->dtype, i) : 1.0);
+            double x =
+                cuspec__value_f(a, s->dtype, i) * (dot ? cuspec__value_f(b, s->dtype, i) : 1.0);
             r->sum += x;
             r->mag += fabs(x);
         }
     } else {
         for (size_t i = 0; i < s->n; i++)
-            r->bits += cuspec__value_i(a, s->dtype, i) * (dot ? cuspec__value_i(b, s->dtype, i) : 1);
+            r->bits +=
+                cuspec__value_i(a, s->dtype, i) * (dot ? cuspec__value_i(b, s->dtype, i) : 1);
     }
     return r;
 }

@@ -78,8 +78,10 @@ static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
 }
 
 /* Rows and cols together, at the same alignment class. */
-static int nearby(int bucket, int d, int (*fn)(int bucket, void *user), void *user)
+static int nearby(const struct cuspec__spec *s, int bucket, int d,
+                  int (*fn)(int bucket, void *user), void *user)
 {
+    (void)s;
     int rb = bucket >> 16, cb = bucket >> 8 & 0xff, ab = bucket & 0xff;
     for (int dr = -d; dr <= d; dr++) {
         int rest = d - abs(dr);

@@ -206,19 +206,19 @@ TEST(record_buckets)
     /* Nearest buckets: rows and cols together, one power of two away. */
     int near[64] = {0};
     const struct cuspec__family_ops *cols = cuspec__ops(CUSPEC__FAM_REDUCE_COLS);
-    cols->nearby(13 << 8 | 13, 1, collect_bucket, near);
+    cols->nearby(NULL, 13 << 8 | 13, 1, collect_bucket, near);
     CHECK_INT_EQ(near[0], 4);
     /* A rows record never serves another shape class: from short rows
      * (2^20 x 2^6) the long rows a power of two away are not offered. */
     const struct cuspec__family_ops *rows = cuspec__ops(CUSPEC__FAM_REDUCE_ROWS);
     memset(near, 0, sizeof near);
-    rows->nearby(20 << 8 | 6, 1, collect_bucket, near);
+    rows->nearby(NULL, 20 << 8 | 6, 1, collect_bucket, near);
     CHECK_INT_EQ(near[0], 3);
     for (int i = 1; i <= near[0]; i++)
         CHECK_INT_LT(near[i] & 0xff, 7);
     /* nor, from many long rows (2^11 x 2^10), few ones */
     memset(near, 0, sizeof near);
-    rows->nearby(11 << 8 | 10, 2, collect_bucket, near);
+    rows->nearby(NULL, 11 << 8 | 10, 2, collect_bucket, near);
     for (int i = 1; i <= near[0]; i++)
         CHECK_INT_GE(near[i] >> 8, 11);
     CHECK_INT_GE(near[0], 3);

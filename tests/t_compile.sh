@@ -1,7 +1,7 @@
 #!/bin/sh
 # cuspec compile: defaults into an empty store, found on a second run, eight
 # processes compiling the same empty store at once, no NVRTC, usage errors.
-# One family's defaults (reduce: 232 kernels) stand for all here: the build
+# One family's defaults (transpose: 25 kernels) stand for all here: the build
 # compiles every family's for each prebuilt arch (store/, sm_90 among the
 # defaults) and fails if one fails, and make check-all compiles every
 # legal specialization.
@@ -11,10 +11,10 @@ store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store/a"
 
-check_exit 0 "compile the defaults for sm_90" "$CUSPEC" compile --arch sm_90 --family reduce --json
+check_exit 0 "compile the defaults for sm_90" "$CUSPEC" compile --arch sm_90 --family transpose --json
 check_grep "$tap_out" '"failed":0' "no default failed to compile"
 total=$(sed -n 's/.*"total":\([0-9]*\).*/\1/p' "$tap_out")
-check_exit 0 "compile them again" "$CUSPEC" compile --arch sm_90 --family reduce --json
+check_exit 0 "compile them again" "$CUSPEC" compile --arch sm_90 --family transpose --json
 check_grep "$tap_out" "\"compiled\":0,\"found\":$total," "the second run finds all $total in the store"
 
 # Eight processes on one empty store: all succeed, each kernel is compiled
@@ -22,7 +22,7 @@ check_grep "$tap_out" "\"compiled\":0,\"found\":$total," "the second run finds a
 export CUSPEC_CACHE_DIR="$store/b"
 pids=""
 for i in 1 2 3 4 5 6 7 8; do
-    "$CUSPEC" compile --arch sm_90 --family reduce --jobs 1 --json >"$store/out$i" 2>"$store/err$i" &
+    "$CUSPEC" compile --arch sm_90 --family transpose --jobs 1 --json >"$store/out$i" 2>"$store/err$i" &
     pids="$pids $!"
 done
 failed=0
@@ -30,9 +30,9 @@ for p in $pids; do wait "$p" || failed=$((failed + 1)); done
 [ "$failed" -eq 0 ] || cat "$store"/out* "$store"/err* | sed 's/^/#   /'
 ok "$failed" "8 processes compiling the same empty store all succeed"
 compiled=$(cat "$store"/out? | sed -n 's/.*"compiled":\([0-9]*\).*/\1/p' | awk '{n += $1} END {print n + 0}')
-reduce_total=$(sed -n 's/.*"total":\([0-9]*\).*/\1/p' "$store/out1")
-[ "$compiled" -eq "$reduce_total" ]
-ok $? "and compile each of the $reduce_total kernels once between them ($compiled compiles)"
+family_total=$(sed -n 's/.*"total":\([0-9]*\).*/\1/p' "$store/out1")
+[ "$compiled" -eq "$family_total" ]
+ok $? "and compile each of the $family_total kernels once between them ($compiled compiles)"
 check_exit 0 "verify finds nothing bad after them" "$CUSPEC" cache verify
 
 # Without NVRTC: an empty store cannot be filled, a warm one needs nothing.
@@ -42,7 +42,7 @@ CUSPEC_LIBNVRTC=/nonexistent check_exit 1 "compile without NVRTC fails" \
 check_grep "$tap_err" 'NVRTC not found.*CUSPEC_LIBNVRTC' "and says NVRTC is missing and how to point at it"
 export CUSPEC_CACHE_DIR="$store/a"
 CUSPEC_LIBNVRTC=/nonexistent check_exit 0 "a warm store needs no NVRTC" \
-    "$CUSPEC" compile --arch sm_90 --family reduce
+    "$CUSPEC" compile --arch sm_90 --family transpose
 
 # A store that cannot keep what is compiled: compile fails and says why.
 mkdir -m 777 "$store/shared"
@@ -67,7 +67,7 @@ check_grep "$tap_out" 'not a regular file' "and says why"
 check_exit 0 "cache ls and stats do not hang on it" \
     sh -c 'timeout 20 "$CUSPEC" cache ls >/dev/null && timeout 20 "$CUSPEC" cache stats'
 check_exit 0 "compile does not hang on it, and replaces it" \
-    timeout 60 "$CUSPEC" compile --arch sm_90 --family reduce
+    timeout 60 "$CUSPEC" compile --arch sm_90 --family transpose
 [ -f "$entry" ] && [ ! -p "$entry" ]
 ok $? "the entry is a regular file again"
 

@@ -425,7 +425,7 @@ static void sizes_offsets(int kop, const int *dts, size_t n_dts)
 {
     /* For 1- to 8-byte elements, every shape a call without a record takes
      * (src/reduce.c, fit) among them. */
-    static const size_t sizes[] = {1, 31, 1000, 5000, 20000, 100000, (1u << 20) + 3};
+    static const size_t sizes[] = {1, 31, 1000, 5000, 20000, 100000, 400000, (1u << 20) + 3};
     if (!ready())
         return;
     group_begin();

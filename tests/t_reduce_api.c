@@ -128,7 +128,7 @@ TEST(arguments_refused_before_the_device)
 /* ## The record-free choice by size */
 
 /* Three shapes of every dtype and op (the defaults; 512 threads of 4 loads
- * of 16 bytes; 512 threads of one 4-byte load), and for the sums and dots
+ * of 16 bytes; 512 threads of one load), and for the sums and dots
  * of the 4 float dtypes the second in two launches and its final pass. */
 #define N_CHOICES (3 * 12 * CUSPEC__REDUCE_N_OPS + 2 * 4 * 2)
 
@@ -155,14 +155,20 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F32, SUM, 4097, {512, 4, 4, 1, 2, 0, 0}},
         {CUSPEC_F64, DOT, 4096, {512, 4, 2, 1, 2, 0, 0}},
         {CUSPEC_F16, ARGMAX, 16384, {512, 4, 8, 1, 2, 0, 0}},
-        /* to 256 KB: 512 threads of one 4-byte load (8-byte types: one) */
+        /* to 256 KB: 512 threads of one load (4 bytes; 8 for elements of
+         * other sizes), as many blocks as fit */
         {CUSPEC_F32, MAX, 8193, {512, 1, 1, 1, 0, 0, 0}},
-        {CUSPEC_I8, SUM, 1 << 18, {512, 1, 4, 1, 0, 0, 0}},
-        {CUSPEC_F16, ARGMAX, 1 << 16, {512, 1, 2, 1, 0, 0, 0}},
+        {CUSPEC_I8, SUM, 1 << 18, {512, 1, 8, 1, 0, 0, 0}},
+        {CUSPEC_F16, ARGMAX, 1 << 16, {512, 1, 4, 1, 0, 0, 0}},
         {CUSPEC_F64, SUM, 1 << 15, {512, 1, 1, 1, 0, 0, 0}},
+        /* to 1 MB for elements of other than 4 bytes: one such block an SM */
+        {CUSPEC_I8, ARGMAX, (1 << 18) + 1, {512, 1, 8, 1, 1, 0, 0}},
+        {CUSPEC_BF16, SUM, 1 << 18, {512, 1, 4, 1, 1, 0, 0}},
+        {CUSPEC_F64, MAX, 1 << 17, {512, 1, 1, 1, 1, 0, 0}},
         /* to 2 MB: the defaults */
         {CUSPEC_F32, SUM, (1 << 16) + 1, {256, 4, 4, 1, 4, 0, 0}},
-        {CUSPEC_F64, MAX, 1 << 18, {256, 4, 2, 1, 4, 0, 0}},
+        {CUSPEC_F64, MAX, (1 << 17) + 1, {256, 4, 2, 1, 4, 0, 0}},
+        {CUSPEC_U16, MAX, 1 << 20, {256, 4, 8, 1, 4, 0, 0}},
         /* to 32 MB: 512 x 4 x 16 B, 2 blocks an SM; float sums and dots in
          * two launches; through L1 from 32 MB read (a dot's two inputs) */
         {CUSPEC_F32, SUM, (1 << 19) + 1, {512, 4, 4, 0, 2, 0, 0}},
