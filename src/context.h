@@ -100,8 +100,8 @@ int cuspec__helper_function(cuspec_ctx *ctx, CUstream stream, const struct cuspe
 /* For a call on s on `stream`: the kernel of *v, or where *v is in no tier
  * and cannot be compiled here (no NVRTC), that of the first kernel a call
  * on s could choose without a record (cuspec__family_choices) that fits s
- * and is available; then *v becomes that one and cuspec_last_launch says
- * so. The swap is remembered per context. */
+ * and is available with its helper, if it has one; then *v becomes that
+ * one and cuspec_last_launch says so. The swap is remembered per context. */
 int cuspec__function_for(cuspec_ctx *ctx, CUstream stream, const struct cuspec__spec *s,
                          struct cuspec__variant *v, struct cuspec__kernel *k);
 /* The search of cuspec__function_for alone, for a call on s that wanted

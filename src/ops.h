@@ -54,9 +54,9 @@ struct cuspec__family_ops {
     void (*bucket_text)(int bucket, char *buf, size_t size);
     int (*bucket_parse)(const char *text, int *bucket, struct cuspec__spec *s);
     /* Calls fn on each bucket `d` powers of two from `bucket` (in all of its
-     * sizes together) whose record may serve a call on s, in the order a
-     * lookup prefers them; stops at and returns the first non-zero fn
-     * returns. */
+     * sizes together; d = 0: bucket itself) whose record may serve a call on
+     * s, in the order a lookup prefers them; stops at and returns the first
+     * non-zero fn returns. */
     int (*nearby)(const struct cuspec__spec *s, int bucket, int d,
                   int (*fn)(int bucket, void *user), void *user);
     /* The names of the ops in listings (n_ops of them); NULL: "-". */

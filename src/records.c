@@ -201,6 +201,12 @@ int cuspec__record_legal(const struct cuspec__spec *s, const struct cuspec__reco
     v->dtype = s->dtype;
     v->op = s->op;
     memcpy(v->p, r->p, sizeof v->p);
+    /* A helper kernel's parameters (a reduction's final pass) are no
+     * tuning result: such a record would launch the helper alone. */
+    const struct cuspec__family *f = cuspec__family(s->family);
+    for (int i = 0; f != NULL && i < f->n_params; i++)
+        if (f->params[i].not_tuned && v->p[i] != f->params[i].values[0])
+            return 0;
     return cuspec__variant_legal(v);
 }
 
@@ -250,11 +256,10 @@ int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct
     if (rc != CUSPEC_OK)
         return rc;
     cuspec__entry_free(&e);
-    if (found_near(b, &n))
-        return CUSPEC_OK;
-    /* Nearest first, by distance in log2 size (in all of the bucket's sizes
-     * together, at the same alignment class). */
-    for (int d = 1; d <= NEAREST_MAX; d++)
+    /* Its own bucket, then the nearest first, by distance in log2 size (in
+     * all of the bucket's sizes together, at the same alignment class),
+     * each where the family lets its record serve s. */
+    for (int d = 0; d <= NEAREST_MAX; d++)
         if (cuspec__ops(s->family)->nearby(s, b, d, found_near, &n))
             return CUSPEC_OK;
     return cuspec__fail(CUSPEC_ERR_NOT_FOUND, "no tuning record for this device near %s",

@@ -302,6 +302,8 @@ static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspe
 {
     struct cuspec__kernel k, fk;
     struct cuspec__variant fin;
+    CUSPEC__RETURN_IF(v->p[P_STAGE] != 0, CUSPEC_ERR_INVALID,
+                      "a reduction's final pass runs only after its first (stage=0)");
     int rc = kernels(ctx, stream, spec, v, &fin, &k, &fk);
     if (rc != CUSPEC_OK)
         return rc;
@@ -356,8 +358,6 @@ int cuspec__reduce_variant_on(cuspec_ctx *ctx, const struct cuspec__variant *v, 
                               cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream,
                               const struct cuspec__scratch *held)
 {
-    CUSPEC__RETURN_IF(v->p[P_STAGE] != 0, CUSPEC_ERR_INVALID,
-                      "a reduction's final pass runs only after its first (stage=0)");
     struct cuspec__variant use = *v;
     cuspec_devptr index = cuspec__reduce_is_arg(v->op) ? out + 8 : 0;
     return launch(ctx, &use, NULL, a, b, n, out, index, stream, held);

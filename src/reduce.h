@@ -33,8 +33,8 @@ static inline int cuspec__reduce_is_arg(int op)
 extern const struct cuspec__family_ops cuspec__reduce_ops;
 
 /* The parameters of a call on s: its tuning record's, else the defaults
- * fitted to s (its loads through L1 from 32 MB read); 1 when from a
- * record. */
+ * fitted to s (a shape for its size, its loads through L1 from 32 MB
+ * read); 1 when from a record. */
 int cuspec__reduce_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v);
 /* 1 when a call of s's family, dtype and op on n elements makes the same
  * record-free choice as one on s (a record of n's size may serve s). */
@@ -42,7 +42,8 @@ int cuspec__reduce_same_choice(const struct cuspec__spec *s, unsigned long long 
 
 /* Runs reduce variant v (dot, with b, when v->op is CUSPEC__REDUCE_DOT);
  * the context must be current and the arguments checked. argmin and argmax
- * write their value at out and their index (an i64) at out + 8. */
+ * write their value at out and their index (an i64) at out + 8. A final
+ * pass (stage 1) is refused: it runs only after its first. */
 int cuspec__reduce_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspec_devptr a,
                            cuspec_devptr b, size_t n, cuspec_devptr out, CUstream stream);
 /* The same on scratch the caller took with cuspec__scratch_take (a whole

@@ -46,13 +46,15 @@ static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
     return CUSPEC_OK;
 }
 
-/* The smaller size first; only sizes whose record-free choice is the
- * call's: a record made for another size class's kernel never serves it
- * (docs/experiments/reduce.md: "Defaults by size"). */
+/* The smaller size first; only buckets where the record-free choice at the
+ * size their records are tuned at (a power of two, as the default suite's)
+ * is the call's: a record made for another size class's kernel never
+ * serves it, not even in its own bucket, which a class may split at its
+ * first size (docs/experiments/reduce.md: "Defaults by size"). */
 static int nearby(const struct cuspec__spec *s, int bucket, int d,
                   int (*fn)(int bucket, void *user), void *user)
 {
-    for (int sign = -1; sign <= 1; sign += 2) {
+    for (int sign = d == 0 ? 1 : -1; sign <= 1; sign += 2) {
         int nb = bucket + sign * d, rc;
         if (nb >= 0 && nb < 64 && cuspec__reduce_same_choice(s, 1ULL << nb) &&
             (rc = fn(nb, user)) != 0)

@@ -136,6 +136,28 @@ TEST(nearest_bucket_lookup)
     CHECK_INT_EQ(cuspec__record_put(dev, &s, 22, &bad), CUSPEC_OK);
     CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
     CHECK_INT_EQ(bucket, 20);
+    /* Nor is one of a final pass (stage 1, legal as a helper kernel), which
+     * a call would launch alone with the first pass's arguments. */
+    bad = sample_record(512);
+    int final_pass[] = {512, 1, 1, 0, 0, 1, 0};
+    memcpy(bad.p, final_pass, sizeof final_pass);
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 22, &bad), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(bucket, 20);
+
+    /* A class may start at a bucket's first size: a record tuned at 2^12
+     * (f32: 16 KB, the defaults' one block) serves 2^12, not 2^12 + 3
+     * (512 threads' one block). */
+    const char *dev12 = "edge|sm_90|132|1|13000";
+    CHECK_INT_EQ(cuspec__record_put(dev12, &s, 12, &r10), CUSPEC_OK);
+    s.n = 1ull << 12;
+    CHECK_INT_EQ(cuspec__record_find(dev12, &s, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(bucket, 12);
+    s.n += 3;
+    CHECK_INT_EQ(cuspec__record_find(dev12, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+    s.n = (1ull << 11) + 3; /* the defaults' class, a power of two below */
+    CHECK_INT_EQ(cuspec__record_find(dev12, &s, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(bucket, 12);
 
     /* Transposes: nearest in rows and cols together, same alignment class. */
     struct cuspec__spec t = {.family = CUSPEC__FAM_TRANSPOSE,
