@@ -15,8 +15,7 @@
  * that file and one line here. */
 #define CUSPEC__FAMILIES(X)                                                                        \
     X(COPY, copy)                                                                                  \
-    X(REDUCE, reduce)                                                                              \
-    X(TRANSPOSE, transpose) X(LESSONS, lessons) X(REDUCE_ROWS, reduce_rows)                        \
+    X(REDUCE, reduce) X(TRANSPOSE, transpose) X(LESSONS, lessons) X(REDUCE_ROWS, reduce_rows)      \
         X(REDUCE_COLS, reduce_cols)
 
 enum {

@@ -146,9 +146,9 @@ static int index_key(const char *record_key, char *key, size_t size)
     const char *bucket = strstr(record_key, "\nbucket=");
     if (strncmp(record_key, head, sizeof head - 1) != 0 || bucket == NULL)
         return cuspec__fail(CUSPEC_ERR_INVALID, "'%.40s' is not a tuning record's key", record_key);
-    int n =
-        snprintf(key, size, "cuspec tuning index\n%.*s",
-                 (int)(bucket + 1 - (record_key + sizeof head - 1)), record_key + sizeof head - 1);
+    int n = snprintf(key, size, "cuspec tuning index\n%.*s",
+                     (int)(bucket + 1 - (record_key + sizeof head - 1)),
+                     record_key + sizeof head - 1);
     CUSPEC__RETURN_IF(n < 0 || (size_t)n >= size, CUSPEC_ERR_INVALID, "tuning record key too long");
     return CUSPEC_OK;
 }

@@ -138,15 +138,13 @@ static void *reference(const struct cuspec__spec *s, const void *const in[2])
                 r->index = i;
     } else if (cuspec__dtype_is_float(s->dtype)) {
         for (size_t i = 0; i < s->n; i++) {
-            double x =
-                cuspec__value_f(a, s->dtype, i) * (dot ? cuspec__value_f(b, s->dtype, i) : 1.0);
+            double x = cuspec__value_f(a, s->dtype, i) * (dot ? cuspec__value_f(b, s->dtype, i) : 1.0);
             r->sum += x;
             r->mag += fabs(x);
         }
     } else {
         for (size_t i = 0; i < s->n; i++)
-            r->bits +=
-                cuspec__value_i(a, s->dtype, i) * (dot ? cuspec__value_i(b, s->dtype, i) : 1);
+            r->bits += cuspec__value_i(a, s->dtype, i) * (dot ? cuspec__value_i(b, s->dtype, i) : 1);
     }
     return r;
 }
