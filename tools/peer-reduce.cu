@@ -4,15 +4,20 @@
 // Built and run by tools/peer-reduce.sh (nvcc, CUB from the toolkit, the
 // built libcuspec). For each dtype, op and n:
 //   - the inputs: random values (floats uniform in [-1, 1), integers over
-//     their range) in a pool of at least 256 MB, cut into slices of n
-//     elements (at least 2, so that even 2^28-element calls alternate);
+//     their range) in a pool of at least 256 MB and 4 x L2, cut into slices
+//     of n elements (at least 2, so that even 2^28-element calls
+//     alternate), and as many again for a dot's second inputs;
 //   - one call of each library checked against the other (integer sums and
 //     dots and every min, max, argmin and argmax exactly; float sums and
 //     dots within 2^-20 * n of each other);
 //   - C = 20..64 calls captured in one CUDA graph, call i on slice
-//     i * slices / C (so consecutive calls are far apart in the pool), a
-//     dot's second input the slice of call i + C / 2 (CUB's: DeviceReduce::Sum
-//     over a[i] * b[i], in f32 or 64 bits as cuspec_dot); the
+//     i * (slices / C) (far apart in the pool) where there are 2 C slices
+//     or more, else on slice i mod slices: a slice is read again only after
+//     the whole pool, so no call finds its input in the L2 (2026-11-27: call
+//     i on slice i * slices / C read the same 16-64 MB slice in up to 5
+//     calls in a row, served in part from the L2); a dot's second input the
+//     same slice of the second half (CUB's: DeviceReduce::Sum over
+//     a[i] * b[i], in f32 or 64 bits as cuspec_dot); the
 //     graph launched `reps` times, each launch timed alone with events after
 //     the L2 is flushed (a 2 x L2 memset, not timed): device time per call
 //     is the median over the launches of the launch's time / C.
@@ -326,25 +331,26 @@ static std::vector<Row> rows;
 template <typename T>
 static void run_dtype(Bench &b, const char *name, const std::vector<Op> &ops, int kmin, int kmax)
 {
-    const size_t pool_min = 256u << 20;
+    const size_t pool_min = std::max<size_t>(256u << 20, 2 * b.flush_bytes);
     for (int k = kmin; k <= kmax; k += 2) {
         size_t n = (size_t)1 << k, bytes = n * sizeof(T);
         size_t slice = (bytes + 255) / 256 * 256;
         size_t slices = std::max<size_t>(2, (pool_min + slice - 1) / slice);
         int calls = (int)std::min<size_t>(64, std::max<size_t>(20, slices));
+        size_t stride = slices >= 2 * (size_t)calls ? slices / calls : 1;
         unsigned char *pool;
         Out *outs;
-        CUDA_OK(cudaMalloc(&pool, slices * slice));
+        CUDA_OK(cudaMalloc(&pool, 2 * slices * slice));
         CUDA_OK(cudaMalloc(&outs, 2 * (size_t)calls * sizeof(Out)));
         fill_kernel<T><<<4096, 256, 0, b.stream>>>(reinterpret_cast<T *>(pool),
-                                                   slices * slice / sizeof(T),
+                                                   2 * slices * slice / sizeof(T),
                                                    0x9E3779B97F4A7C15ULL * (unsigned)k);
         CUDA_OK(cudaGetLastError());
         auto at = [&](int i) {
-            return reinterpret_cast<const T *>(pool + (size_t)i * slices / calls % slices * slice);
+            return reinterpret_cast<const T *>(pool + (size_t)i * stride % slices * slice);
         };
-        // A dot's second input: the slice half the calls away, never the first's.
-        auto at2 = [&](int i) { return at(i + calls / 2); };
+        // A dot's second input: the same slice of the second half.
+        auto at2 = [&](int i) { return at(i) + slices * slice / sizeof(T); };
         for (Op op : ops) {
             size_t temp_bytes = cub_temp<T>(op, n);
             void *temp;
