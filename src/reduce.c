@@ -30,6 +30,9 @@ enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
  * sums and dots take two launches of the wide shape: the second one's read
  * of the partials waits for no ticket. */
 #define DEFAULTS_TO (16ULL << 10)
+/* Elements of 4 and 8 bytes up to TINY_TO elements: one block of 1024
+ * threads, an element each (no thread walks a vector). */
+#define TINY_TO 1024ULL
 #define ONE_BLOCK_TO (32ULL << 10)
 #define SPREAD_TO (256ULL << 10)
 #define NARROW_TO (1ULL << 20)
@@ -184,6 +187,9 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
     if (wide) {
         v->p[P_BLOCK] = 512;
         v->p[P_GRID] = 2;
+    } else if (size >= 4 && s->n <= TINY_TO) {
+        v->p[P_BLOCK] = 1024;
+        v->p[P_ITEMS] = v->p[P_VEC] = 1;
     } else if (in > ONE_BLOCK_TO && in <= (size == 4 ? SPREAD_TO : NARROW_TO)) {
         v->p[P_BLOCK] = 512;
         v->p[P_ITEMS] = 1;
@@ -201,16 +207,13 @@ static int classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, vo
     static const unsigned long long bytes[] = {DEFAULTS_TO,      ONE_BLOCK_TO, SPREAD_TO,
                                                NARROW_TO,        WIDE_FROM,    L1_FROM_BYTES,
                                                2 * L1_FROM_BYTES};
-    for (size_t i = 0; i < sizeof bytes / sizeof *bytes; i++) {
-        struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE,
-                                 .op = op,
-                                 .dtype = dtype,
-                                 .n = bytes[i] / cuspec_dtype_size(dtype)};
-        int rc = fn(&s, user);
-        if (rc != 0)
-            return rc;
+    struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE, .op = op, .dtype = dtype, .n = TINY_TO};
+    int rc = fn(&s, user);
+    for (size_t i = 0; rc == 0 && i < sizeof bytes / sizeof *bytes; i++) {
+        s.n = bytes[i] / cuspec_dtype_size(dtype);
+        rc = fn(&s, user);
     }
-    return 0;
+    return rc;
 }
 
 /* The final pass of two launches: one block, the first pass's block size. */

@@ -128,9 +128,10 @@ TEST(arguments_refused_before_the_device)
 /* ## The record-free choice by size */
 
 /* Three shapes of every dtype and op (the defaults; 512 threads of 4 loads
- * of 16 bytes; 512 threads of one load), and for the sums and dots
- * of the 4 float dtypes the second in two launches and its final pass. */
-#define N_CHOICES (3 * 12 * CUSPEC__REDUCE_N_OPS + 2 * 4 * 2)
+ * of 16 bytes; 512 threads of one load), a fourth of the 6 dtypes of 4 and
+ * 8 bytes (1024 threads of one element), and for the sums and dots of the 4
+ * float dtypes the second in two launches and its final pass. */
+#define N_CHOICES ((3 * 12 + 6) * CUSPEC__REDUCE_N_OPS + 2 * 4 * 2)
 
 struct fitted {
     int dtype, op;
@@ -147,9 +148,16 @@ TEST(the_shape_follows_the_size)
         ARGMAX = CUSPEC__REDUCE_ARGMAX
     };
     static const struct fitted cases[] = {
+        /* up to 1024 elements of 4 or 8 bytes: one block of 1024 x 1 */
+        {CUSPEC_F32, SUM, 1, {1024, 1, 1, 1, 4, 0, 0}},
+        {CUSPEC_F32, SUM, 1000, {1024, 1, 1, 1, 4, 0, 0}},
+        {CUSPEC_F64, ARGMAX, 1024, {1024, 1, 1, 1, 4, 0, 0}},
+        {CUSPEC_U64, DOT, 1024, {1024, 1, 1, 1, 4, 0, 0}},
         /* up to 16 KB an input: the defaults, one block of 256 x 4 x 16 B */
-        {CUSPEC_F32, SUM, 1000, {256, 4, 4, 1, 4, 0, 0}},
+        {CUSPEC_I32, MAX, 1025, {256, 4, 4, 1, 4, 0, 0}},
         {CUSPEC_F32, SUM, 4096, {256, 4, 4, 1, 4, 0, 0}},
+        {CUSPEC_I8, SUM, 1000, {256, 4, 16, 1, 4, 0, 0}},
+        {CUSPEC_F16, SUM, 1024, {256, 4, 8, 1, 4, 0, 0}},
         {CUSPEC_I8, ARGMAX, 16384, {256, 4, 16, 1, 4, 0, 0}},
         /* to 32 KB: one block of 512 x 4 x 16 B */
         {CUSPEC_F32, SUM, 4097, {512, 4, 4, 1, 2, 0, 0}},

@@ -102,18 +102,19 @@ TEST(nearest_bucket_lookup)
 {
     const char *dev = "nearest|sm_90|132|1|13000";
     struct cuspec__spec s = reduce_spec(1 << 10);
-    struct cuspec__record r10 = sample_record(128), r20 = sample_record(1024), got;
-    CHECK_INT_EQ(cuspec__record_put(dev, &s, 10, &r10), CUSPEC_OK);
+    struct cuspec__record r11 = sample_record(128), r20 = sample_record(1024), got;
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 11, &r11), CUSPEC_OK);
     CHECK_INT_EQ(cuspec__record_put(dev, &s, 20, &r20), CUSPEC_OK);
     int bucket;
     /* bucket -1: none. Records stand in at most two powers of two away, for
-     * sizes whose record-free shape is the same (f32 sums: the defaults to
-     * 16 KB, one block to 32 KB, ..., from 2 MB to 32 MB 512 threads in two
-     * launches; src/reduce.c, fit). */
+     * sizes whose record-free shape is the same (f32 sums: 1024 threads to
+     * 1024 elements, the defaults to 16 KB, one block to 32 KB, ..., from 2
+     * MB to 32 MB 512 threads in two launches; src/reduce.c, fit). */
     static const struct {
         int log2n, bucket, block;
-    } cases[] = {{10, 10, 128}, {11, 10, 128},  {12, -1, 0},    {13, -1, 0},  {18, -1, 0},
-                 {19, 20, 1024}, {20, 20, 1024}, {22, 20, 1024}, {23, -1, 0}, {28, -1, 0}};
+    } cases[] = {{9, -1, 0},    {10, 11, 128},  {11, 11, 128},  {12, -1, 0},
+                 {13, -1, 0},   {18, -1, 0},    {19, 20, 1024}, {20, 20, 1024},
+                 {22, 20, 1024}, {23, -1, 0},   {28, -1, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         s.n = 1ull << cases[i].log2n;
         s.n += 3; /* not a power of two: the bucket is log2 rounded down */
@@ -149,7 +150,7 @@ TEST(nearest_bucket_lookup)
      * (f32: 16 KB, the defaults' one block) serves 2^12, not 2^12 + 3
      * (512 threads' one block). */
     const char *dev12 = "edge|sm_90|132|1|13000";
-    CHECK_INT_EQ(cuspec__record_put(dev12, &s, 12, &r10), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_put(dev12, &s, 12, &r11), CUSPEC_OK);
     s.n = 1ull << 12;
     CHECK_INT_EQ(cuspec__record_find(dev12, &s, &got, &bucket), CUSPEC_OK);
     CHECK_INT_EQ(bucket, 12);
