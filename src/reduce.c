@@ -207,13 +207,15 @@ static int classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, vo
     static const unsigned long long bytes[] = {DEFAULTS_TO,      ONE_BLOCK_TO, SPREAD_TO,
                                                NARROW_TO,        WIDE_FROM,    L1_FROM_BYTES,
                                                2 * L1_FROM_BYTES};
-    struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE, .op = op, .dtype = dtype, .n = TINY_TO};
-    int rc = fn(&s, user);
+    /* The smallest last: a fallback takes the classes in this order. */
+    struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE, .op = op, .dtype = dtype};
+    int rc = 0;
     for (size_t i = 0; rc == 0 && i < sizeof bytes / sizeof *bytes; i++) {
         s.n = bytes[i] / cuspec_dtype_size(dtype);
         rc = fn(&s, user);
     }
-    return rc;
+    s.n = TINY_TO;
+    return rc != 0 ? rc : fn(&s, user);
 }
 
 /* The final pass of two launches: one block, the first pass's block size. */

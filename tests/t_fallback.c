@@ -174,6 +174,13 @@ static void without_nvrtc(void *arg)
     wanted.p[3] = 0;
     CHECK_UINT_EQ(candidates(&sum, 90, &wanted, &first), 5);
     CHECK(memcmp(&first, &defaults, sizeof first) == 0);
+    /* the shape of the smallest calls (1024 threads of one element) last */
+    struct cuspec__variant v, last = first;
+    unsigned at = 0;
+    while (cuspec__fallback_next(&sum, 90, &wanted, &at, &v) == CUSPEC_OK)
+        last = v;
+    CHECK_INT_EQ(last.p[0], 1024); /* block */
+    CHECK_INT_EQ(last.p[1], 1);    /* items */
 
     /* Of 8 MB, whose defaults take two launches: they serve a record of
      * blocks of 1024 first, and their final pass is there too. */
