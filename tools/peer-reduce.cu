@@ -338,19 +338,20 @@ static void run_dtype(Bench &b, const char *name, const std::vector<Op> &ops, in
         size_t slices = std::max<size_t>(2, (pool_min + slice - 1) / slice);
         int calls = (int)std::min<size_t>(64, std::max<size_t>(20, slices));
         size_t stride = slices >= 2 * (size_t)calls ? slices / calls : 1;
+        size_t halves = std::count(ops.begin(), ops.end(), DOT) ? 2 : 1; // the second: dots'
         unsigned char *pool;
         Out *outs;
-        CUDA_OK(cudaMalloc(&pool, 2 * slices * slice));
+        CUDA_OK(cudaMalloc(&pool, halves * slices * slice));
         CUDA_OK(cudaMalloc(&outs, 2 * (size_t)calls * sizeof(Out)));
         fill_kernel<T><<<4096, 256, 0, b.stream>>>(reinterpret_cast<T *>(pool),
-                                                   2 * slices * slice / sizeof(T),
+                                                   halves * slices * slice / sizeof(T),
                                                    0x9E3779B97F4A7C15ULL * (unsigned)k);
         CUDA_OK(cudaGetLastError());
         auto at = [&](int i) {
             return reinterpret_cast<const T *>(pool + (size_t)i * stride % slices * slice);
         };
         // A dot's second input: the same slice of the second half.
-        auto at2 = [&](int i) { return at(i) + slices * slice / sizeof(T); };
+        auto at2 = [&](int i) { return at(i) + (halves - 1) * slices * slice / sizeof(T); };
         for (Op op : ops) {
             size_t temp_bytes = cub_temp<T>(op, n);
             void *temp;
