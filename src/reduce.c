@@ -19,20 +19,20 @@ enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
 #define L1_FROM_BYTES (32ULL << 20)
 
 /* The shapes of calls without a record, by the bytes of one input
- * (docs/experiments/reduce.md: "Defaults by size"): up to DEFAULTS_TO and
- * from SPREAD_TO (NARROW_TO for elements of other than 4 bytes) to
- * WIDE_FROM the defaults; up to ONE_BLOCK_TO, and from WIDE_FROM to
- * L1_FROM_BYTES, blocks of 512 threads and 32 KB (one block for the
+ * (docs/experiments/reduce.md: "Defaults by size"): up to TINY_TO elements
+ * of 4 or 8 bytes one block of 1024 threads, an element each (no thread
+ * walks a vector: the same file, "One block of 1024 threads"); up to
+ * DEFAULTS_TO and from SPREAD_TO (NARROW_TO for elements of other than 4
+ * bytes) to WIDE_FROM the defaults; up to ONE_BLOCK_TO, and from WIDE_FROM
+ * to L1_FROM_BYTES, blocks of 512 threads and 32 KB (one block for the
  * smallest, two an SM for the others: fewer blocks to combine); up to
  * SPREAD_TO, blocks of 512 threads of one load each (4 bytes, 8 for
  * elements of other than 4 bytes), as many as fit, to spread a small read
  * over the SMs, and to NARROW_TO one such block an SM. From WIDE_FROM float
  * sums and dots take two launches of the wide shape: the second one's read
  * of the partials waits for no ticket. */
-#define DEFAULTS_TO (16ULL << 10)
-/* Elements of 4 and 8 bytes up to TINY_TO elements: one block of 1024
- * threads, an element each (no thread walks a vector). */
 #define TINY_TO 1024ULL
+#define DEFAULTS_TO (16ULL << 10)
 #define ONE_BLOCK_TO (32ULL << 10)
 #define SPREAD_TO (256ULL << 10)
 #define NARROW_TO (1ULL << 20)

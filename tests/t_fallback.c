@@ -110,9 +110,11 @@ TEST(every_record_free_choice_is_listed_and_every_listed_one_is_made)
 static char store_dir[] = "/tmp/cuspec-fallback-XXXXXX";
 
 /* All the candidates for a call on s wanting `wanted` on sm_arch: each fits
- * s and is not `wanted`; returns how many. */
+ * s and is not `wanted`; returns how many, the first at *first and the
+ * last at *last (when not NULL). */
 static unsigned candidates(const struct cuspec__spec *s, int arch,
-                           const struct cuspec__variant *wanted, struct cuspec__variant *first)
+                           const struct cuspec__variant *wanted, struct cuspec__variant *first,
+                           struct cuspec__variant *last)
 {
     const struct cuspec__family *f = cuspec__family(s->family);
     unsigned next = 0, n = 0;
@@ -122,6 +124,8 @@ static unsigned candidates(const struct cuspec__spec *s, int arch,
         CHECK(memcmp(&v, wanted, sizeof v) != 0);
         if (n++ == 0)
             *first = v;
+        if (last != NULL)
+            *last = v;
     }
     return n;
 }
@@ -146,10 +150,10 @@ static void without_nvrtc(void *arg)
     memcpy(wanted.p, p, sizeof p);
     CHECK(cuspec__variant_legal(&wanted));
     cuspec__variant_choose(&s, 90, &defaults);
-    CHECK_UINT_LT(1, candidates(&s, 90, &wanted, &first));
+    CHECK_UINT_LT(1, candidates(&s, 90, &wanted, &first, NULL));
     CHECK(memcmp(&first, &defaults, sizeof first) == 0);
     /* Wanting the defaults themselves: another that fits comes first. */
-    CHECK_UINT_LT(0, candidates(&s, 90, &defaults, &first));
+    CHECK_UINT_LT(0, candidates(&s, 90, &defaults, &first, NULL));
     CHECK(memcmp(&first, &defaults, sizeof first) != 0);
 
     /* A narrow shape's class counts one leading dimension: whatever falls
@@ -161,7 +165,7 @@ static void without_nvrtc(void *arg)
                                   .align = 1};
     cuspec__variant_choose(&narrow, 90, &defaults);
     CHECK_INT_EQ(defaults.p[P_KERNEL], K_NARROW);
-    CHECK_UINT_LT(0, candidates(&narrow, 90, &defaults, &first));
+    CHECK_UINT_LT(0, candidates(&narrow, 90, &defaults, &first, NULL));
     CHECK_INT_EQ(first.p[P_VEC] == 1 || shifted_subword(&first), 1);
 
     /* A two-pass record of f64 sums of 800 KB: the one-pass defaults for
@@ -172,13 +176,10 @@ static void without_nvrtc(void *arg)
     CHECK_INT_EQ(defaults.p[3], 1); /* single */
     wanted = defaults;
     wanted.p[3] = 0;
-    CHECK_UINT_EQ(candidates(&sum, 90, &wanted, &first), 5);
+    struct cuspec__variant last;
+    CHECK_UINT_EQ(candidates(&sum, 90, &wanted, &first, &last), 5);
     CHECK(memcmp(&first, &defaults, sizeof first) == 0);
     /* the shape of the smallest calls (1024 threads of one element) last */
-    struct cuspec__variant v, last = first;
-    unsigned at = 0;
-    while (cuspec__fallback_next(&sum, 90, &wanted, &at, &v) == CUSPEC_OK)
-        last = v;
     CHECK_INT_EQ(last.p[0], 1024); /* block */
     CHECK_INT_EQ(last.p[1], 1);    /* items */
 
@@ -189,7 +190,7 @@ static void without_nvrtc(void *arg)
     CHECK_INT_EQ(defaults.p[3], 0);
     wanted = defaults;
     wanted.p[0] = 1024; /* block */
-    CHECK_UINT_EQ(candidates(&sum8, 90, &wanted, &first), 5);
+    CHECK_UINT_EQ(candidates(&sum8, 90, &wanted, &first, NULL), 5);
     CHECK(memcmp(&first, &defaults, sizeof first) == 0);
 
     /* Older than the shipped PTX, with no cubin: nothing to fall back to. */

@@ -13,9 +13,9 @@
 //   - C = 20..64 calls captured in one CUDA graph, call i on slice
 //     i * (slices / C) (far apart in the pool) where there are 2 C slices
 //     or more, else on slice i mod slices: a slice is read again only after
-//     the whole pool, so no call finds its input in the L2 (2026-11-27: call
-//     i on slice i * slices / C read the same 16-64 MB slice in up to 5
-//     calls in a row, served in part from the L2); a dot's second input the
+//     the whole pool, so no call finds its input in the L2
+//     (docs/experiments/reduce.md: "tools/peer-reduce read some inputs from
+//     the L2"); a dot's second input the
 //     same slice of the second half (CUB's: DeviceReduce::Sum over
 //     a[i] * b[i], in f32 or 64 bits as cuspec_dot); the
 //     graph launched `reps` times, each launch timed alone with events after
