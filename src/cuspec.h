@@ -552,8 +552,9 @@ typedef struct cuspec_bench_result {
     double median_us; /* one call, CUDA events */
     double p10_us, p90_us;
     double batch_us;  /* mean per call over back-to-back calls on one stream */
-    double graph_us;  /* the same captured in a CUDA graph: the device's time per
-                       * call, without the host's cost of enqueueing each */
+    double graph_us;  /* the same captured in a CUDA graph, launched after the L2
+                       * is flushed: the device's time per call, without the
+                       * host's cost of enqueueing each */
     double bytes;     /* bytes one call moves */
     double gbs;       /* bytes / median */
     double copy_us;   /* transposes: the median of copying the same bytes, timed
@@ -647,7 +648,7 @@ typedef struct cuspec_tune_options {
     int max_candidates;       /* 0: 48. Spaces up to this size are searched exhaustively;
                                  larger ones by random sampling and local refinement */
     int top;                  /* re-time the best K to confirm the winner (0: 3) */
-    int reps;                 /* timed calls per candidate (0: 15) */
+    int reps;                 /* timed graph launches per candidate (0: 15) */
     int force;                /* re-time candidates a previous run already timed */
     int jobs;                 /* compile threads (0: one per core) */
     double compile_timeout_s; /* a candidate compiling for longer fails (0: 60 s) */

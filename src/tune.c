@@ -14,10 +14,14 @@
 
 #include <string.h>
 
-/* Below this, candidates are timed in a CUDA graph (measure), of enough
- * calls that the graph's own start (a few microseconds) does not count. */
-#define SHORT_CALL_US 20.0
-#define SHORT_CALL_GRAPH 200
+/* Candidates are ranked as the peer benchmarks (tools/) time calls: the
+ * device's time per call in a CUDA graph of GRAPH_MIN to GRAPH_MAX calls,
+ * as many as the inputs' pool has slices. A call timed on its own carries
+ * the host's launch, the same for every candidate and most of a short call;
+ * graphs of 200 calls made records that lost to the defaults by 2-3% under
+ * the peers (docs/experiments/reduce.md: "The tuner's clock"). */
+#define GRAPH_MIN 20
+#define GRAPH_MAX 64
 
 struct gpu_env {
     cuspec_ctx *ctx;
@@ -43,16 +47,15 @@ static int measure(void *env, const struct cuspec__variant *v, int reps, double 
     int rc = cuspec__workload_check(g->check, v, &correct, &error);
     if (rc != CUSPEC_OK || !correct)
         return rc != CUSPEC_OK ? rc : CUSPEC__WRONG;
+    /* A few calls on their own load it; then the median of `reps`
+     * launches of its graph, the L2 flushed before each. */
     cuspec_bench_result r;
-    rc = cuspec__workload_time(g->w, v, reps, 0, &r);
-    *us = r.median_us;
-    *spread = r.median_us > 0 ? (r.p90_us - r.p10_us) / r.median_us : 0;
-    /* A short call timed on its own is mostly the host's cost of launching
-     * it, the same for every candidate: those are ranked by the device's
-     * time per call in a CUDA graph instead. */
-    if (rc == CUSPEC_OK && r.median_us < SHORT_CALL_US)
-        rc = cuspec__workload_graph_time(g->w, v, SHORT_CALL_GRAPH, us);
-    return rc;
+    rc = cuspec__workload_time(g->w, v, 3, 0, &r);
+    if (rc != CUSPEC_OK)
+        return rc;
+    unsigned slices = cuspec__workload_slices(g->w);
+    int calls = slices < GRAPH_MIN ? GRAPH_MIN : slices > GRAPH_MAX ? GRAPH_MAX : (int)slices;
+    return cuspec__workload_graph_time(g->w, v, calls, reps, us, spread);
 }
 
 int cuspec_tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune_options *options,

@@ -42,6 +42,9 @@ struct cuspec__workload {
      * (held = 1), as direct calls on one stream would. */
     struct cuspec__scratch scratch;
     int held;
+    /* Set before each timed graph launch (2 x the L2, made on the first),
+     * so that no launch finds in the L2 what the one before it read. */
+    CUdeviceptr flush;
 };
 
 /* A slice of a random fill, with its own generator (xorshift64*). */
@@ -203,6 +206,8 @@ void cuspec__workload_destroy(struct cuspec__workload *w)
         for (size_t i = 0; i < sizeof pools / sizeof *pools; i++)
             if (pools[i]->base)
                 drv->cuMemFree(pools[i]->base);
+        if (w->flush)
+            drv->cuMemFree(w->flush);
         cuspec__ctx_leave(w->ctx, pushed);
     }
     free(w->host[0]);
@@ -221,6 +226,11 @@ void cuspec__workload_set_hook(struct cuspec__workload *w, cuspec__after_run_fn 
 double cuspec__workload_bytes(const struct cuspec__workload *w)
 {
     return w->io.moved;
+}
+
+unsigned cuspec__workload_slices(const struct cuspec__workload *w)
+{
+    return w->in[0].count;
 }
 
 /* Slice i of p, round the pool (0 where p was not made).  Pools of
@@ -281,22 +291,27 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Mean microseconds per call over `batch` calls back to back on stream,
- * between two events: enqueued one by one (the host's cost included where
- * it is the larger), or (graph) captured into a CUDA graph and launched as
- * one, so that the device's own time per call is what shows. A variant
- * (the tuner's) that takes scratch, captured here, runs on scratch held for
- * the graph's life, not on the graph's own allocations: candidates are ranked
- * by their kernels, as direct calls run them; the public calls (the
- * benchmarks) pay what captured calls pay. */
+/* Microseconds per call over `batch` calls back to back on stream, between
+ * two events: enqueued one by one (the host's cost included where it is the
+ * larger; t[0]), or (graph) captured into a CUDA graph and launched
+ * `launches` times, the L2 flushed before each, so that the device's own
+ * time per call is what shows (t[k] for launch k). A variant (the tuner's)
+ * that takes scratch, captured here, runs on scratch held for the graph's
+ * life, not on the graph's own allocations: candidates are ranked by their
+ * kernels, as direct calls run them; the public calls (the benchmarks) pay
+ * what captured calls pay. */
 static int batch_time(struct cuspec__workload *w, const struct cuspec__variant *v, int batch,
-                      int graph, CUstream stream, CUevent *ev, double *us)
+                      int graph, int launches, CUstream stream, CUevent *ev, double *t)
 {
     const struct cuspec__driver *drv = w->ctx->drv;
+    size_t flush_bytes = 2 * (size_t)w->ctx->info.l2_bytes;
     CUgraph g = NULL;
     CUgraphExec exec = NULL;
     int rc = CUSPEC_OK;
-    if (graph && v != NULL && w->ops->scratch) {
+    if (graph && !w->flush && flush_bytes > 0)
+        rc = cuspec__cu_check(drv->cuMemAlloc(&w->flush, flush_bytes),
+                              "cuMemAlloc (a buffer to flush the L2 with)");
+    if (graph && rc == CUSPEC_OK && v != NULL && w->ops->scratch) {
         rc = cuspec__scratch_take(w->ctx, stream, CUSPEC__WS_BYTES / 8, CUSPEC__WS_TICKETS,
                                   &w->scratch);
         w->held = rc == CUSPEC_OK;
@@ -322,20 +337,27 @@ static int batch_time(struct cuspec__workload *w, const struct cuspec__variant *
         if (rc == CUSPEC_OK) /* the first launch uploads the graph */
             rc = cuspec__cu_check(drv->cuGraphLaunch(exec, stream), "cuGraphLaunch");
     }
-    if (rc == CUSPEC_OK)
-        rc = cuspec__cu_check(drv->cuEventRecord(ev[0], stream), "cuEventRecord");
-    if (rc == CUSPEC_OK && graph)
-        rc = cuspec__cu_check(drv->cuGraphLaunch(exec, stream), "cuGraphLaunch");
-    for (int i = 0; rc == CUSPEC_OK && !graph && i < batch; i++)
-        rc = run(w, v, (unsigned)i, stream);
-    float ms = 0;
-    if (rc == CUSPEC_OK)
-        rc = cuspec__cu_check(drv->cuEventRecord(ev[1], stream), "cuEventRecord");
-    if (rc == CUSPEC_OK)
-        rc = cuspec__cu_check(drv->cuEventSynchronize(ev[1]), "kernel execution");
-    if (rc == CUSPEC_OK)
-        rc = cuspec__cu_check(drv->cuEventElapsedTime(&ms, ev[0], ev[1]), "cuEventElapsedTime");
-    *us = ms * 1e3 / batch;
+    for (int k = 0; rc == CUSPEC_OK && k < (graph ? launches : 1); k++) {
+        if (graph && w->flush)
+            rc = cuspec__cu_check(drv->cuMemsetD8Async(w->flush, (unsigned char)k, flush_bytes,
+                                                       stream),
+                                  "cuMemsetD8Async (flushing the L2)");
+        if (rc == CUSPEC_OK)
+            rc = cuspec__cu_check(drv->cuEventRecord(ev[0], stream), "cuEventRecord");
+        if (rc == CUSPEC_OK && graph)
+            rc = cuspec__cu_check(drv->cuGraphLaunch(exec, stream), "cuGraphLaunch");
+        for (int i = 0; rc == CUSPEC_OK && !graph && i < batch; i++)
+            rc = run(w, v, (unsigned)i, stream);
+        float ms = 0;
+        if (rc == CUSPEC_OK)
+            rc = cuspec__cu_check(drv->cuEventRecord(ev[1], stream), "cuEventRecord");
+        if (rc == CUSPEC_OK)
+            rc = cuspec__cu_check(drv->cuEventSynchronize(ev[1]), "kernel execution");
+        if (rc == CUSPEC_OK)
+            rc = cuspec__cu_check(drv->cuEventElapsedTime(&ms, ev[0], ev[1]),
+                                  "cuEventElapsedTime");
+        t[k] = ms * 1e3 / batch;
+    }
     if (exec != NULL)
         drv->cuGraphExecDestroy(exec);
     if (g != NULL)
@@ -390,9 +412,9 @@ int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__varia
         /* Enough calls for ~20 ms, between 10 and 200. */
         batch = r->median_us > 0 ? (int)(20000 / r->median_us) : 200;
         batch = batch < 10 ? 10 : batch > 200 ? 200 : batch;
-        rc = batch_time(w, v, batch, 0, stream, ev, &r->batch_us);
+        rc = batch_time(w, v, batch, 0, 1, stream, ev, &r->batch_us);
         if (rc == CUSPEC_OK)
-            rc = batch_time(w, v, batch, 1, stream, ev, &r->graph_us);
+            rc = batch_time(w, v, batch, 1, 1, stream, ev, &r->graph_us);
     }
     for (int i = 0; i < made; i++)
         drv->cuEventDestroy(ev[i]);
@@ -420,11 +442,13 @@ int cuspec__workload_copy_time(struct cuspec__workload *w, int reps, double *us)
 }
 
 int cuspec__workload_graph_time(struct cuspec__workload *w, const struct cuspec__variant *v,
-                                int calls, double *us)
+                                int calls, int launches, double *us, double *spread)
 {
     const struct cuspec__driver *drv = w->ctx->drv;
     CUevent ev[2] = {NULL, NULL};
     CUstream stream = NULL;
+    double t[MAX_REPS];
+    launches = launches < 3 ? 3 : launches > MAX_REPS ? MAX_REPS : launches;
     int pushed, rc = cuspec__ctx_enter(w->ctx, &pushed);
     if (rc != CUSPEC_OK)
         return rc;
@@ -432,7 +456,12 @@ int cuspec__workload_graph_time(struct cuspec__workload *w, const struct cuspec_
     for (int i = 0; rc == CUSPEC_OK && i < 2; i++)
         rc = cuspec__cu_check(drv->cuEventCreate(&ev[i], CU_EVENT_DEFAULT), "cuEventCreate");
     if (rc == CUSPEC_OK)
-        rc = batch_time(w, v, calls, 1, stream, ev, us);
+        rc = batch_time(w, v, calls, 1, launches, stream, ev, t);
+    if (rc == CUSPEC_OK) {
+        qsort(t, (size_t)launches, sizeof *t, cmp_double);
+        *us = t[launches / 2];
+        *spread = *us > 0 ? (t[launches - 1 - launches / 10] - t[launches / 10]) / *us : 0;
+    }
     for (int i = 0; i < 2; i++)
         if (ev[i] != NULL)
             drv->cuEventDestroy(ev[i]);

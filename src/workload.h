@@ -24,6 +24,10 @@ void cuspec__workload_set_hook(struct cuspec__workload *w, cuspec__after_run_fn 
 /* Bytes one call must move (read + written), as GB/s counts them. */
 double cuspec__workload_bytes(const struct cuspec__workload *w);
 
+/* The input slices calls rotate through (1 where one input is larger than
+ * the pool's 4 x L2). */
+unsigned cuspec__workload_slices(const struct cuspec__workload *w);
+
 /* Runs variant v (NULL: the public call, with whatever parameters it picks)
  * once on poisoned output and compares with the CPU reference: *correct,
  * and for floats *error = |got - ref| / sum|x|. */
@@ -33,7 +37,7 @@ int cuspec__workload_check(struct cuspec__workload *w, const struct cuspec__vari
 /* Times v (NULL: the public call) on the context's timing stream: warm-up,
  * `reps` calls each between events (median and spread), then with `batch`
  * the mean per call over calls back to back, enqueued one by one (batch_us)
- * and captured in a CUDA graph (graph_us). Fills the timing fields and gbs
+ * and captured in a CUDA graph launched once after an L2 flush (graph_us). Fills the timing fields and gbs
  * of r. */
 int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__variant *v, int reps,
                           int batch, cuspec_bench_result *r);
@@ -45,10 +49,13 @@ int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__varia
  * costs on this device, ramp-up and tail included. Others: *us = 0. */
 int cuspec__workload_copy_time(struct cuspec__workload *w, int reps, double *us);
 
-/* The mean per call of `calls` calls of v captured in a CUDA graph, after
- * cuspec__workload_time has run v (so that everything is loaded). */
+/* The device's time per call of v in a CUDA graph of `calls` calls on
+ * rotated inputs, launched `launches` (3 to 1000) times with the L2 flushed
+ * before each: the median over the launches, and their spread (p90 - p10
+ * over the median), after cuspec__workload_time has run v (so that
+ * everything is loaded). */
 int cuspec__workload_graph_time(struct cuspec__workload *w, const struct cuspec__variant *v,
-                                int calls, double *us);
+                                int calls, int launches, double *us, double *spread);
 
 /* The median time of `reps` (3 to 200) calls of fn(arg), each between CUDA
  * events on the legacy stream, after two warm-up calls, in microseconds

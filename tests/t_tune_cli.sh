@@ -2,7 +2,7 @@
 # cuspec tune and cuspec run without a GPU: help, usage errors (exit 2), no
 # driver (exit 3), and export/import of tuning records, which need no GPU.
 . "$top_srcdir/tests/tap.sh"
-plan 77
+plan 78
 store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store/cache"
@@ -11,7 +11,8 @@ export CUSPEC_CACHE_DIR="$store/cache"
 check_exit 0 "tune --help exits 0" "$CUSPEC" tune --help
 check_grep "$tap_out" '^Usage: cuspec tune' "tune --help prints the usage on stdout"
 check_grep "$tap_out" 'CPU reference' "tune --help says candidates are checked against the CPU"
-check_grep "$tap_out" 'CUDA events' "tune --help says how candidates are timed"
+check_grep "$tap_out" 'captured in a CUDA graph' "tune --help says how candidates are timed"
+check_grep "$tap_out" 'the L2 flushed before each' "and that no launch finds its inputs in the L2"
 check_grep "$tap_out" 'Ctrl-C.*130|130.*Ctrl-C' "tune --help tells what Ctrl-C does"
 check_grep "$tap_out" 'resume' "tune --help tells that a re-run resumes"
 check_grep "$tap_out" 'CUSPEC_CACHE_DIR' "tune --help names the store's variable"
