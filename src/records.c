@@ -30,11 +30,14 @@ void cuspec__tuning_key(const char *device, const struct cuspec__spec *s, int bu
 {
     char b[64];
     cuspec__bucket_text(s, bucket, b, sizeof b);
+    /* A session's times are the tuner's clock's (tune.c, measure): one
+     * timed another way is not resumed from. */
     snprintf(key, size,
              "cuspec tuning %s\nformat=%d\nlibrary=%s\ndevice=%s\nfamily=%s\ndtype=%s\nop=%d\n"
-             "bucket=%s\n",
+             "bucket=%s\n%s",
              session ? "session" : "record", CUSPEC__TUNING_FORMAT, PACKAGE_VERSION, device,
-             cuspec__family(s->family)->name, cuspec_dtype_name(s->dtype), s->op, b);
+             cuspec__family(s->family)->name, cuspec_dtype_name(s->dtype), s->op, b,
+             session ? "clock=graphs of 20-64 calls, L2 flushed\n" : "");
 }
 
 /* Parameters written before the transposes' wide. */

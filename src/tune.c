@@ -14,12 +14,13 @@
 
 #include <string.h>
 
-/* Candidates are ranked as the peer benchmarks (tools/) time calls: the
- * device's time per call in a CUDA graph of GRAPH_MIN to GRAPH_MAX calls,
- * as many as the inputs' pool has slices. A call timed on its own carries
- * the host's launch, the same for every candidate and most of a short call;
- * graphs of 200 calls made records that lost to the defaults by 2-3% under
- * the peers (docs/experiments/reduce.md: "The tuner's clock"). */
+/* Candidates are ranked much as the peer benchmarks (tools/) time calls:
+ * the device's time per call in a CUDA graph of GRAPH_MIN to GRAPH_MAX
+ * calls, as many as the inputs' pool has slices. A call timed on its own
+ * carries the host's launch, the same for every candidate and most of a
+ * short call; graphs of 200 calls made records that lost to the defaults
+ * by 2-3.4% under the peers (docs/experiments/reduce.md: "The tuner's
+ * clock"). A change here changes the tuning session's key (records.c). */
 #define GRAPH_MIN 20
 #define GRAPH_MAX 64
 

@@ -37,8 +37,8 @@ int cuspec__workload_check(struct cuspec__workload *w, const struct cuspec__vari
 /* Times v (NULL: the public call) on the context's timing stream: warm-up,
  * `reps` calls each between events (median and spread), then with `batch`
  * the mean per call over calls back to back, enqueued one by one (batch_us)
- * and captured in a CUDA graph launched once after an L2 flush (graph_us). Fills the timing fields and gbs
- * of r. */
+ * and captured in a CUDA graph launched once after an L2 flush
+ * (graph_us). Fills the timing fields and gbs of r. */
 int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__variant *v, int reps,
                           int batch, cuspec_bench_result *r);
 
