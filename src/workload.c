@@ -292,6 +292,21 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Timed repetitions: 3 to MAX_REPS. */
+static int clamp_reps(int reps)
+{
+    return reps < 3 ? 3 : reps > MAX_REPS ? MAX_REPS : reps;
+}
+
+/* Sorts the n times t; their median and 10th and 90th percentiles. */
+static void order_stats(double *t, int n, double *median, double *p10, double *p90)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    *median = t[n / 2];
+    *p10 = t[n / 10];
+    *p90 = t[n - 1 - n / 10];
+}
+
 /* Microseconds per call over `batch` calls back to back on stream, between
  * two events: enqueued one by one (the host's cost included where it is the
  * larger; t[0]), or (graph) captured into a CUDA graph and launched
@@ -380,7 +395,7 @@ int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__varia
     CUstream stream = NULL;
     double t[MAX_REPS];
     int made = 0;
-    reps = reps < 3 ? 3 : reps > MAX_REPS ? MAX_REPS : reps;
+    reps = clamp_reps(reps);
     r->bytes = cuspec__workload_bytes(w);
     int pushed, rc = cuspec__ctx_enter(w->ctx, &pushed);
     if (rc != CUSPEC_OK)
@@ -404,10 +419,7 @@ int cuspec__workload_time(struct cuspec__workload *w, const struct cuspec__varia
         t[i] = ms * 1e3;
     }
     if (rc == CUSPEC_OK) {
-        qsort(t, (size_t)reps, sizeof *t, cmp_double);
-        r->median_us = t[reps / 2];
-        r->p10_us = t[reps / 10];
-        r->p90_us = t[reps - 1 - reps / 10];
+        order_stats(t, reps, &r->median_us, &r->p10_us, &r->p90_us);
         r->gbs = r->bytes / (r->median_us * 1e-6) / 1e9;
     }
     if (rc == CUSPEC_OK && batch) {
@@ -450,7 +462,7 @@ int cuspec__workload_graph_time(struct cuspec__workload *w, const struct cuspec_
     CUevent ev[2] = {NULL, NULL};
     CUstream stream = NULL;
     double t[MAX_REPS];
-    launches = launches < 3 ? 3 : launches > MAX_REPS ? MAX_REPS : launches;
+    launches = clamp_reps(launches);
     int pushed, rc = cuspec__ctx_enter(w->ctx, &pushed);
     if (rc != CUSPEC_OK)
         return rc;
@@ -460,9 +472,9 @@ int cuspec__workload_graph_time(struct cuspec__workload *w, const struct cuspec_
     if (rc == CUSPEC_OK)
         rc = batch_time(w, v, calls, 1, launches, stream, ev, t);
     if (rc == CUSPEC_OK) {
-        qsort(t, (size_t)launches, sizeof *t, cmp_double);
-        *us = t[launches / 2];
-        *spread = *us > 0 ? (t[launches - 1 - launches / 10] - t[launches / 10]) / *us : 0;
+        double p10, p90;
+        order_stats(t, launches, us, &p10, &p90);
+        *spread = *us > 0 ? (p90 - p10) / *us : 0;
     }
     for (int i = 0; i < 2; i++)
         if (ev[i] != NULL)
