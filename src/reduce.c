@@ -19,18 +19,21 @@ enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
 #define L1_FROM_BYTES (32ULL << 20)
 
 /* The shapes of calls without a record, by the bytes of one input
- * (docs/experiments/reduce.md: "Defaults by size"): up to TINY_TO elements
- * of 4 or 8 bytes one block of 1024 threads, an element each (no thread
- * walks a vector: the same file, "One block of 1024 threads"); up to
- * DEFAULTS_TO and from SPREAD_TO (NARROW_TO for elements of other than 4
- * bytes) to WIDE_FROM the defaults; up to ONE_BLOCK_TO, and from WIDE_FROM
- * to L1_FROM_BYTES, blocks of 512 threads and 32 KB (one block for the
- * smallest, two an SM for the others: fewer blocks to combine); up to
- * SPREAD_TO, blocks of 512 threads of one load each (4 bytes, 8 for
- * elements of other than 4 bytes), as many as fit, to spread a small read
- * over the SMs, and to NARROW_TO one such block an SM. From WIDE_FROM float
- * sums and dots take two launches of the wide shape: the second one's read
- * of the partials waits for no ticket. */
+ * (docs/experiments/reduce.md: "Defaults by size", "Defaults from 256 KB to
+ * 2 MB"): up to TINY_TO elements of 4 or 8 bytes one block of 1024
+ * threads, an element each (no thread walks a vector: the same file, "One
+ * block of 1024 threads"); up to DEFAULTS_TO the defaults; up to
+ * ONE_BLOCK_TO, and from WIDE_FROM to L1_FROM_BYTES, blocks of 512 threads
+ * and 32 KB (one block for the smallest, two an SM for the others: fewer
+ * blocks to combine); up to SPREAD_TO, blocks of 512 threads of one load
+ * each (4 bytes, 8 for elements of other than 4 bytes), as many as fit, to
+ * spread a small read over the SMs; to NARROW_TO one block an SM, of 512
+ * threads of one 8-byte load (for elements of 4 bytes: argmin and argmax;
+ * float sums and dots take two launches of 128 threads x 4 x 16 bytes, the
+ * others 512 threads of two 4-byte loads); to WIDE_FROM float sums and
+ * dots of other than 4 bytes two launches of 256 threads of one 16-byte
+ * load, the others the defaults. From WIDE_FROM float sums and dots take two launches of the
+ * wide shape: the second one's read of the partials waits for no ticket. */
 #define TINY_TO 1024ULL
 #define DEFAULTS_TO (16ULL << 10)
 #define ONE_BLOCK_TO (32ULL << 10)
@@ -180,21 +183,36 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
     const int size = (int)cuspec_dtype_size(s->dtype);
     const unsigned long long in = s->n > ~0ULL / (unsigned)size ? ~0ULL : s->n * (unsigned)size;
+    const int float_sum = cuspec__dtype_is_float(s->dtype) &&
+                          (s->op == CUSPEC__REDUCE_SUM || s->op == CUSPEC__REDUCE_DOT);
     const int wide =
         (in > DEFAULTS_TO && in <= ONE_BLOCK_TO) || (in > WIDE_FROM && in <= L1_FROM_BYTES);
-    const int two = wide && in > WIDE_FROM && cuspec__dtype_is_float(s->dtype) &&
-                    (s->op == CUSPEC__REDUCE_SUM || s->op == CUSPEC__REDUCE_DOT);
+    int two = wide && in > WIDE_FROM && float_sum;
     if (wide) {
         v->p[P_BLOCK] = 512;
         v->p[P_GRID] = 2;
     } else if (size >= 4 && s->n <= TINY_TO) {
         v->p[P_BLOCK] = 1024;
         v->p[P_ITEMS] = v->p[P_VEC] = 1;
-    } else if (in > ONE_BLOCK_TO && in <= (size == 4 ? SPREAD_TO : NARROW_TO)) {
+    } else if (in > ONE_BLOCK_TO && in <= SPREAD_TO) {
         v->p[P_BLOCK] = 512;
         v->p[P_ITEMS] = 1;
         v->p[P_VEC] = size < 4 ? 8 / size : 1;
-        v->p[P_GRID] = in <= SPREAD_TO ? 0 : 1;
+        v->p[P_GRID] = 0;
+    } else if (in > SPREAD_TO && in <= NARROW_TO && size == 4 && float_sum) {
+        v->p[P_BLOCK] = 128;
+        v->p[P_GRID] = 0;
+        two = 1;
+    } else if (in > SPREAD_TO && in <= NARROW_TO) {
+        const int arg = cuspec__reduce_is_arg(s->op);
+        v->p[P_BLOCK] = 512;
+        v->p[P_ITEMS] = size == 4 && !arg ? 2 : 1;
+        v->p[P_VEC] = size == 4 && !arg ? 1 : 8 / size;
+        v->p[P_GRID] = 1;
+    } else if (in > NARROW_TO && in <= WIDE_FROM && size != 4 && float_sum) {
+        v->p[P_ITEMS] = 1;
+        v->p[P_GRID] = 0;
+        two = 1;
     }
     v->p[P_SINGLE] = !two;
     v->p[P_CACHE] = in >= L1_FROM_BYTES / (s->op == CUSPEC__REDUCE_DOT ? 2 : 1);

@@ -129,9 +129,11 @@ TEST(arguments_refused_before_the_device)
 
 /* Three shapes of every dtype and op (the defaults; 512 threads of 4 loads
  * of 16 bytes; 512 threads of one load), a fourth of the 6 dtypes of 4 and
- * 8 bytes (1024 threads of one element), and for the sums and dots of the 4
- * float dtypes the second in two launches and its final pass. */
-#define N_CHOICES ((3 * 12 + 6) * CUSPEC__REDUCE_N_OPS + 2 * 4 * 2)
+ * 8 bytes (1024 threads of one element), a fifth of the 3 of 4 bytes (to 1
+ * MB); and for the sums and dots of the 4 float dtypes the final passes of
+ * their shapes in two launches: the second's of all four, f32's fifth's,
+ * and of the other three a sixth shape (to 2 MB) with its own. */
+#define N_CHOICES ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS + 2 * 4 * 2 + 2 + 3 * 2 * 2)
 
 struct fitted {
     int dtype, op;
@@ -145,6 +147,7 @@ TEST(the_shape_follows_the_size)
         SUM = CUSPEC__REDUCE_SUM,
         MAX = CUSPEC__REDUCE_MAX,
         DOT = CUSPEC__REDUCE_DOT,
+        ARGMIN = CUSPEC__REDUCE_ARGMIN,
         ARGMAX = CUSPEC__REDUCE_ARGMAX
     };
     static const struct fitted cases[] = {
@@ -169,12 +172,23 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_I8, SUM, 1 << 18, {512, 1, 8, 1, 0, 0, 0}},
         {CUSPEC_F16, ARGMAX, 1 << 16, {512, 1, 4, 1, 0, 0, 0}},
         {CUSPEC_F64, SUM, 1 << 15, {512, 1, 1, 1, 0, 0, 0}},
-        /* to 1 MB for elements of other than 4 bytes: one such block an SM */
+        /* to 1 MB, one block an SM of 512 threads of one 8-byte load; of 4
+         * bytes, that for argmin and argmax, 512 x 2 x 4 B for the others
+         * but float sums and dots: 128 x 4 x 16 B in two launches, as many
+         * as fit */
         {CUSPEC_I8, ARGMAX, (1 << 18) + 1, {512, 1, 8, 1, 1, 0, 0}},
         {CUSPEC_BF16, SUM, 1 << 18, {512, 1, 4, 1, 1, 0, 0}},
         {CUSPEC_F64, MAX, 1 << 17, {512, 1, 1, 1, 1, 0, 0}},
-        /* to 2 MB: the defaults */
-        {CUSPEC_F32, SUM, (1 << 16) + 1, {256, 4, 4, 1, 4, 0, 0}},
+        {CUSPEC_F32, ARGMIN, 1 << 18, {512, 1, 2, 1, 1, 0, 0}},
+        {CUSPEC_I32, SUM, (1 << 16) + 1, {512, 2, 1, 1, 1, 0, 0}},
+        {CUSPEC_F32, MAX, 1 << 18, {512, 2, 1, 1, 1, 0, 0}},
+        {CUSPEC_F32, SUM, (1 << 16) + 1, {128, 4, 4, 0, 0, 0, 0}},
+        {CUSPEC_F32, DOT, 1 << 18, {128, 4, 4, 0, 0, 0, 0}},
+        /* to 2 MB: float sums and dots of other than 4 bytes in two
+         * launches of 256 x 16 B, as many as fit; the others the defaults */
+        {CUSPEC_F16, SUM, 1 << 20, {256, 1, 8, 0, 0, 0, 0}},
+        {CUSPEC_F64, DOT, (1 << 17) + 1, {256, 1, 2, 0, 0, 0, 0}},
+        {CUSPEC_F32, SUM, (1 << 18) + 1, {256, 4, 4, 1, 4, 0, 0}},
         {CUSPEC_F64, MAX, (1 << 17) + 1, {256, 4, 2, 1, 4, 0, 0}},
         {CUSPEC_U16, MAX, 1 << 20, {256, 4, 8, 1, 4, 0, 0}},
         /* to 32 MB: 512 x 4 x 16 B, 2 blocks an SM; float sums and dots in
@@ -247,8 +261,8 @@ TEST(two_launches_come_with_their_final_pass)
                      l.v[j].p[P_BLOCK] == v->p[P_BLOCK];
         CHECK(found);
     }
-    CHECK_UINT_EQ(two, 8);
-    CHECK_UINT_EQ(finals, 8);
+    CHECK_UINT_EQ(two, 16);
+    CHECK_UINT_EQ(finals, 16);
 }
 
 /* ## Compiling: every default, and a sample of the new specializations */
