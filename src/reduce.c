@@ -19,24 +19,29 @@ enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
 #define L1_FROM_BYTES (32ULL << 20)
 
 /* The shapes of calls without a record, by the bytes of one input
- * (docs/experiments/reduce.md: "Defaults by size", "Defaults from 256 KB to
+ * (docs/experiments/reduce.md: "Defaults by size", "Defaults from 32 KB to
  * 2 MB"): up to TINY_TO elements of 4 or 8 bytes one block of 1024
  * threads, an element each (no thread walks a vector: the same file, "One
  * block of 1024 threads"); up to DEFAULTS_TO the defaults; up to
  * ONE_BLOCK_TO, and from WIDE_FROM to L1_FROM_BYTES, blocks of 512 threads
  * and 32 KB (one block for the smallest, two an SM for the others: fewer
- * blocks to combine); up to SPREAD_TO, blocks of 512 threads of one load
- * each (4 bytes, 8 for elements of other than 4 bytes), as many as fit, to
- * spread a small read over the SMs; to NARROW_TO one block an SM, of 512
- * threads of one 8-byte load (for elements of 4 bytes: argmin and argmax;
- * float sums and dots take two launches of 128 threads x 4 x 16 bytes, the
- * others 512 threads of two 4-byte loads); to WIDE_FROM float sums and
- * dots of other than 4 bytes two launches of 256 threads of one 16-byte
- * load, the others the defaults. From WIDE_FROM float sums and dots take two launches of the
- * wide shape: the second one's read of the partials waits for no ticket. */
+ * blocks to combine); up to BIG_BLOCK_TO, sums of f32, f64 and 8-bit
+ * integers one block of 1024 x 4 x 16 bytes; up to SPREAD_TO, blocks of
+ * 512 threads of one load each (4 bytes, 8 for elements of other than 4
+ * bytes), as many as fit, to spread a small read over the SMs; to
+ * NARROW_TO one block an SM, of 512 threads of one 8-byte load (for
+ * elements of 4 bytes: argmin and argmax; the others but float sums and
+ * dots 512 threads of two 4-byte loads). Float sums and dots take two
+ * launches from SPREAD_TO (elements of 4 bytes: above it) to NARROW_TO
+ * (elements of 4 bytes) or WIDE_FROM (the others), as many blocks as fit,
+ * of 128 threads x 4 loads of 16 bytes (8 for elements of other than 4
+ * bytes; 16-bit floats above NARROW_TO 256 threads of one 16-byte load),
+ * and from WIDE_FROM of the wide shape: the second one's read of the
+ * partials waits for no ticket. */
 #define TINY_TO 1024ULL
 #define DEFAULTS_TO (16ULL << 10)
 #define ONE_BLOCK_TO (32ULL << 10)
+#define BIG_BLOCK_TO (64ULL << 10)
 #define SPREAD_TO (256ULL << 10)
 #define NARROW_TO (1ULL << 20)
 #define WIDE_FROM (2ULL << 20)
@@ -185,6 +190,9 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
     const unsigned long long in = s->n > ~0ULL / (unsigned)size ? ~0ULL : s->n * (unsigned)size;
     const int float_sum = cuspec__dtype_is_float(s->dtype) &&
                           (s->op == CUSPEC__REDUCE_SUM || s->op == CUSPEC__REDUCE_DOT);
+    /* sums whose adds are cheap enough for one SM to take 64 KB alone */
+    const int full_rate_sum = s->op == CUSPEC__REDUCE_SUM &&
+                              (s->dtype == CUSPEC_F32 || s->dtype == CUSPEC_F64 || size == 1);
     const int wide =
         (in > DEFAULTS_TO && in <= ONE_BLOCK_TO) || (in > WIDE_FROM && in <= L1_FROM_BYTES);
     int two = wide && in > WIDE_FROM && float_sum;
@@ -194,25 +202,27 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
     } else if (size >= 4 && s->n <= TINY_TO) {
         v->p[P_BLOCK] = 1024;
         v->p[P_ITEMS] = v->p[P_VEC] = 1;
+    } else if (in > ONE_BLOCK_TO && in <= BIG_BLOCK_TO && full_rate_sum) {
+        v->p[P_BLOCK] = 1024;
+    } else if (float_sum && (size == 4 ? in > SPREAD_TO && in <= NARROW_TO
+                                       : in >= SPREAD_TO && in <= WIDE_FROM)) {
+        const int halves_past_narrow = size == 2 && in > NARROW_TO;
+        v->p[P_BLOCK] = halves_past_narrow ? 256 : 128;
+        v->p[P_ITEMS] = halves_past_narrow ? 1 : 4;
+        v->p[P_VEC] = (size == 4 || halves_past_narrow ? 16 : 8) / size;
+        v->p[P_GRID] = 0;
+        two = 1;
     } else if (in > ONE_BLOCK_TO && in <= SPREAD_TO) {
         v->p[P_BLOCK] = 512;
         v->p[P_ITEMS] = 1;
         v->p[P_VEC] = size < 4 ? 8 / size : 1;
         v->p[P_GRID] = 0;
-    } else if (in > SPREAD_TO && in <= NARROW_TO && size == 4 && float_sum) {
-        v->p[P_BLOCK] = 128;
-        v->p[P_GRID] = 0;
-        two = 1;
     } else if (in > SPREAD_TO && in <= NARROW_TO) {
         const int arg = cuspec__reduce_is_arg(s->op);
         v->p[P_BLOCK] = 512;
         v->p[P_ITEMS] = size == 4 && !arg ? 2 : 1;
         v->p[P_VEC] = size == 4 && !arg ? 1 : 8 / size;
         v->p[P_GRID] = 1;
-    } else if (in > NARROW_TO && in <= WIDE_FROM && size != 4 && float_sum) {
-        v->p[P_ITEMS] = 1;
-        v->p[P_GRID] = 0;
-        two = 1;
     }
     v->p[P_SINGLE] = !two;
     v->p[P_CACHE] = in >= L1_FROM_BYTES / (s->op == CUSPEC__REDUCE_DOT ? 2 : 1);
@@ -222,9 +232,9 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
 static int classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
                    void *user)
 {
-    static const unsigned long long bytes[] = {DEFAULTS_TO,      ONE_BLOCK_TO, SPREAD_TO,
-                                               NARROW_TO,        WIDE_FROM,    L1_FROM_BYTES,
-                                               2 * L1_FROM_BYTES};
+    static const unsigned long long bytes[] = {DEFAULTS_TO,   ONE_BLOCK_TO,  BIG_BLOCK_TO,
+                                               SPREAD_TO / 2, SPREAD_TO,     NARROW_TO,
+                                               WIDE_FROM,     L1_FROM_BYTES, 2 * L1_FROM_BYTES};
     /* The smallest last: a fallback takes the classes in this order. */
     struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE, .op = op, .dtype = dtype};
     int rc = 0;

@@ -168,16 +168,16 @@ static void without_nvrtc(void *arg)
     CHECK_UINT_LT(0, candidates(&narrow, 90, &defaults, &first, NULL));
     CHECK_INT_EQ(first.p[P_VEC] == 1 || shifted_subword(&first), 1);
 
-    /* A two-pass record of f64 sums of 800 KB: the one-pass defaults for
-     * the size serve first, then the family's other choices (five more
-     * shapes, two of them in two launches too). */
+    /* A one-launch record of f64 sums of 800 KB: the defaults for the size
+     * (two launches) serve first, then the family's other choices (six
+     * more shapes, one of them in two launches too). */
     struct cuspec__spec sum = {.family = CUSPEC__FAM_REDUCE, .dtype = CUSPEC_F64, .n = 100003};
     cuspec__variant_choose(&sum, 90, &defaults);
-    CHECK_INT_EQ(defaults.p[3], 1); /* single */
+    CHECK_INT_EQ(defaults.p[3], 0); /* two launches */
     wanted = defaults;
-    wanted.p[3] = 0;
+    wanted.p[3] = 1;
     struct cuspec__variant last;
-    CHECK_UINT_EQ(candidates(&sum, 90, &wanted, &first, &last), 6);
+    CHECK_UINT_EQ(candidates(&sum, 90, &wanted, &first, &last), 7);
     CHECK(memcmp(&first, &defaults, sizeof first) == 0);
     /* the shape of the smallest calls (1024 threads of one element) last */
     CHECK_INT_EQ(last.p[0], 1024); /* block */
@@ -190,7 +190,7 @@ static void without_nvrtc(void *arg)
     CHECK_INT_EQ(defaults.p[3], 0);
     wanted = defaults;
     wanted.p[0] = 1024; /* block */
-    CHECK_UINT_EQ(candidates(&sum8, 90, &wanted, &first, NULL), 6);
+    CHECK_UINT_EQ(candidates(&sum8, 90, &wanted, &first, NULL), 7);
     CHECK(memcmp(&first, &defaults, sizeof first) == 0);
 
     /* Older than the shipped PTX, with no cubin: nothing to fall back to. */

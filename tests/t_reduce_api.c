@@ -130,10 +130,13 @@ TEST(arguments_refused_before_the_device)
 /* Three shapes of every dtype and op (the defaults; 512 threads of 4 loads
  * of 16 bytes; 512 threads of one load), a fourth of the 6 dtypes of 4 and
  * 8 bytes (1024 threads of one element), a fifth of the 3 of 4 bytes (to 1
- * MB); and for the sums and dots of the 4 float dtypes the final passes of
- * their shapes in two launches: the second's of all four, f32's fifth's,
- * and of the other three a sixth shape (to 2 MB) with its own. */
-#define N_CHOICES ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS + 2 * 4 * 2 + 2 + 3 * 2 * 2)
+ * MB); for the sums and dots of the 4 float dtypes the second in two
+ * launches and its final pass, and the final pass of another shape in two
+ * launches (f32's fifth; the 3 others' own), and of the 16-bit floats a
+ * third (1 to 2 MB) with its final pass; one block of 64 KB for the sums of
+ * f32, f64 and the 8-bit integers. */
+#define N_CHOICES                                                                                  \
+    ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS + 4 * 2 * 2 + 3 * 2 + 4 * 2 + 2 * 2 * 2 + 4)
 
 struct fitted {
     int dtype, op;
@@ -166,28 +169,40 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F32, SUM, 4097, {512, 4, 4, 1, 2, 0, 0}},
         {CUSPEC_F64, DOT, 4096, {512, 4, 2, 1, 2, 0, 0}},
         {CUSPEC_F16, ARGMAX, 16384, {512, 4, 8, 1, 2, 0, 0}},
+        /* to 64 KB, sums of f32, f64 and 8-bit integers: one block of
+         * 1024 x 4 x 16 B */
+        {CUSPEC_F32, SUM, 1 << 14, {1024, 4, 4, 1, 4, 0, 0}},
+        {CUSPEC_U8, SUM, (1 << 15) + 1, {1024, 4, 16, 1, 4, 0, 0}},
+        {CUSPEC_F64, SUM, 1 << 13, {1024, 4, 2, 1, 4, 0, 0}},
         /* to 256 KB: 512 threads of one load (4 bytes; 8 for elements of
          * other sizes), as many blocks as fit */
         {CUSPEC_F32, MAX, 8193, {512, 1, 1, 1, 0, 0, 0}},
+        {CUSPEC_F32, SUM, (1 << 14) + 1, {512, 1, 1, 1, 0, 0, 0}},
+        {CUSPEC_F16, SUM, 1 << 15, {512, 1, 4, 1, 0, 0, 0}},
         {CUSPEC_I8, SUM, 1 << 18, {512, 1, 8, 1, 0, 0, 0}},
         {CUSPEC_F16, ARGMAX, 1 << 16, {512, 1, 4, 1, 0, 0, 0}},
-        {CUSPEC_F64, SUM, 1 << 15, {512, 1, 1, 1, 0, 0, 0}},
+        {CUSPEC_F64, SUM, (1 << 15) - 1, {512, 1, 1, 1, 0, 0, 0}},
+        {CUSPEC_F32, SUM, 1 << 16, {512, 1, 1, 1, 0, 0, 0}},
         /* to 1 MB, one block an SM of 512 threads of one 8-byte load; of 4
-         * bytes, that for argmin and argmax, 512 x 2 x 4 B for the others
-         * but float sums and dots: 128 x 4 x 16 B in two launches, as many
-         * as fit */
+         * bytes, that for argmin and argmax, 512 x 2 x 4 B for the others */
         {CUSPEC_I8, ARGMAX, (1 << 18) + 1, {512, 1, 8, 1, 1, 0, 0}},
-        {CUSPEC_BF16, SUM, 1 << 18, {512, 1, 4, 1, 1, 0, 0}},
+        {CUSPEC_BF16, MAX, 1 << 18, {512, 1, 4, 1, 1, 0, 0}},
         {CUSPEC_F64, MAX, 1 << 17, {512, 1, 1, 1, 1, 0, 0}},
         {CUSPEC_F32, ARGMIN, 1 << 18, {512, 1, 2, 1, 1, 0, 0}},
         {CUSPEC_I32, SUM, (1 << 16) + 1, {512, 2, 1, 1, 1, 0, 0}},
         {CUSPEC_F32, MAX, 1 << 18, {512, 2, 1, 1, 1, 0, 0}},
+        /* float sums and dots from 256 KB (f32: above it): two launches of
+         * 128 x 4 x 16 B (f32, to 1 MB) or 128 x 4 x 8 B (the others, to 2
+         * MB; 16-bit floats from 1 MB 256 x 1 x 16 B), as many as fit */
         {CUSPEC_F32, SUM, (1 << 16) + 1, {128, 4, 4, 0, 0, 0, 0}},
         {CUSPEC_F32, DOT, 1 << 18, {128, 4, 4, 0, 0, 0, 0}},
-        /* to 2 MB: float sums and dots of other than 4 bytes in two
-         * launches of 256 x 16 B, as many as fit; the others the defaults */
-        {CUSPEC_F16, SUM, 1 << 20, {256, 1, 8, 0, 0, 0, 0}},
-        {CUSPEC_F64, DOT, (1 << 17) + 1, {256, 1, 2, 0, 0, 0, 0}},
+        {CUSPEC_F64, SUM, 1 << 15, {128, 4, 1, 0, 0, 0, 0}},
+        {CUSPEC_BF16, SUM, 1 << 18, {128, 4, 4, 0, 0, 0, 0}},
+        {CUSPEC_F16, DOT, 1 << 19, {128, 4, 4, 0, 0, 0, 0}},
+        {CUSPEC_F16, SUM, (1 << 19) + 1, {256, 1, 8, 0, 0, 0, 0}},
+        {CUSPEC_BF16, DOT, 1 << 20, {256, 1, 8, 0, 0, 0, 0}},
+        {CUSPEC_F64, DOT, (1 << 17) + 1, {128, 4, 1, 0, 0, 0, 0}},
+        /* to 2 MB: the defaults */
         {CUSPEC_F32, SUM, (1 << 18) + 1, {256, 4, 4, 1, 4, 0, 0}},
         {CUSPEC_F64, MAX, (1 << 17) + 1, {256, 4, 2, 1, 4, 0, 0}},
         {CUSPEC_U16, MAX, 1 << 20, {256, 4, 8, 1, 4, 0, 0}},
@@ -261,8 +276,8 @@ TEST(two_launches_come_with_their_final_pass)
                      l.v[j].p[P_BLOCK] == v->p[P_BLOCK];
         CHECK(found);
     }
-    CHECK_UINT_EQ(two, 16);
-    CHECK_UINT_EQ(finals, 16);
+    CHECK_UINT_EQ(two, 20);
+    CHECK_UINT_EQ(finals, 20);
 }
 
 /* ## Compiling: every default, and a sample of the new specializations */
