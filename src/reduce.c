@@ -20,7 +20,7 @@ enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
 
 /* The shapes of calls without a record, by the bytes of one input
  * (docs/experiments/reduce.md: "Defaults by size", "Defaults from 32 KB to
- * 2 MB"): up to TINY_TO elements of 4 or 8 bytes one block of 1024
+ * 2 MB by op"): up to TINY_TO elements of 4 or 8 bytes one block of 1024
  * threads, an element each (no thread walks a vector: the same file, "One
  * block of 1024 threads"); up to DEFAULTS_TO the defaults; up to
  * ONE_BLOCK_TO, and from WIDE_FROM to L1_FROM_BYTES, blocks of 512 threads
