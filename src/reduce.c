@@ -18,21 +18,22 @@ enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
  * through L1, the kernels' l1 (docs/experiments/reduce.md: "Load policy"). */
 #define L1_FROM_BYTES (32ULL << 20)
 
-/* The shapes of calls without a record, by the bytes of one input
- * (docs/experiments/reduce.md: "Defaults by size", "Defaults from 32 KB to
- * 2 MB by op"): up to TINY_TO elements of 4 or 8 bytes one block of 1024
+/* The shapes of calls without a record, by the bytes of one input and the
+ * op (docs/experiments/reduce.md: "Defaults by size", "Defaults from 32 KB
+ * to 2 MB by op"): up to TINY_TO elements of 4 or 8 bytes one block of 1024
  * threads, an element each (no thread walks a vector: the same file, "One
- * block of 1024 threads"); up to DEFAULTS_TO the defaults; up to
- * ONE_BLOCK_TO, and from WIDE_FROM to L1_FROM_BYTES, blocks of 512 threads
- * and 32 KB (one block for the smallest, two an SM for the others: fewer
- * blocks to combine); up to BIG_BLOCK_TO, sums of f32, f64 and 8-bit
- * integers one block of 1024 x 4 x 16 bytes; up to SPREAD_TO, blocks of
- * 512 threads of one load each (4 bytes, 8 for elements of other than 4
- * bytes), as many as fit, to spread a small read over the SMs; to
- * NARROW_TO one block an SM, of 512 threads of one 8-byte load (for
- * elements of 4 bytes: argmin and argmax; the others but float sums and
- * dots 512 threads of two 4-byte loads). Float sums and dots take two
- * launches from SPREAD_TO (elements of 4 bytes: above it) to NARROW_TO
+ * block of 1024 threads"); the defaults up to DEFAULTS_TO, from NARROW_TO
+ * to WIDE_FROM (but for float sums and dots other than f32's) and above
+ * L1_FROM_BYTES; up to ONE_BLOCK_TO, and from WIDE_FROM to L1_FROM_BYTES,
+ * blocks of 512 threads and 32 KB (one block for the smallest, two an SM
+ * for the others: fewer blocks to combine); up to BIG_BLOCK_TO, sums of
+ * f32, f64 and 8-bit integers one block of 1024 x 4 x 16 bytes; up to
+ * SPREAD_TO, blocks of 512 threads of one load each (4 bytes, 8 for
+ * elements of other than 4 bytes), as many as fit, to spread a small read
+ * over the SMs; to NARROW_TO one block an SM, of 512 threads of one 8-byte
+ * load (for elements of 4 bytes: argmin and argmax; the others but float
+ * sums and dots 512 threads of two 4-byte loads). Float sums and dots take
+ * two launches from SPREAD_TO (elements of 4 bytes: above it) to NARROW_TO
  * (elements of 4 bytes) or WIDE_FROM (the others), as many blocks as fit,
  * of 128 threads x 4 loads of 16 bytes (8 for elements of other than 4
  * bytes; 16-bit floats above NARROW_TO 256 threads of one 16-byte load),
@@ -182,8 +183,8 @@ static void defaults(int arch, struct cuspec__variant *v)
     v->p[P_CACHE] = 0;
 }
 
-/* The defaults fitted to a call on s: the shape for its size (above), and
- * its loads through L1 when it reads at least L1_FROM_BYTES. */
+/* The defaults fitted to a call on s: the shape for its size and op
+ * (above), and its loads through L1 when it reads at least L1_FROM_BYTES. */
 static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
     const int size = (int)cuspec_dtype_size(s->dtype);
@@ -228,7 +229,9 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
     v->p[P_CACHE] = in >= L1_FROM_BYTES / (s->op == CUSPEC__REDUCE_DOT ? 2 : 1);
 }
 
-/* One call of each size fit tells apart. */
+/* One call of each size class fit tells apart, for every op (SPREAD_TO / 2:
+ * the spread class of the sums that take one block to BIG_BLOCK_TO and two
+ * launches from SPREAD_TO; a class added must get a size of its own). */
 static int classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
                    void *user)
 {

@@ -33,8 +33,8 @@ static inline int cuspec__reduce_is_arg(int op)
 extern const struct cuspec__family_ops cuspec__reduce_ops;
 
 /* The parameters of a call on s: its tuning record's, else the defaults
- * fitted to s (a shape for its size, its loads through L1 from 32 MB
- * read); 1 when from a record. */
+ * fitted to s (a shape for its size and op, its loads through L1 from 32
+ * MB read); 1 when from a record. */
 int cuspec__reduce_params(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v);
 /* 1 when a call of s's family, dtype and op on n elements makes the same
  * record-free choice as one on s (a record of n's size may serve s). */

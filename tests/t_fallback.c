@@ -81,6 +81,8 @@ TEST(every_record_free_choice_is_listed_and_every_listed_one_is_made)
                         .family = families[fi], .op = op, .dtype = f->dtypes[d]};
                     if (families[fi] == CUSPEC__FAM_TRANSPOSE)
                         random_transpose(&s);
+                    else if (i < 3 * 64) /* each power of two and either side */
+                        s.n = (1ULL << (i / 3)) + (unsigned long long)(i % 3) - 1;
                     else
                         s.n = next_random() >> (next_random() % 64);
                     struct cuspec__variant v;
@@ -89,8 +91,8 @@ TEST(every_record_free_choice_is_listed_and_every_listed_one_is_made)
                     if (at < 0 && outside++ < 3) {
                         char name[256];
                         cuspec__variant_name(&v, name, sizeof name);
-                        TAP_FAIL("%s for %llux%llu align %d is not listed", name, s.rows, s.cols,
-                                 s.align);
+                        TAP_FAIL("%s for n=%llu, %llux%llu align %d is not listed", name, s.n,
+                                 s.rows, s.cols, s.align);
                     }
                     /* A kernel listed with other launch parameters too
                      * (sizes that differ in the load policy) is made. */

@@ -360,9 +360,11 @@ static int ready(void)
 /* ## Public API: sizes and offsets */
 static void sizes_offsets(int op, int dtype)
 {
-    /* Every shape a call without a record takes (src/reduce.c, fit): up
-     * to 16 KB, to 32 KB (one block), to 256 KB, to 2 MB, to 32 MB (float
-     * sums in two launches), and beyond. */
+    /* Shapes a call without a record takes (src/reduce.c, fit): up to 16
+     * KB, to 32 KB (one block), to 256 KB, to 2 MB (by op: one block an
+     * SM, or two launches), to 32 MB (float sums in two launches), and
+     * beyond; variants_sampled_sizes_offsets runs each of these dtypes'
+     * record-free kernels, those of 64 KB too. */
     static const size_t sizes[] = {
         1, 2, 31, 32, 33, 1023, 1025, 5000, 20000, 100000, (1u << 20) + 7, 1u << 24, BIG_N};
     if (!ready())
