@@ -229,20 +229,19 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
     v->p[P_CACHE] = in >= L1_FROM_BYTES / (s->op == CUSPEC__REDUCE_DOT ? 2 : 1);
 }
 
-/* One call of each size class fit tells apart, for every op (SPREAD_TO / 2:
- * the spread class of the sums that take one block to BIG_BLOCK_TO and two
- * launches from SPREAD_TO; a class added must get a size of its own). */
+/* A call at every power of two of bytes from DEFAULTS_TO on: each class of
+ * fit starts at or just above a power of two and ends at the next one or
+ * later, so one of them lands in every class, and a class added needs no
+ * size of its own. The smallest last: a fallback takes the classes in this
+ * order. */
 static int classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
                    void *user)
 {
-    static const unsigned long long bytes[] = {DEFAULTS_TO,   ONE_BLOCK_TO,  BIG_BLOCK_TO,
-                                               SPREAD_TO / 2, SPREAD_TO,     NARROW_TO,
-                                               WIDE_FROM,     L1_FROM_BYTES, 2 * L1_FROM_BYTES};
-    /* The smallest last: a fallback takes the classes in this order. */
     struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE, .op = op, .dtype = dtype};
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < sizeof bytes / sizeof *bytes; i++) {
-        s.n = bytes[i] / cuspec_dtype_size(dtype);
+    for (unsigned long long bytes = DEFAULTS_TO; rc == 0 && bytes <= 2 * L1_FROM_BYTES;
+         bytes *= 2) {
+        s.n = bytes / cuspec_dtype_size(dtype);
         rc = fn(&s, user);
     }
     s.n = TINY_TO;
