@@ -18,35 +18,6 @@ enum { P_BLOCK, P_ITEMS, P_VEC, P_SINGLE, P_GRID, P_STAGE, P_CACHE };
  * through L1, the kernels' l1 (docs/experiments/reduce.md: "Load policy"). */
 #define L1_FROM_BYTES (32ULL << 20)
 
-/* The shapes of calls without a record, by the bytes of one input and the
- * op (docs/experiments/reduce.md: "Defaults by size", "Defaults from 32 KB
- * to 2 MB by op"): up to TINY_TO elements of 4 or 8 bytes one block of 1024
- * threads, an element each (no thread walks a vector: the same file, "One
- * block of 1024 threads"); the defaults up to DEFAULTS_TO, from NARROW_TO
- * to WIDE_FROM (but for float sums and dots other than f32's) and above
- * L1_FROM_BYTES; up to ONE_BLOCK_TO, and from WIDE_FROM to L1_FROM_BYTES,
- * blocks of 512 threads and 32 KB (one block for the smallest, two an SM
- * for the others: fewer blocks to combine); up to BIG_BLOCK_TO, sums of
- * f32, f64 and 8-bit integers one block of 1024 x 4 x 16 bytes; up to
- * SPREAD_TO, blocks of 512 threads of one load each (4 bytes, 8 for
- * elements of other than 4 bytes), as many as fit, to spread a small read
- * over the SMs; to NARROW_TO one block an SM, of 512 threads of one 8-byte
- * load (for elements of 4 bytes: argmin and argmax; the others but float
- * sums and dots 512 threads of two 4-byte loads). Float sums and dots take
- * two launches from SPREAD_TO (elements of 4 bytes: above it) to NARROW_TO
- * (elements of 4 bytes) or WIDE_FROM (the others), as many blocks as fit,
- * of 128 threads x 4 loads of 16 bytes (8 for elements of other than 4
- * bytes; 16-bit floats above NARROW_TO 256 threads of one 16-byte load),
- * and from WIDE_FROM of the wide shape: the second one's read of the
- * partials waits for no ticket. */
-#define TINY_TO 1024ULL
-#define DEFAULTS_TO (16ULL << 10)
-#define ONE_BLOCK_TO (32ULL << 10)
-#define BIG_BLOCK_TO (64ULL << 10)
-#define SPREAD_TO (256ULL << 10)
-#define NARROW_TO (1ULL << 20)
-#define WIDE_FROM (2ULL << 20)
-
 /* The kernel's element type and what it accumulates in, per dtype: sums
  * and dots in `wide` (64 bits for integers, f32 for the 16-bit floats), the
  * others in `value`, the type the template computes the elements in. */
@@ -183,68 +154,107 @@ static void defaults(int arch, struct cuspec__variant *v)
     v->p[P_CACHE] = 0;
 }
 
-/* The defaults fitted to a call on s: the shape for its size and op
- * (above), and its loads through L1 when it reads at least L1_FROM_BYTES. */
+/* What a row of the shapes below applies to: the kind of op (a bit each)
+ * and the element sizes (bit `size`). */
+enum {
+    FSUM = 1 << 0, /* sums of floats */
+    FDOT = 1 << 1, /* dots of floats */
+    ISUM = 1 << 2, /* sums of integers */
+    IDOT = 1 << 3, /* dots of integers */
+    EXT = 1 << 4,  /* min and max */
+    ARG = 1 << 5,  /* argmin and argmax */
+    ALL = (1 << 6) - 1
+};
+#define B1 (1u << 1)
+#define B2 (1u << 2)
+#define B4 (1u << 4)
+#define B8 (1u << 8)
+#define ANY (B1 | B2 | B4 | B8)
+
+/* The shapes of calls without a record, by the bytes of one input (from,
+ * to], the op and the element size: the first row that holds a call gives
+ * its shape; a call no row holds takes the defaults (256 x 4 x 16 bytes, 4
+ * blocks an SM). Blocks as many as fit are grid 0; `two`: a second launch
+ * combines the blocks' partials (sums and dots only). Measured in
+ * docs/experiments/reduce.md: "Defaults by size", "One block of 1024
+ * threads up to 1024 elements of 4 and 8 bytes", "Defaults from 32 KB to 2
+ * MB by op". An empty call (n = 0) takes the first row of its kind. */
+#define KB(x) ((unsigned long long)(x) << 10)
+#define MB(x) ((unsigned long long)(x) << 20)
+static const struct shape {
+    unsigned long long from, to;
+    unsigned kinds, sizes;
+    short block, items, vec_bytes, grid, two;
+} shapes[] = {
+    /* up to 1024 elements of 4 and 8 bytes: one block, an element a thread */
+    {0, KB(4), ALL, B4, 1024, 1, 4, 4, 0},
+    {0, KB(8), ALL, B8, 1024, 1, 8, 4, 0},
+    {0, KB(16), ALL, ANY, 256, 4, 16, 4, 0},
+    /* one block of 32 KB, two an SM above it: fewer blocks to combine */
+    {KB(16), KB(32), ALL, ANY, 512, 4, 16, 2, 0},
+    /* sums whose adds are cheap enough for one SM to take 64 KB alone */
+    {KB(32), KB(64), FSUM, B4 | B8, 1024, 4, 16, 4, 0},
+    {KB(32), KB(64), ISUM, B1, 1024, 4, 16, 4, 0},
+    /* float sums and dots: two launches of small blocks, as many as fit,
+     * from 256 KB itself for elements of other than 4 bytes */
+    {KB(256), MB(1), FSUM | FDOT, B4, 128, 4, 16, 0, 1},
+    {KB(256) - 1, MB(2), FSUM | FDOT, B8, 128, 4, 8, 0, 1},
+    {KB(256) - 1, MB(1), FSUM | FDOT, B2, 128, 4, 8, 0, 1},
+    {MB(1), MB(2), FSUM | FDOT, B2, 256, 1, 16, 0, 1},
+    /* a small read spread over the SMs: one load a thread */
+    {KB(32), KB(256), ALL, B4, 512, 1, 4, 0, 0},
+    {KB(32), KB(256), ALL, B1 | B2 | B8, 512, 1, 8, 0, 0},
+    /* one block an SM */
+    {KB(256), MB(1), ALL & ~ARG, B4, 512, 2, 4, 1, 0},
+    {KB(256), MB(1), ALL, ANY, 512, 1, 8, 1, 0},
+    /* the wide shape: the second launch's read of the partials waits for
+     * no ticket */
+    {MB(2), MB(32), FSUM | FDOT, ANY, 512, 4, 16, 2, 1},
+    {MB(2), MB(32), ALL, ANY, 512, 4, 16, 2, 0},
+};
+
+/* The defaults fitted to a call on s: the shape of its row (above), and its
+ * loads through L1 when it reads at least L1_FROM_BYTES. */
 static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
-    const int size = (int)cuspec_dtype_size(s->dtype);
-    const unsigned long long in = s->n > ~0ULL / (unsigned)size ? ~0ULL : s->n * (unsigned)size;
-    const int float_sum = cuspec__dtype_is_float(s->dtype) &&
-                          (s->op == CUSPEC__REDUCE_SUM || s->op == CUSPEC__REDUCE_DOT);
-    /* sums whose adds are cheap enough for one SM to take 64 KB alone */
-    const int full_rate_sum = s->op == CUSPEC__REDUCE_SUM &&
-                              (s->dtype == CUSPEC_F32 || s->dtype == CUSPEC_F64 || size == 1);
-    const int wide =
-        (in > DEFAULTS_TO && in <= ONE_BLOCK_TO) || (in > WIDE_FROM && in <= L1_FROM_BYTES);
-    int two = wide && in > WIDE_FROM && float_sum;
-    if (wide) {
-        v->p[P_BLOCK] = 512;
-        v->p[P_GRID] = 2;
-    } else if (size >= 4 && s->n <= TINY_TO) {
-        v->p[P_BLOCK] = 1024;
-        v->p[P_ITEMS] = v->p[P_VEC] = 1;
-    } else if (in > ONE_BLOCK_TO && in <= BIG_BLOCK_TO && full_rate_sum) {
-        v->p[P_BLOCK] = 1024;
-    } else if (float_sum && (size == 4 ? in > SPREAD_TO && in <= NARROW_TO
-                                       : in >= SPREAD_TO && in <= WIDE_FROM)) {
-        const int halves_past_narrow = size == 2 && in > NARROW_TO;
-        v->p[P_BLOCK] = halves_past_narrow ? 256 : 128;
-        v->p[P_ITEMS] = halves_past_narrow ? 1 : 4;
-        v->p[P_VEC] = (size == 4 || halves_past_narrow ? 16 : 8) / size;
-        v->p[P_GRID] = 0;
-        two = 1;
-    } else if (in > ONE_BLOCK_TO && in <= SPREAD_TO) {
-        v->p[P_BLOCK] = 512;
-        v->p[P_ITEMS] = 1;
-        v->p[P_VEC] = size < 4 ? 8 / size : 1;
-        v->p[P_GRID] = 0;
-    } else if (in > SPREAD_TO && in <= NARROW_TO) {
-        const int arg = cuspec__reduce_is_arg(s->op);
-        v->p[P_BLOCK] = 512;
-        v->p[P_ITEMS] = size == 4 && !arg ? 2 : 1;
-        v->p[P_VEC] = size == 4 && !arg ? 1 : 8 / size;
-        v->p[P_GRID] = 1;
+    const unsigned size = (unsigned)cuspec_dtype_size(s->dtype);
+    const unsigned long long in = s->n > ~0ULL / size ? ~0ULL : s->n * size;
+    const int dot = s->op == CUSPEC__REDUCE_DOT;
+    const unsigned kind = cuspec__reduce_is_arg(s->op)                       ? ARG
+                          : s->op != CUSPEC__REDUCE_SUM && !dot              ? EXT
+                          : cuspec__dtype_is_float(s->dtype) ? (dot ? FDOT : FSUM)
+                          : dot                                              ? IDOT
+                                                                             : ISUM;
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        const struct shape *r = &shapes[i];
+        if ((r->kinds & kind) && (r->sizes & 1u << size) && (in > r->from || in == 0) &&
+            in <= r->to) {
+            v->p[P_BLOCK] = r->block;
+            v->p[P_ITEMS] = r->items;
+            v->p[P_VEC] = r->vec_bytes / (int)size;
+            v->p[P_GRID] = r->grid;
+            v->p[P_SINGLE] = !r->two;
+            break;
+        }
     }
-    v->p[P_SINGLE] = !two;
-    v->p[P_CACHE] = in >= L1_FROM_BYTES / (s->op == CUSPEC__REDUCE_DOT ? 2 : 1);
+    v->p[P_CACHE] = in >= L1_FROM_BYTES / (dot ? 2 : 1);
 }
 
-/* A call at every power of two of bytes from DEFAULTS_TO on: each class of
- * fit starts at or just above a power of two and ends at the next one or
- * later, so one of them lands in every class, and a class added needs no
- * size of its own. The smallest last: a fallback takes the classes in this
- * order. */
+/* A call at every power of two of bytes from 16 KB to twice L1_FROM_BYTES,
+ * then one of 1024 elements, the smallest last (a fallback takes the
+ * classes in this order): every row of shapes above 1024 elements ends at
+ * a power of two, so a call lands in each, and a row added needs no size of
+ * its own. */
 static int classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
                    void *user)
 {
     struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE, .op = op, .dtype = dtype};
     int rc = 0;
-    for (unsigned long long bytes = DEFAULTS_TO; rc == 0 && bytes <= 2 * L1_FROM_BYTES;
-         bytes *= 2) {
+    for (unsigned long long bytes = KB(16); rc == 0 && bytes <= 2 * L1_FROM_BYTES; bytes *= 2) {
         s.n = bytes / cuspec_dtype_size(dtype);
         rc = fn(&s, user);
     }
-    s.n = TINY_TO;
+    s.n = 1024;
     return rc != 0 ? rc : fn(&s, user);
 }
 
