@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SHIPPED 512
-
 /* Embedded templates past CUSPEC__MAX_TEMPLATES are not seen. */
 static size_t n_templates(void)
 {
@@ -26,7 +24,7 @@ struct shipped {
     int target; /* the sm_XY of its .target: the oldest GPU it runs on */
     const char *ptx;
 };
-static struct shipped shipped[MAX_SHIPPED];
+static struct shipped *shipped; /* one for each shipped file, when allocated */
 static size_t n_shipped;
 
 /* Copies the rest of the line after `tag` in text into buf; 0 if absent. */
@@ -49,8 +47,11 @@ static int header_field(const char *text, const char *tag, char *buf, size_t siz
 static void index_shipped(void)
 {
     /* Each shipped file: "// name: EXPR" and "// template-hash: HEX" in its
-     * header (tools/regen-ptx.sh writes them), one ".entry NAME(" below. */
-    for (size_t i = 0; i < cuspec__shipped_ptx_count && n_shipped < MAX_SHIPPED; i++) {
+     * header (tools/regen-ptx.sh writes them), one ".entry NAME(" below.
+     * Where the index cannot be allocated, no PTX is found (as if none was
+     * shipped). */
+    shipped = calloc(cuspec__shipped_ptx_count, sizeof *shipped);
+    for (size_t i = 0; shipped != NULL && i < cuspec__shipped_ptx_count; i++) {
         struct shipped *s = &shipped[n_shipped];
         const char *text = cuspec__shipped_ptx[i].text;
         const char *entry = strstr(text, ".entry "), *target = strstr(text, "\n.target sm_");
