@@ -130,13 +130,16 @@ TEST(arguments_refused_before_the_device)
 /* Three shapes of every dtype and op (the defaults; 512 threads of 4 loads
  * of 16 bytes; 512 threads of one load), a fourth of the 6 dtypes of 4 and
  * 8 bytes (1024 threads of one element), a fifth of the 3 of 4 bytes (to 1
- * MB); for the sums and dots of the 4 float dtypes the second in two
- * launches and its final pass, and the final pass of another shape in two
- * launches (f32's fifth; the 3 others' own), and of the 16-bit floats a
- * third (1 to 2 MB) with its final pass; one block of 64 KB for the sums of
- * f32, f64 and the 8-bit integers. */
+ * MB) but for f32 sums and dots; one block of 64 KB for the sums of f32,
+ * f64 and the 8-bit integers; the float sums' and dots' shapes in two
+ * launches with their final passes: f32's three (blocks of 128, 256 and
+ * 512 threads), f64's three (128, and two of 1024 threads that share one
+ * final pass), the 16-bit floats' three (128, 256, 512); of i32 and u32
+ * sums, 512 x 2 x 16 B one block an SM and the same in two launches with
+ * its final pass. */
 #define N_CHOICES                                                                                  \
-    ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS + 4 * 2 * 2 + 3 * 2 + 4 * 2 + 2 * 2 * 2 + 4)
+    ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS - 2 + 4 + 2 * (3 * 2) + 2 * 5 + 2 * 2 * (3 * 2) +   \
+     2 * 3)
 
 struct fitted {
     int dtype, op;
@@ -206,14 +209,34 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F32, SUM, (1 << 18) + 1, {256, 4, 4, 1, 4, 0, 0}},
         {CUSPEC_F64, MAX, (1 << 17) + 1, {256, 4, 2, 1, 4, 0, 0}},
         {CUSPEC_U16, MAX, 1 << 20, {256, 4, 8, 1, 4, 0, 0}},
-        /* to 32 MB: 512 x 4 x 16 B, 2 blocks an SM; float sums and dots in
-         * two launches; through L1 from 32 MB read (a dot's two inputs) */
-        {CUSPEC_F32, SUM, (1 << 19) + 1, {512, 4, 4, 0, 2, 0, 0}},
-        {CUSPEC_BF16, SUM, (1 << 24) - 1, {512, 4, 8, 0, 2, 0, 0}},
-        {CUSPEC_BF16, SUM, 1 << 24, {512, 4, 8, 0, 2, 0, 1}},
-        {CUSPEC_F32, DOT, 1 << 22, {512, 4, 4, 0, 2, 0, 1}},
-        {CUSPEC_I32, SUM, 1 << 22, {512, 4, 4, 1, 2, 0, 0}},
+        /* to 32 MB: 512 x 4 x 16 B, 2 blocks an SM; through L1 from 32 MB
+         * read (a dot's two inputs) */
         {CUSPEC_F32, ARGMAX, 1 << 23, {512, 4, 4, 1, 2, 0, 1}},
+        {CUSPEC_F64, MAX, (1 << 18) + 1, {512, 4, 2, 1, 2, 0, 0}},
+        {CUSPEC_I32, MAX, 1 << 20, {512, 4, 4, 1, 2, 0, 0}},
+        {CUSPEC_I32, DOT, 1 << 22, {512, 4, 4, 1, 2, 0, 1}},
+        {CUSPEC_I64, SUM, 1 << 21, {512, 4, 2, 1, 2, 0, 0}},
+        /* float sums and dots in two launches, as many blocks as fit:
+         * 16-bit floats 256 x 1 x 16 B to 4 MB, 512 x 1 x 16 B from there;
+         * f32 256 x 4 x 16 B to 8 MB, then 512 x 4 x 16 B 2 blocks an SM;
+         * f64 1024 x 1 x 8 B to 4 MB, 1024 x 2 x 8 B from there */
+        {CUSPEC_BF16, SUM, 1 << 21, {256, 1, 8, 0, 0, 0, 0}},
+        {CUSPEC_F16, DOT, (1 << 21) + 1, {512, 1, 8, 0, 0, 0, 0}},
+        {CUSPEC_BF16, SUM, (1 << 24) - 1, {512, 1, 8, 0, 0, 0, 0}},
+        {CUSPEC_BF16, SUM, 1 << 24, {512, 1, 8, 0, 0, 0, 1}},
+        {CUSPEC_F32, SUM, (1 << 19) + 1, {256, 4, 4, 0, 0, 0, 0}},
+        {CUSPEC_F32, DOT, 1 << 21, {256, 4, 4, 0, 0, 0, 0}},
+        {CUSPEC_F32, SUM, (1 << 21) + 1, {512, 4, 4, 0, 2, 0, 0}},
+        {CUSPEC_F32, DOT, 1 << 22, {512, 4, 4, 0, 2, 0, 1}},
+        {CUSPEC_F64, SUM, (1 << 18) + 1, {1024, 1, 1, 0, 0, 0, 0}},
+        {CUSPEC_F64, DOT, 1 << 19, {1024, 1, 1, 0, 0, 0, 0}},
+        {CUSPEC_F64, SUM, (1 << 19) + 1, {1024, 2, 1, 0, 0, 0, 0}},
+        /* sums of 4-byte integers: 512 x 2 x 16 B, one block an SM to 4 MB,
+         * two launches of 2 an SM from there */
+        {CUSPEC_I32, SUM, (1 << 19) + 1, {512, 2, 4, 1, 1, 0, 0}},
+        {CUSPEC_U32, SUM, 1 << 20, {512, 2, 4, 1, 1, 0, 0}},
+        {CUSPEC_I32, SUM, (1 << 20) + 1, {512, 2, 4, 0, 2, 0, 0}},
+        {CUSPEC_U32, SUM, 1 << 23, {512, 2, 4, 0, 2, 0, 1}},
         /* beyond: the defaults through L1 */
         {CUSPEC_F32, SUM, (1 << 23) + 1, {256, 4, 4, 1, 4, 0, 1}},
         {CUSPEC_U8, MAX, 1ULL << 33, {256, 4, 16, 1, 4, 0, 1}},
@@ -237,7 +260,7 @@ TEST(the_shape_follows_the_size)
 }
 
 /* Every choice in two launches comes with its final pass (one block of its
- * block size), which no call chooses alone; only float sums and dots. */
+ * block size), which no call chooses alone; only sums and dots. */
 struct chosen {
     struct cuspec__variant v[N_CHOICES + 1];
     unsigned n;
@@ -268,16 +291,15 @@ TEST(two_launches_come_with_their_final_pass)
         if (v->p[P_SINGLE] || v->p[P_STAGE])
             continue;
         two++;
-        CHECK(cuspec__dtype_is_float(v->dtype) &&
-              (v->op == CUSPEC__REDUCE_SUM || v->op == CUSPEC__REDUCE_DOT));
+        CHECK(v->op == CUSPEC__REDUCE_SUM || v->op == CUSPEC__REDUCE_DOT);
         int found = 0;
         for (unsigned j = 0; j < l.n; j++)
             found |= l.v[j].p[P_STAGE] == 1 && l.v[j].dtype == v->dtype && l.v[j].op == v->op &&
                      l.v[j].p[P_BLOCK] == v->p[P_BLOCK];
         CHECK(found);
     }
-    CHECK_UINT_EQ(two, 20);
-    CHECK_UINT_EQ(finals, 20);
+    CHECK_UINT_EQ(two, 26);
+    CHECK_UINT_EQ(finals, 24);
 }
 
 /* ## Compiling: every default, and a sample of the new specializations */

@@ -27,9 +27,10 @@
 // each case's cuspec GB/s over cuspec's f32 sum's (the read ceiling).
 //
 // Usage: peer-reduce [--dtype f32,f64,f16,bf16,i8,u8,i16,u16,i32]
-//                    [--op sum,min,max,argmin,argmax,dot] [--min K] [--max K] [--reps R]
-//                    [--device D]
-// (n = 2^K for K from --min to --max in steps of 2; defaults 10 and 28.)
+//                    [--op sum,min,max,argmin,argmax,dot] [--min K] [--max K] [--n N,...]
+//                    [--reps R] [--device D]
+// (n = 2^K for K from --min to --max in steps of 2, defaults 10 and 28; or
+// the sizes --n lists.)
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -38,6 +39,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -329,11 +331,12 @@ struct Row {
 static std::vector<Row> rows;
 
 template <typename T>
-static void run_dtype(Bench &b, const char *name, const std::vector<Op> &ops, int kmin, int kmax)
+static void run_dtype(Bench &b, const char *name, const std::vector<Op> &ops,
+                      const std::vector<size_t> &sizes)
 {
     const size_t pool_min = std::max<size_t>(256u << 20, 2 * b.flush_bytes);
-    for (int k = kmin; k <= kmax; k += 2) {
-        size_t n = (size_t)1 << k, bytes = n * sizeof(T);
+    for (size_t n : sizes) {
+        size_t bytes = n * sizeof(T);
         size_t slice = (bytes + 255) / 256 * 256;
         size_t slices = std::max<size_t>(2, (pool_min + slice - 1) / slice);
         int calls = (int)std::min<size_t>(64, std::max<size_t>(20, slices));
@@ -345,7 +348,7 @@ static void run_dtype(Bench &b, const char *name, const std::vector<Op> &ops, in
         CUDA_OK(cudaMalloc(&outs, 2 * (size_t)calls * sizeof(Out)));
         fill_kernel<T><<<4096, 256, 0, b.stream>>>(reinterpret_cast<T *>(pool),
                                                    halves * slices * slice / sizeof(T),
-                                                   0x9E3779B97F4A7C15ULL * (unsigned)k);
+                                                   0x9E3779B97F4A7C15ULL * (unsigned long long)n);
         CUDA_OK(cudaGetLastError());
         auto at = [&](int i) {
             return reinterpret_cast<const T *>(pool + (size_t)i * stride % slices * slice);
@@ -404,7 +407,9 @@ static std::vector<std::string> split(const char *s)
 
 static const char usage_text[] = "Usage: peer-reduce [--dtype f32,f64,f16,bf16,i8,u8,i16,u16,i32] "
                                  "[--op sum,min,max,argmin,argmax,dot] [--min K] [--max K] "
-                                 "[--reps R] [--device D]\n";
+                                 "[--n N,...] [--reps R] [--device D]\n"
+                                 "  n: 2^K for every other K from --min to --max (10, 28), "
+                                 "or the sizes --n lists\n";
 
 static void usage(const char *why)
 {
@@ -417,6 +422,7 @@ int main(int argc, char **argv)
     std::vector<std::string> dtypes = split("f32,f16,bf16,i8,i32");
     std::vector<Op> ops = {SUM, MIN, MAX, ARGMIN, ARGMAX};
     int kmin = 10, kmax = 28, device = 0;
+    std::vector<size_t> sizes;
     Bench b;
     b.reps = 15;
     for (int i = 1; i < argc; i++) {
@@ -440,6 +446,15 @@ int main(int argc, char **argv)
                     usage(("unknown op '" + o + "'").c_str());
                 ops.push_back((Op)k);
             }
+        } else if (a == "--n") {
+            for (const std::string &x : split(v)) {
+                char *end;
+                errno = 0;
+                unsigned long long n = strtoull(x.c_str(), &end, 10);
+                if (errno != 0 || *end != '\0' || x[0] == '-' || n == 0 || n > (1ULL << 30))
+                    usage(("--n: '" + x + "' is not a size from 1 to 2^30").c_str());
+                sizes.push_back((size_t)n);
+            }
         } else if (a == "--min" || a == "--max" || a == "--reps" || a == "--device") {
             int x = atoi(v);
             if (a == "--min")
@@ -456,6 +471,9 @@ int main(int argc, char **argv)
     }
     if (kmin < 0 || kmax > 30 || kmin > kmax || b.reps < 1)
         usage("--min and --max: 0 <= min <= max <= 30; --reps: at least 1");
+    if (sizes.empty())
+        for (int k = kmin; k <= kmax; k += 2)
+            sizes.push_back((size_t)1 << k);
 
     CUDA_OK(cudaSetDevice(device));
     CUDA_OK(cudaFree(nullptr)); // the primary context, which cuspec retains too
@@ -477,23 +495,23 @@ int main(int argc, char **argv)
            "cub_GB/s", "cus_GB/s", "cub/cus", "check");
     for (const std::string &d : dtypes) {
         if (d == "f32")
-            run_dtype<float>(b, "f32", ops, kmin, kmax);
+            run_dtype<float>(b, "f32", ops, sizes);
         else if (d == "f16")
-            run_dtype<__half>(b, "f16", ops, kmin, kmax);
+            run_dtype<__half>(b, "f16", ops, sizes);
         else if (d == "bf16")
-            run_dtype<__nv_bfloat16>(b, "bf16", ops, kmin, kmax);
+            run_dtype<__nv_bfloat16>(b, "bf16", ops, sizes);
         else if (d == "i8")
-            run_dtype<int8_t>(b, "i8", ops, kmin, kmax);
+            run_dtype<int8_t>(b, "i8", ops, sizes);
         else if (d == "u8")
-            run_dtype<uint8_t>(b, "u8", ops, kmin, kmax);
+            run_dtype<uint8_t>(b, "u8", ops, sizes);
         else if (d == "i16")
-            run_dtype<int16_t>(b, "i16", ops, kmin, kmax);
+            run_dtype<int16_t>(b, "i16", ops, sizes);
         else if (d == "u16")
-            run_dtype<uint16_t>(b, "u16", ops, kmin, kmax);
+            run_dtype<uint16_t>(b, "u16", ops, sizes);
         else if (d == "i32")
-            run_dtype<int32_t>(b, "i32", ops, kmin, kmax);
+            run_dtype<int32_t>(b, "i32", ops, sizes);
         else if (d == "f64")
-            run_dtype<double>(b, "f64", ops, kmin, kmax);
+            run_dtype<double>(b, "f64", ops, sizes);
         else
             usage(
                 ("unknown dtype '" + d + "' (f32, f64, f16, bf16, i8, u8, i16, u16, i32)").c_str());
