@@ -102,20 +102,19 @@ TEST(nearest_bucket_lookup)
 {
     const char *dev = "nearest|sm_90|132|1|13000";
     struct cuspec__spec s = reduce_spec(1 << 10);
-    struct cuspec__record r11 = sample_record(128), r20 = sample_record(1024), got;
+    struct cuspec__record r11 = sample_record(128), r22 = sample_record(1024), got;
     CHECK_INT_EQ(cuspec__record_put(dev, &s, 11, &r11), CUSPEC_OK);
-    CHECK_INT_EQ(cuspec__record_put(dev, &s, 20, &r20), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, 22, &r22), CUSPEC_OK);
     int bucket;
     /* bucket -1: none. Records stand in at most two powers of two away, for
      * sizes whose record-free shape is the same (f32 sums: 1024 threads to
-     * 1024 elements, the defaults to 16 KB, one block to 32 KB, ..., above 2
-     * MB to 8 MB 256 threads in two launches, then 512; src/reduce.c,
-     * shapes). */
+     * 1024 elements, the defaults to 16 KB, one block to 32 KB, ..., from 4
+     * MB to 32 MB 512 threads in two launches; src/reduce.c, shapes). */
     static const struct {
         int log2n, bucket, block;
-    } cases[] = {{9, -1, 0},    {10, 11, 128},  {11, 11, 128},  {12, -1, 0},
-                 {13, -1, 0},   {18, -1, 0},    {19, 20, 1024}, {20, 20, 1024},
-                 {21, -1, 0},   {22, -1, 0},    {28, -1, 0}};
+    } cases[] = {{9, -1, 0},     {10, 11, 128},  {11, 11, 128},  {12, -1, 0},
+                 {13, -1, 0},    {19, -1, 0},    {20, 22, 1024}, {21, 22, 1024},
+                 {22, 22, 1024}, {23, -1, 0},    {28, -1, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         s.n = 1ull << cases[i].log2n;
         s.n += 3; /* not a power of two: the bucket is log2 rounded down */
@@ -133,11 +132,11 @@ TEST(nearest_bucket_lookup)
     s.n = 1ull << 21;
     CHECK_INT_EQ(cuspec__record_put(dev, &s, 21, &bad), CUSPEC_OK);
     CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
-    CHECK_INT_EQ(bucket, 20);
+    CHECK_INT_EQ(bucket, 22);
     bad = sample_record(0); /* a block size of 0 would divide by zero */
     CHECK_INT_EQ(cuspec__record_put(dev, &s, 21, &bad), CUSPEC_OK);
     CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
-    CHECK_INT_EQ(bucket, 20);
+    CHECK_INT_EQ(bucket, 22);
     /* Nor is one of a final pass (stage 1, legal as a helper kernel), which
      * a call would launch alone with the first pass's arguments. */
     bad = sample_record(512);
@@ -145,7 +144,7 @@ TEST(nearest_bucket_lookup)
     memcpy(bad.p, final_pass, sizeof final_pass);
     CHECK_INT_EQ(cuspec__record_put(dev, &s, 21, &bad), CUSPEC_OK);
     CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
-    CHECK_INT_EQ(bucket, 20);
+    CHECK_INT_EQ(bucket, 22);
 
     /* A class may start at a bucket's first size: a record tuned at 2^12
      * (f32: 16 KB, the defaults' one block) serves 2^12, not 2^12 + 3
