@@ -27,9 +27,14 @@ static int from_public(const cuspec_tune_spec *in, struct cuspec__spec *s)
     return CUSPEC_OK;
 }
 
+/* n's power of two rounded down, or up where the record-free choice there
+ * is not n's: each class of shapes (src/reduce.c) ends at a power of two,
+ * so a size just above one is kept with the next, and a record tuned at
+ * any size serves that size. */
 static int bucket(const struct cuspec__spec *s)
 {
-    return cuspec__log2_floor(s->n);
+    int b = cuspec__log2_floor(s->n);
+    return b < 63 && !cuspec__reduce_same_choice(s, 1ULL << b) ? b + 1 : b;
 }
 
 static void bucket_text(int bucket, char *buf, size_t size)
@@ -46,11 +51,10 @@ static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
     return CUSPEC_OK;
 }
 
-/* The smaller size first; only buckets where the record-free choice at the
- * size their records are tuned at (a power of two, as the default suite's)
- * is the call's: a record made for another size class's kernel never
- * serves it, not even in its own bucket, which a class may split at its
- * first size (docs/experiments/reduce.md: "Defaults by size"). */
+/* The smaller size first; only buckets where the record-free choice at
+ * their power of two is the call's: a record made for another size class's
+ * kernel never serves it (docs/experiments/reduce.md: "Defaults by
+ * size"). */
 static int nearby(const struct cuspec__spec *s, int bucket, int d,
                   int (*fn)(int bucket, void *user), void *user)
 {

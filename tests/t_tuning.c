@@ -159,6 +159,18 @@ TEST(nearest_bucket_lookup)
     s.n = (1ull << 11) + 3; /* the defaults' class, a power of two below */
     CHECK_INT_EQ(cuspec__record_find(dev12, &s, &got, &bucket), CUSPEC_OK);
     CHECK_INT_EQ(bucket, 12);
+    /* ... and one tuned at 2^12 + 3 is kept with 2^13, its class's power
+     * of two, and serves 2^12 + 3 (the tuner keeps a record at the
+     * bucket of the size it tuned). */
+    const char *dev13 = "above|sm_90|132|1|13000";
+    s.n = (1ull << 12) + 3;
+    CHECK_INT_EQ(cuspec__bucket(&s), 13);
+    CHECK_INT_EQ(cuspec__record_put(dev13, &s, cuspec__bucket(&s), &r22), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_find(dev13, &s, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(bucket, 13);
+    s.n = 1ull << 12; /* the defaults' class */
+    CHECK_INT_EQ(cuspec__bucket(&s), 12);
+    CHECK_INT_EQ(cuspec__record_find(dev13, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
 
     /* Transposes: nearest in rows and cols together, same alignment class. */
     struct cuspec__spec t = {.family = CUSPEC__FAM_TRANSPOSE,
