@@ -208,12 +208,13 @@ static const struct shape {
     {KB(256), MB(1), ALL & ~ARG, B4, 512, 2, 4, 1, 0},
     {KB(256), MB(1), ALL, ANY, 512, 1, 8, 1, 0},
     /* from 2 MB, float sums and dots by element size, and sums of 4-byte
-     * integers to 4 MB */
+     * integers: one block an SM to 4 MB, two from there */
     {MB(4), MB(32), FSUM | FDOT, B2, 512, 1, 16, 0, 1},
     {MB(2), MB(4), FSUM | FDOT, B4, 256, 4, 16, 0, 1},
     {MB(2), MB(4), FSUM | FDOT, B8, 1024, 1, 8, 0, 1},
     {MB(4), MB(32), FSUM | FDOT, B8, 1024, 2, 8, 0, 1},
     {MB(2), MB(4), ISUM, B4, 512, 2, 16, 1, 0},
+    {MB(4), MB(32), ISUM, B4, 512, 2, 16, 2, 0},
     /* the wide shape: the second launch's read of the partials waits for
      * no ticket */
     {MB(2), MB(32), FSUM | FDOT, ANY, 512, 4, 16, 2, 1},

@@ -229,12 +229,12 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F64, SUM, (1 << 18) + 1, {1024, 1, 1, 0, 0, 0, 0}},
         {CUSPEC_F64, DOT, 1 << 19, {1024, 1, 1, 0, 0, 0, 0}},
         {CUSPEC_F64, SUM, (1 << 19) + 1, {1024, 2, 1, 0, 0, 0, 0}},
-        /* sums of 4-byte integers: 512 x 2 x 16 B, one block an SM, to 4
-         * MB; then the wide shape */
+        /* sums of 4-byte integers: 512 x 2 x 16 B, one block an SM to 4
+         * MB, two from there */
         {CUSPEC_I32, SUM, (1 << 19) + 1, {512, 2, 4, 1, 1, 0, 0}},
         {CUSPEC_U32, SUM, 1 << 20, {512, 2, 4, 1, 1, 0, 0}},
-        {CUSPEC_I32, SUM, (1 << 20) + 1, {512, 4, 4, 1, 2, 0, 0}},
-        {CUSPEC_U32, SUM, 1 << 23, {512, 4, 4, 1, 2, 0, 1}},
+        {CUSPEC_I32, SUM, (1 << 20) + 1, {512, 2, 4, 1, 2, 0, 0}},
+        {CUSPEC_U32, SUM, 1 << 23, {512, 2, 4, 1, 2, 0, 1}},
         /* beyond: the defaults through L1 */
         {CUSPEC_F32, SUM, (1 << 23) + 1, {256, 4, 4, 1, 4, 0, 1}},
         {CUSPEC_U8, MAX, 1ULL << 33, {256, 4, 16, 1, 4, 0, 1}},
