@@ -215,8 +215,6 @@ static const struct shape {
     {MB(4), MB(32), FSUM | FDOT, B8, 1024, 2, 8, 0, 1},
     {MB(2), MB(4), ISUM, B4, 512, 2, 16, 1, 0},
     {MB(4), MB(32), ISUM, B4, 512, 2, 16, 2, 0},
-    /* sums of 8-bit integers: the wide shape, one block an SM */
-    {MB(2), MB(32), ISUM, B1, 512, 4, 16, 1, 0},
     /* the wide shape: the second launch's read of the partials waits for
      * no ticket */
     {MB(2), MB(32), FSUM | FDOT, ANY, 512, 4, 16, 2, 1},
