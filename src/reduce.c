@@ -178,7 +178,10 @@ enum {
  * combines the blocks' partials (sums and dots only). Measured in
  * docs/experiments/reduce.md: "Defaults by size", "One block of 1024
  * threads up to 1024 elements of 4 and 8 bytes", "Defaults from 32 KB to 2
- * MB by op". An empty call (n = 0) takes the first row of its kind. */
+ * MB by op", "Defaults from 2 to 32 MB by op". An empty call (n = 0) takes
+ * the first row of its kind. Each row's `to` is a power of two (the
+ * record's bucket, src/reduce_ops.c, and classes() below rely on it), and
+ * vec_bytes a multiple of every size it is for. */
 #define KB(x) ((unsigned long long)(x) << 10)
 #define MB(x) ((unsigned long long)(x) << 20)
 static const struct shape {
@@ -207,8 +210,9 @@ static const struct shape {
     /* one block an SM */
     {KB(256), MB(1), ALL & ~ARG, B4, 512, 2, 4, 1, 0},
     {KB(256), MB(1), ALL, ANY, 512, 1, 8, 1, 0},
-    /* from 2 MB, float sums and dots by element size, and sums of 4-byte
-     * integers: one block an SM to 4 MB, two from there */
+    /* from 2 MB, float sums and dots in two launches by element size (f32
+     * from 4 MB: the wide shape, below), and sums of 4-byte integers in
+     * one, one block an SM to 4 MB and two from there */
     {MB(4), MB(32), FSUM | FDOT, B2, 512, 1, 16, 0, 1},
     {MB(2), MB(4), FSUM | FDOT, B4, 256, 4, 16, 0, 1},
     {MB(2), MB(4), FSUM | FDOT, B8, 1024, 1, 8, 0, 1},

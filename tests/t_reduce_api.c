@@ -9,6 +9,7 @@
 #include "catalogue.h"
 #include "compile.h"
 #include "dtype_values.h"
+#include "records.h"
 #include "tap.h"
 
 #include <stdio.h>
@@ -257,6 +258,45 @@ TEST(the_shape_follows_the_size)
     }
 }
 
+/* The choice at n of every dtype and op is legal, and n's record bucket
+ * is a power of two whose choice is n's (so a record tuned at n serves
+ * it), which holds while every class of shapes ends at a power of two. */
+static unsigned own_bucket_fails(unsigned long long n)
+{
+    const struct cuspec__family *f = cuspec__family(CUSPEC__FAM_REDUCE);
+    unsigned bad = 0;
+    for (int d = 0; d < f->n_dtypes; d++)
+        for (int op = 0; op < CUSPEC__REDUCE_N_OPS; op++) {
+            struct cuspec__spec s = {
+                .family = CUSPEC__FAM_REDUCE, .op = op, .dtype = f->dtypes[d], .n = n};
+            struct cuspec__variant v;
+            cuspec__variant_choose(&s, 90, &v);
+            int b = cuspec__bucket(&s);
+            if (cuspec__variant_legal(&v) && b >= 0 && b <= 63 &&
+                (n == 0 || cuspec__reduce_same_choice(&s, 1ULL << b)))
+                continue;
+            if (bad++ == 0)
+                TAP_FAIL("%s op %d n=%llu: bucket %d, legal %d", cuspec_dtype_name(s.dtype), op,
+                         n, b, cuspec__variant_legal(&v));
+        }
+    return bad;
+}
+
+/* Every size to 2^12, then 4 either side of each power of two and of the
+ * point half-way to the next. */
+TEST(every_size_has_a_legal_choice_and_its_own_bucket)
+{
+    unsigned bad = 0;
+    for (unsigned long long n = 0; n <= 4096; n++)
+        bad += own_bucket_fails(n);
+    for (int k = 12; k < 63; k++)
+        for (int e = -4; e <= 4; e++) {
+            bad += own_bucket_fails((1ULL << k) + (unsigned long long)(long long)e);
+            bad += own_bucket_fails((3ULL << (k - 1)) + (unsigned long long)(long long)e);
+        }
+    CHECK_UINT_EQ(bad, 0);
+}
+
 /* Every choice in two launches comes with its final pass (one block of its
  * block size), which no call chooses alone; only float sums and dots. */
 struct chosen {
@@ -379,6 +419,7 @@ int main(void)
         TAP_ENTRY(op_names),
         TAP_ENTRY(arguments_refused_before_the_device),
         TAP_ENTRY(the_shape_follows_the_size),
+        TAP_ENTRY(every_size_has_a_legal_choice_and_its_own_bucket),
         TAP_ENTRY(two_launches_come_with_their_final_pass),
         TAP_ENTRY(new_defaults_and_a_sample_compile_for_sm_75),
         TAP_ENTRY(a_sample_compiles_for_sm_90),

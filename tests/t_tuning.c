@@ -117,7 +117,7 @@ TEST(nearest_bucket_lookup)
                  {22, 22, 1024}, {23, -1, 0},    {28, -1, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         s.n = 1ull << cases[i].log2n;
-        s.n += 3; /* not a power of two: the bucket is log2 rounded down */
+        s.n += 3; /* not a power of two: its bucket is its class's */
         if (cases[i].bucket < 0) {
             CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
             continue;

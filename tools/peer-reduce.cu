@@ -409,7 +409,7 @@ static const char usage_text[] = "Usage: peer-reduce [--dtype f32,f64,f16,bf16,i
                                  "[--op sum,min,max,argmin,argmax,dot] [--min K] [--max K] "
                                  "[--n N,...] [--reps R] [--device D]\n"
                                  "  n: 2^K for every other K from --min to --max (10, 28), "
-                                 "or the sizes --n lists\n";
+                                 "or the sizes --n lists (then --min and --max are not used)\n";
 
 static void usage(const char *why)
 {
@@ -447,6 +447,7 @@ int main(int argc, char **argv)
                 ops.push_back((Op)k);
             }
         } else if (a == "--n") {
+            sizes.clear();
             for (const std::string &x : split(v)) {
                 char *end;
                 errno = 0;
@@ -455,6 +456,8 @@ int main(int argc, char **argv)
                     usage(("--n: '" + x + "' is not a size from 1 to 2^30").c_str());
                 sizes.push_back((size_t)n);
             }
+            if (sizes.empty())
+                usage("--n: no size given");
         } else if (a == "--min" || a == "--max" || a == "--reps" || a == "--device") {
             int x = atoi(v);
             if (a == "--min")
