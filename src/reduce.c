@@ -175,13 +175,11 @@ enum {
  * to], the op and the element size: the first row that holds a call gives
  * its shape; a call no row holds takes the defaults (256 x 4 x 16 bytes, 4
  * blocks an SM). Blocks as many as fit are grid 0; `two`: a second launch
- * combines the blocks' partials (sums and dots only). Measured in
- * docs/experiments/reduce.md: "Defaults by size", "One block of 1024
- * threads up to 1024 elements of 4 and 8 bytes", "Defaults from 32 KB to 2
- * MB by op", "Defaults from 2 to 32 MB by op". An empty call (n = 0) takes
- * the first row of its kind. Each row's `to` is a power of two (the
+ * combines the blocks' partials (sums and dots only). An empty call (n = 0)
+ * takes the first row of its kind. Each row's `to` is a power of two (the
  * record's bucket, src/reduce_ops.c, and classes() below rely on it), and
- * vec_bytes a multiple of every size it is for. */
+ * vec_bytes a multiple of every size it is for.
+ * Measured: docs/experiments/reduce.md, "Defaults by size" and after. */
 #define KB(x) ((unsigned long long)(x) << 10)
 #define MB(x) ((unsigned long long)(x) << 20)
 static const struct shape {
@@ -192,10 +190,11 @@ static const struct shape {
     /* up to 1024 elements of 4 and 8 bytes: one block, an element a thread */
     {0, KB(4), ALL, B4, 1024, 1, 4, 4, 0},
     {0, KB(8), ALL, B8, 1024, 1, 8, 4, 0},
+    /* the defaults (this row also holds the empty calls of 1 and 2 bytes) */
     {0, KB(16), ALL, ANY, 256, 4, 16, 4, 0},
-    /* one block of 32 KB, two an SM above it: fewer blocks to combine */
+    /* one block of 512 x 4 x 16 B */
     {KB(16), KB(32), ALL, ANY, 512, 4, 16, 2, 0},
-    /* sums whose adds are cheap enough for one SM to take 64 KB alone */
+    /* one block of 1024 x 4 x 16 B: sums of f32, f64, 8-bit integers */
     {KB(32), KB(64), FSUM, B4 | B8, 1024, 4, 16, 4, 0},
     {KB(32), KB(64), ISUM, B1, 1024, 4, 16, 4, 0},
     /* float sums and dots: two launches of small blocks, as many as fit,
@@ -219,8 +218,7 @@ static const struct shape {
     {MB(4), MB(32), FSUM | FDOT, B8, 1024, 2, 8, 0, 1},
     {MB(2), MB(4), ISUM, B4, 512, 2, 16, 1, 0},
     {MB(4), MB(32), ISUM, B4, 512, 2, 16, 2, 0},
-    /* the wide shape: the second launch's read of the partials waits for
-     * no ticket */
+    /* the wide shape */
     {MB(2), MB(32), FSUM | FDOT, ANY, 512, 4, 16, 2, 1},
     {MB(2), MB(32), ALL, ANY, 512, 4, 16, 2, 0},
 };

@@ -360,7 +360,7 @@ static int ready(void)
 /* ## Public API: sizes and offsets */
 static void sizes_offsets(int op, int dtype)
 {
-    /* Shapes a call without a record takes (src/reduce.c, fit): up to 16
+    /* Shapes a call without a record takes (src/reduce.c, shapes): up to 16
      * KB, to 32 KB (one block), to 256 KB, to 2 MB (by op: one block an
      * SM, or two launches), to 32 MB (float sums in two launches), and
      * beyond; variants_sampled_sizes_offsets runs each of these dtypes'

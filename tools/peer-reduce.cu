@@ -30,7 +30,7 @@
 //                    [--op sum,min,max,argmin,argmax,dot] [--min K] [--max K] [--n N,...]
 //                    [--reps R] [--device D]
 // (n = 2^K for K from --min to --max in steps of 2, defaults 10 and 28; or
-// the sizes --n lists.)
+// the sizes --n lists, each N or 2^K.)
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -39,7 +39,6 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -409,7 +408,7 @@ static const char usage_text[] = "Usage: peer-reduce [--dtype f32,f64,f16,bf16,i
                                  "[--op sum,min,max,argmin,argmax,dot] [--min K] [--max K] "
                                  "[--n N,...] [--reps R] [--device D]\n"
                                  "  n: 2^K for every other K from --min to --max (10, 28), "
-                                 "or the sizes --n lists (then --min and --max are not used)\n";
+                                 "or the sizes --n lists (N or 2^K; then --min and --max are not used)\n";
 
 static void usage(const char *why)
 {
@@ -449,10 +448,8 @@ int main(int argc, char **argv)
         } else if (a == "--n") {
             sizes.clear();
             for (const std::string &x : split(v)) {
-                char *end;
-                errno = 0;
-                unsigned long long n = strtoull(x.c_str(), &end, 10);
-                if (errno != 0 || *end != '\0' || x[0] == '-' || n == 0 || n > (1ULL << 30))
+                uint64_t n = 0;
+                if (cuspec_parse_size(x.c_str(), &n) != CUSPEC_OK || n == 0 || n > (1ULL << 30))
                     usage(("--n: '" + x + "' is not a size from 1 to 2^30").c_str());
                 sizes.push_back((size_t)n);
             }
