@@ -192,6 +192,8 @@ static const struct shape {
     {0, KB(8), ALL, B8, 1024, 1, 8, 4, 0},
     /* the defaults (this row also holds the empty calls of 1 and 2 bytes) */
     {0, KB(16), ALL, ANY, 256, 4, 16, 4, 0},
+    /* f64 sums: one block of 1024 x 8 x 8 B */
+    {KB(16), KB(32), FSUM, B8, 1024, 8, 8, 2, 0},
     /* one block of 512 x 4 x 16 B */
     {KB(16), KB(32), ALL, ANY, 512, 4, 16, 2, 0},
     /* one block of 1024 x 4 x 16 B: sums of f32, f64, 8-bit integers */
@@ -203,12 +205,19 @@ static const struct shape {
     {KB(256) - 1, MB(2), FSUM | FDOT, B8, 128, 4, 8, 0, 1},
     {KB(256) - 1, MB(1), FSUM | FDOT, B2, 128, 4, 8, 0, 1},
     {MB(1), MB(4), FSUM | FDOT, B2, 256, 1, 16, 0, 1},
+    /* min, max, argmin, argmax and f64 dots: small blocks, spread over the SMs */
+    {KB(32), KB(64), ARG, B4, 256, 1, 4, 1, 0},
+    {KB(32), KB(64), EXT, B4, 128, 2, 4, 0, 0},
+    {KB(64), KB(128), EXT, B8, 128, 1, 8, 4, 0},
+    {KB(64), KB(256), FDOT, B8, 128, 1, 8, 4, 0},
     /* a small read spread over the SMs: one load a thread */
     {KB(32), KB(256), ALL, B4, 512, 1, 4, 0, 0},
     {KB(32), KB(256), ALL, B1 | B2 | B8, 512, 1, 8, 0, 0},
     /* one block an SM */
     {KB(256), MB(1), ALL & ~ARG, B4, 512, 2, 4, 1, 0},
     {KB(256), MB(1), ALL, ANY, 512, 1, 8, 1, 0},
+    /* min and max of 8 bytes: 512 x 2 x 8 B, one block an SM */
+    {MB(1), MB(2), EXT, B8, 512, 2, 8, 1, 0},
     /* from 2 MB, float sums and dots in two launches by element size (f32
      * from 4 MB: the wide shape, below), and sums of 4-byte integers in
      * one, one block an SM to 4 MB and two from there */

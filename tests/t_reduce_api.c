@@ -136,9 +136,14 @@ TEST(arguments_refused_before_the_device)
  * launches with their final passes: f32's three (blocks of 128, 256 and
  * 512 threads), f64's three (128, and two of 1024 threads that share one
  * final pass), the 16-bit floats' three (128, 256, 512); of i32 and u32
- * sums, 512 x 2 x 16 B one block an SM. */
+ * sums, 512 x 2 x 16 B one block an SM; to 64 KB, min and max of 4 bytes
+ * in 128 x 2 x 4 B and argmin and argmax in 256 x 1 x 4 B; min and max of
+ * 8 bytes in 128 x 1 x 8 B (to 128 KB) and 512 x 2 x 8 B (to 2 MB), f64 dot
+ * in 128 x 1 x 8 B; f64 sums to 32 KB in 1024 x 8 x 8 B (for 512 x 4 x 16
+ * B). */
 #define N_CHOICES                                                                                  \
-    ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS - 2 + 4 + 2 * (3 * 2) + 2 * 5 + 2 * 2 * (3 * 2) + 2)
+    ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS - 2 + 4 + 2 * (3 * 2) + 2 * 5 + 2 * 2 * (3 * 2) +   \
+     2 + 2 * (3 * 2) + 2 * (3 * 2) + 1)
 
 struct fitted {
     int dtype, op;
@@ -150,6 +155,7 @@ TEST(the_shape_follows_the_size)
 {
     enum {
         SUM = CUSPEC__REDUCE_SUM,
+        MIN = CUSPEC__REDUCE_MIN,
         MAX = CUSPEC__REDUCE_MAX,
         DOT = CUSPEC__REDUCE_DOT,
         ARGMIN = CUSPEC__REDUCE_ARGMIN,
@@ -163,10 +169,14 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_U64, DOT, 1024, {1024, 1, 1, 1, 4, 0, 0}},
         /* up to 16 KB an input: the defaults, one block of 256 x 4 x 16 B */
         {CUSPEC_I32, MAX, 1025, {256, 4, 4, 1, 4, 0, 0}},
+        {CUSPEC_I32, DOT, 4096, {256, 4, 4, 1, 4, 0, 0}},
         {CUSPEC_F32, SUM, 4096, {256, 4, 4, 1, 4, 0, 0}},
         {CUSPEC_I8, SUM, 1000, {256, 4, 16, 1, 4, 0, 0}},
         {CUSPEC_F16, SUM, 1024, {256, 4, 8, 1, 4, 0, 0}},
         {CUSPEC_I8, ARGMAX, 16384, {256, 4, 16, 1, 4, 0, 0}},
+        /* f64 sums to 32 KB: one block of 1024 x 8 x 8 B */
+        {CUSPEC_F64, SUM, 2049, {1024, 8, 1, 1, 2, 0, 0}},
+        {CUSPEC_F64, SUM, 4096, {1024, 8, 1, 1, 2, 0, 0}},
         /* to 32 KB: one block of 512 x 4 x 16 B */
         {CUSPEC_F32, SUM, 4097, {512, 4, 4, 1, 2, 0, 0}},
         {CUSPEC_F64, DOT, 4096, {512, 4, 2, 1, 2, 0, 0}},
@@ -178,13 +188,27 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F64, SUM, 1 << 13, {1024, 4, 2, 1, 4, 0, 0}},
         /* to 256 KB: 512 threads of one load (4 bytes; 8 for elements of
          * other sizes), as many blocks as fit */
-        {CUSPEC_F32, MAX, 8193, {512, 1, 1, 1, 0, 0, 0}},
+        {CUSPEC_F32, MAX, 16385, {512, 1, 1, 1, 0, 0, 0}},
         {CUSPEC_F32, SUM, (1 << 14) + 1, {512, 1, 1, 1, 0, 0, 0}},
         {CUSPEC_F16, SUM, 1 << 15, {512, 1, 4, 1, 0, 0, 0}},
         {CUSPEC_I8, SUM, 1 << 18, {512, 1, 8, 1, 0, 0, 0}},
         {CUSPEC_F16, ARGMAX, 1 << 16, {512, 1, 4, 1, 0, 0, 0}},
         {CUSPEC_F64, SUM, (1 << 15) - 1, {512, 1, 1, 1, 0, 0, 0}},
         {CUSPEC_F32, SUM, 1 << 16, {512, 1, 1, 1, 0, 0, 0}},
+        /* to 64 KB, min and max of 4 bytes 128 x 2 x 4 B, argmin and argmax
+         * 256 x 1 x 4 B; to 128 KB, min and max of 8 bytes 128 x 1 x 8 B, f64
+         * dot the same below 256 KB (from there its two launches), spread
+         * over the SMs */
+        {CUSPEC_F32, MAX, 8193, {128, 2, 1, 1, 0, 0, 0}},
+        {CUSPEC_U32, MIN, 1 << 14, {128, 2, 1, 1, 0, 0, 0}},
+        {CUSPEC_F32, ARGMAX, 1 << 14, {256, 1, 1, 1, 1, 0, 0}},
+        {CUSPEC_I32, ARGMIN, 8193, {256, 1, 1, 1, 1, 0, 0}},
+        {CUSPEC_F64, MIN, 8193, {128, 1, 1, 1, 4, 0, 0}},
+        {CUSPEC_I64, MAX, 1 << 14, {128, 1, 1, 1, 4, 0, 0}},
+        {CUSPEC_F64, DOT, 8193, {128, 1, 1, 1, 4, 0, 0}},
+        {CUSPEC_F64, DOT, (1 << 15) - 1, {128, 1, 1, 1, 4, 0, 0}},
+        {CUSPEC_F64, DOT, 1 << 15, {128, 4, 1, 0, 0, 0, 0}},
+        {CUSPEC_F64, MAX, 1 << 15, {512, 1, 1, 1, 0, 0, 0}},
         /* to 1 MB, one block an SM of 512 threads of one 8-byte load; of 4
          * bytes, that for argmin and argmax, 512 x 2 x 4 B for the others */
         {CUSPEC_I8, ARGMAX, (1 << 18) + 1, {512, 1, 8, 1, 1, 0, 0}},
@@ -204,9 +228,12 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F16, SUM, (1 << 19) + 1, {256, 1, 8, 0, 0, 0, 0}},
         {CUSPEC_BF16, DOT, 1 << 20, {256, 1, 8, 0, 0, 0, 0}},
         {CUSPEC_F64, DOT, (1 << 17) + 1, {128, 4, 1, 0, 0, 0, 0}},
-        /* to 2 MB: the defaults */
+        /* to 2 MB: the defaults; min and max of 8 bytes 512 x 2 x 8 B, one
+         * block an SM */
         {CUSPEC_F32, SUM, (1 << 18) + 1, {256, 4, 4, 1, 4, 0, 0}},
-        {CUSPEC_F64, MAX, (1 << 17) + 1, {256, 4, 2, 1, 4, 0, 0}},
+        {CUSPEC_F64, ARGMAX, (1 << 17) + 1, {256, 4, 2, 1, 4, 0, 0}},
+        {CUSPEC_F64, MAX, (1 << 17) + 1, {512, 2, 1, 1, 1, 0, 0}},
+        {CUSPEC_U64, MIN, 1 << 18, {512, 2, 1, 1, 1, 0, 0}},
         {CUSPEC_U16, MAX, 1 << 20, {256, 4, 8, 1, 4, 0, 0}},
         /* to 32 MB: 512 x 4 x 16 B, 2 blocks an SM; through L1 from 32 MB
          * read (a dot's two inputs) */
