@@ -128,7 +128,7 @@ TEST(arguments_refused_before_the_device)
 
 /* ## The record-free choice by size */
 
-/* Three shapes of every dtype and op (the defaults; 512 threads of 4 loads
+/* Three shapes of every dtype and op but f64 sums (the defaults; 512 threads of 4 loads
  * of 16 bytes; 512 threads of one load), a fourth of the 6 dtypes of 4 and
  * 8 bytes (1024 threads of one element), a fifth of the 3 of 4 bytes (to 1
  * MB) but for f32 sums and dots; one block of 64 KB for the sums of f32,
@@ -139,8 +139,8 @@ TEST(arguments_refused_before_the_device)
  * sums, 512 x 2 x 16 B one block an SM; to 64 KB, min and max of 4 bytes
  * in 128 x 2 x 4 B and argmin and argmax in 256 x 1 x 4 B; min and max of
  * 8 bytes in 128 x 1 x 8 B (to 128 KB) and 512 x 2 x 8 B (to 2 MB), f64 dot
- * in 128 x 1 x 8 B; f64 sums to 32 KB in 1024 x 8 x 8 B (for 512 x 4 x 16
- * B). */
+ * in 128 x 1 x 8 B; f64 sums to 32 KB in 1024 x 8 x 8 B (in place of 512 x
+ * 4 x 16 B, which no f64 sum takes now). */
 #define N_CHOICES                                                                                  \
     ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS - 2 + 4 + 2 * (3 * 2) + 2 * 5 + 2 * 2 * (3 * 2) +   \
      2 + 2 * (3 * 2) + 2 * (3 * 2) + 1)
