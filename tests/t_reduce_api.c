@@ -209,6 +209,12 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F64, DOT, (1 << 15) - 1, {128, 1, 1, 1, 4, 0, 0}},
         {CUSPEC_F64, DOT, 1 << 15, {128, 4, 1, 0, 0, 0, 0}},
         {CUSPEC_F64, MAX, 1 << 15, {512, 1, 1, 1, 0, 0, 0}},
+        /* just outside those rows: the shapes around them */
+        {CUSPEC_F32, ARGMAX, 16385, {512, 1, 1, 1, 0, 0, 0}},
+        {CUSPEC_F64, MAX, (1 << 14) + 1, {512, 1, 1, 1, 0, 0, 0}},
+        {CUSPEC_I64, MIN, 8192, {512, 1, 1, 1, 0, 0, 0}},
+        {CUSPEC_F64, DOT, 8192, {512, 1, 1, 1, 0, 0, 0}},
+        {CUSPEC_F64, SUM, 4097, {1024, 4, 2, 1, 4, 0, 0}},
         /* to 1 MB, one block an SM of 512 threads of one 8-byte load; of 4
          * bytes, that for argmin and argmax, 512 x 2 x 4 B for the others */
         {CUSPEC_I8, ARGMAX, (1 << 18) + 1, {512, 1, 8, 1, 1, 0, 0}},
