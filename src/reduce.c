@@ -177,7 +177,9 @@ enum {
  * blocks an SM). Blocks as many as fit are grid 0; `two`: a second launch
  * combines the blocks' partials (sums and dots only). An empty call (n = 0)
  * takes the first row of its kind. Each row's `to` is a power of two (the
- * record's bucket, src/reduce_ops.c, and classes() below rely on it), and
+ * record's bucket, src/reduce_ops.c, and classes() below rely on it; fit()'s
+ * switch to loads through L1 splits a row there too, so a row that ends at
+ * L1_FROM_BYTES, half of it for dots, must also hold half that size), and
  * vec_bytes a multiple of every size it is for.
  * Measured: docs/experiments/reduce.md, "Defaults by size" and after. */
 #define KB(x) ((unsigned long long)(x) << 10)
