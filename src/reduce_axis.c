@@ -66,14 +66,17 @@ static int legal(const struct cuspec__variant *v)
     size_t size = cuspec_dtype_size(v->dtype);
     return type_name(v->dtype) != NULL && v->op >= 0 && v->op < CUSPEC__AXIS_N_OPS &&
            v->p[P_VEC] * size <= 16 &&
-           (v->family != CUSPEC__FAM_REDUCE_COLS || v->p[P_LANES] <= v->p[P_BLOCK]);
+           (v->family != CUSPEC__FAM_REDUCE_COLS || v->p[P_LANES] <= v->p[P_BLOCK]) &&
+           (!v->p[P_ROWBLOCK] || (v->p[P_LANES] == 0 && v->p[P_GRID] == 0));
 }
 
 static void expr(const struct cuspec__variant *v, char *buf, size_t size)
 {
     const char *t = type_name(v->dtype);
-    snprintf(buf, size, "cuspec_reduce_%s<%s, %d, %d, %d, %d>",
-             v->family == CUSPEC__FAM_REDUCE_ROWS ? "rows" : "cols", t ? t : "?", v->op,
+    const char *kernel = v->family == CUSPEC__FAM_REDUCE_COLS ? "cols"
+                         : v->p[P_ROWBLOCK]                   ? "rows_block"
+                                                              : "rows";
+    snprintf(buf, size, "cuspec_reduce_%s<%s, %d, %d, %d, %d>", kernel, t ? t : "?", v->op,
              v->p[P_BLOCK], v->p[P_VEC], v->p[P_ITEMS]);
 }
 
@@ -103,6 +106,7 @@ static void defaults(int arch, struct cuspec__variant *v)
     v->p[P_ITEMS] = halves ? 8 : 4;
     v->p[P_LANES] = v->family == CUSPEC__FAM_REDUCE_ROWS ? 32 : 8;
     v->p[P_GRID] = 0;
+    v->p[P_ROWBLOCK] = 0;
 }
 
 static int pow2_at_least(unsigned long long x, int cap)
@@ -168,10 +172,18 @@ static int strip_threads(const struct cuspec__variant *v, int op)
 #define WIDE_ROUNDS 16
 #define WIDE_STRIPS 512
 
+/* Many rows of at least ROWBLOCK_FROM_BYTES: a block each, through L1, of
+ * 128 threads with 2 loads of 16 bytes in flight; sums, dots, min and max of
+ * 4-byte elements in rows of ROWBLOCK_WIDE_BYTES or more 256 with 4
+ * (docs/experiments/reduce_axis.md: "A block a row through L1"). */
+#define ROWBLOCK_FROM_BYTES 8192
+#define ROWBLOCK_WIDE_BYTES 16384
+
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
  * a warp reads whole rows side by side (argmin/argmax fewer: short_lanes).
- * Long rows a warp each, or where
- * there are few of them the whole block (split across blocks at launch).
+ * Many long rows a warp each, or from ROWBLOCK_FROM_BYTES a block each
+ * (cuspec_reduce_rows_block); where there are few of them the whole block
+ * (split across blocks at launch).
  * Columns: strips of 128 bytes (a warp reads 4 rows of them; argmin/argmax
  * of narrow types fewer: strip_threads), narrower where the matrix is,
  * wider where it has too few rows to give each of a block's rows of
@@ -186,7 +198,18 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
     if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
         int cls =
             cuspec__axis_class(v->family, cuspec__log2_floor(s->rows), cuspec__log2_floor(s->cols));
-        v->p[P_LANES] = cls == 1 ? short_lanes(v, s->op, need) : cls == 2 ? 32 : 0;
+        const unsigned long long row_bytes = s->cols * cuspec_dtype_size(v->dtype);
+        v->p[P_ROWBLOCK] = cls == 2 && row_bytes >= ROWBLOCK_FROM_BYTES;
+        if (v->p[P_ROWBLOCK]) {
+            const int wide = !cuspec__axis_is_arg(s->op) && cuspec_dtype_size(v->dtype) == 4 &&
+                             row_bytes >= ROWBLOCK_WIDE_BYTES;
+            v->p[P_BLOCK] = wide ? 256 : 128;
+            v->p[P_ITEMS] = wide ? 4 : 2;
+        }
+        if (cls == 1)
+            v->p[P_LANES] = short_lanes(v, s->op, need);
+        else
+            v->p[P_LANES] = cls == 2 && !v->p[P_ROWBLOCK] ? 32 : 0;
         return;
     }
     /* One block size for every shape: a second (1024 for tall matrices)
@@ -210,14 +233,15 @@ static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
 }
 
 /* One shape of each class and of each width of short rows and narrow
- * strips; with few rows, where strips widen. */
+ * strips; with few rows, where strips widen; rows of 8 KB and 32 KB of
+ * 4-byte elements (the two rows_block shapes). */
 static int classes(int family, int dtype, int op,
                    int (*fn)(const struct cuspec__spec *s, void *user), void *user)
 {
     static const unsigned long long shapes[][2] = {
         {1 << 20, 1},  {1 << 20, 2},    {1 << 20, 4},   {1 << 20, 8},  {1 << 20, 16},
         {1 << 20, 32}, {1 << 20, 64},   {1 << 20, 127}, {8192, 8192},  {32, 1 << 20},
-        {1, 1000},     {1 << 16, 1024}, {4, 1 << 16},   {16, 1 << 16},
+        {1, 1000},     {1 << 16, 1024}, {4, 1 << 16},   {16, 1 << 16}, {2048, 2048},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         struct cuspec__spec s = {
@@ -244,7 +268,7 @@ static int classes_cols(int dtype, int op, int (*fn)(const struct cuspec__spec *
 const struct cuspec__family cuspec__family_reduce_rows = {
     .name = "reduce_rows",
     .template_file = "reduce_axis.cuh",
-    .n_params = 5,
+    .n_params = 6,
     .params =
         {
             [P_BLOCK] = {"block", 4, {128, 256, 512, 1024}},
@@ -252,6 +276,7 @@ const struct cuspec__family cuspec__family_reduce_rows = {
             [P_ITEMS] = {"items", 4, {1, 2, 4, 8}},
             [P_LANES] = {"lanes", 7, {0, 1, 2, 4, 8, 16, 32}, 1},
             [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
+            [P_ROWBLOCK] = {"rowblock", 2, {0, 1}},
         },
     .n_dtypes = N_DTYPES,
     .dtypes = DTYPES,

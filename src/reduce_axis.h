@@ -25,8 +25,10 @@ enum {
 /* The parameters (cuspec__variant.p) of both families. LANES is the rows
  * kernel's threads per row (0: the whole block), the columns kernel's
  * threads along the columns (its TX); GRID is blocks per multiprocessor (0:
- * as many as fit). Both are launch parameters. */
-enum { P_BLOCK, P_VEC, P_ITEMS, P_LANES, P_GRID };
+ * as many as fit). Both are launch parameters. ROWBLOCK (rows only) 1: the
+ * kernel that gives each row a block of its own, reading through L1
+ * (cuspec_reduce_rows_block; LANES and GRID 0). */
+enum { P_BLOCK, P_VEC, P_ITEMS, P_LANES, P_GRID, P_ROWBLOCK };
 
 /* The kernel op of public op `op` (-1 is dot, as cuspec_tune_spec has it),
  * or -1 when it names none. */

@@ -65,6 +65,11 @@ static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
     g->splits = 1;
     g->pieces = 1;
     g->scratch_bytes = 0;
+    g->grid[1] = g->grid[2] = 1;
+    if (v->p[P_ROWBLOCK]) { /* a block a row, grid-stride past the grid's limit */
+        g->grid[0] = (unsigned)min_ull(total ? total : 1, 0x7fffffff);
+        return;
+    }
     int is_short = c->cols <= lanes * vec;
     if (!is_short && total < blocks * per_block && total <= CUSPEC__WS_TICKETS) {
         unsigned long long s = blocks * per_block / total;
@@ -81,7 +86,6 @@ static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
         g->grid[0] = (unsigned)min_ull(need ? need : 1, blocks);
     }
     g->grid[1] = g->splits;
-    g->grid[2] = 1;
 }
 
 /* argmin/argmax count a thread's rows in 32 bits (reduce_axis.cuh,

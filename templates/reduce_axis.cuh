@@ -15,6 +15,8 @@
 //                                      Out *value, long long *index, void *partials,
 //                                      unsigned *tickets);
 //   template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
+//   __global__ void cuspec_reduce_rows_block(the arguments of cuspec_reduce_rows);
+//   template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
 //   __global__ void cuspec_reduce_cols(const T *a, const T *b, u64 rows, u64 cols, u64 ld,
 //                                      u64 stride, int tx_log2, unsigned splits,
 //                                      Out *value, long long *index, void *partials,
@@ -45,6 +47,8 @@
 //   splits > 1: gridDim.y = splits blocks per row, gridDim.x * (BLOCK / L) >= total;
 //     each writes its partial (partials: total * splits A), takes the row's ticket
 //     (tickets[r], zero before the first launch, left zero), and the last combines.
+// ROWS_BLOCK: the whole block takes a row, grid-stride over rows, with loads through L1
+//   (lanes_log2, splits, partials and tickets unused).
 // COLS: TX = 1 << tx_log2 (1..BLOCK) threads along the columns, each owning VEC adjacent
 // columns, by BLOCK / TX along the rows; block (x, y, z) takes column tile x, rows
 // chunk y of `splits`, matrix z. With splits > 1, partials hold batch * splits * cols
@@ -96,15 +100,20 @@ template <typename T, int V> union pack {
     typename raw<sizeof(T) * V>::type r;
     T x[V];
 };
-template <int V, typename T> __device__ __forceinline__ pack<T, V> load(const T *p)
+// L1: through the L1 (ld.global.nc), as cuspec_reduce_rows_block reads its rows.
+template <int V, bool L1 = false, typename T> __device__ __forceinline__ pack<T, V> load(const T *p)
 {
+    typedef typename raw<sizeof(T) * V>::type W;
     pack<T, V> k;
-    k.r = CUSPEC_AXIS_LOAD(reinterpret_cast<const typename raw<sizeof(T) * V>::type *>(p));
+    if constexpr (L1)
+        k.r = __ldg(reinterpret_cast<const W *>(p));
+    else
+        k.r = CUSPEC_AXIS_LOAD(reinterpret_cast<const W *>(p));
     return k;
 }
-template <typename T> __device__ __forceinline__ T load1(const T *p)
+template <bool L1 = false, typename T> __device__ __forceinline__ T load1(const T *p)
 {
-    return load<1>(p).x[0];
+    return load<1, L1>(p).x[0];
 }
 template <int V, typename T> __device__ __forceinline__ bool aligned(const T *p)
 {
@@ -475,7 +484,7 @@ __device__ __forceinline__ void consume(typename R::A (&acc)[K], int j, const pa
 
 // Vectors: lane takes vectors lane, lane + L, ... of each tile of L * IT, all IT
 // loads issued before any is used.
-template <typename R, typename T, int V, int IT, bool TWO, int K>
+template <typename R, typename T, int V, int IT, bool TWO, bool L1 = false, int K>
 __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned long long nv,
                                             long long i0, unsigned lane, unsigned L,
                                             typename R::A (&acc)[K])
@@ -488,11 +497,11 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
         pack<T, V> x[IT], y[IT];
 #pragma unroll
         for (int j = 0; j < IT; ++j)
-            x[j] = load<V>(p + (v0 + lane + (unsigned long long)j * L) * V);
+            x[j] = load<V, L1>(p + (v0 + lane + (unsigned long long)j * L) * V);
         if constexpr (TWO) {
 #pragma unroll
             for (int j = 0; j < IT; ++j)
-                y[j] = load<V>(q + (v0 + lane + (unsigned long long)j * L) * V);
+                y[j] = load<V, L1>(q + (v0 + lane + (unsigned long long)j * L) * V);
         }
 #pragma unroll
         for (int j = 0; j < IT; ++j)
@@ -503,9 +512,9 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
     for (int j = 0; j < IT; ++j) {
         const unsigned long long v = v0 + lane + (unsigned long long)j * L;
         if (v < nv) {
-            pack<T, V> x = load<V>(p + v * V), y = x;
+            pack<T, V> x = load<V, L1>(p + v * V), y = x;
             if constexpr (TWO)
-                y = load<V>(q + v * V);
+                y = load<V, L1>(q + v * V);
             consume<R, T, V, TWO>(acc, j, x, y, i0 + (long long)(v * V));
         }
     }
@@ -514,7 +523,7 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
 // Elements before p's first VEC-aligned one and after the last whole vector go
 // one by one; a dot whose inputs are misaligned differently goes by elements,
 // VEC * ITEMS of them in flight.
-template <typename R, typename T, int VEC, int ITEMS, bool TWO, int K>
+template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool L1 = false, int K>
 __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned long long n,
                                             long long i0, unsigned lane, unsigned L,
                                             typename R::A (&acc)[K])
@@ -523,18 +532,20 @@ __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned lon
     const unsigned long long mis = reinterpret_cast<unsigned long long>(p) & (VB - 1);
     if constexpr (TWO) {
         if ((reinterpret_cast<unsigned long long>(q) & (VB - 1)) != mis) {
-            row_vectors<R, T, 1, K, TWO>(p, q, n, i0, lane, L, acc);
+            row_vectors<R, T, 1, K, TWO, L1>(p, q, n, i0, lane, L, acc);
             return;
         }
     }
     unsigned long long head = mis ? (VB - mis) / sizeof(T) : 0;
     head = head < n ? head : n;
     const unsigned long long nv = (n - head) / VEC, tail = n - head - nv * VEC;
-    row_vectors<R, T, VEC, ITEMS, TWO>(p + head, q + head, nv, i0 + (long long)head, lane, L, acc);
+    row_vectors<R, T, VEC, ITEMS, TWO, L1>(p + head, q + head, nv, i0 + (long long)head, lane, L,
+                                           acc);
     for (unsigned long long e = lane; e < head; e += L)
-        acc[0] = R::step(acc[0], load1(p + e), load1(TWO ? q + e : p + e), i0 + (long long)e);
+        acc[0] = R::step(acc[0], load1<L1>(p + e), load1<L1>(TWO ? q + e : p + e),
+                         i0 + (long long)e);
     for (unsigned long long e = n - tail + lane; e < n; e += L)
-        acc[K - 1] = R::step(acc[K - 1], load1(p + e), load1(TWO ? q + e : p + e),
+        acc[K - 1] = R::step(acc[K - 1], load1<L1>(p + e), load1<L1>(TWO ? q + e : p + e),
                              i0 + (long long)e);
 }
 
@@ -956,6 +967,49 @@ __global__ void __launch_bounds__(BLOCK)
                 v = R::combine(v, R::load_cg(part + r * splits + s));
         v = group_reduce<R, BLOCK>(v, whole, L);
         if (last && lane == 0)
+            R::store(v, value, index, r);
+    }
+    CUSPEC_LET_NEXT_GRID();
+}
+
+// ROWS_BLOCK (above); measured: docs/experiments/reduce_axis.md, "A block a row through L1".
+template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+    cuspec_reduce_rows_block(const T *__restrict__ a, const T *__restrict__ b,
+                             unsigned long long rows, unsigned long long cols,
+                             unsigned long long ld, unsigned long long stride,
+                             unsigned long long total, int, unsigned,
+                             typename cuspec_axis::op<T, OP>::Out *__restrict__ value,
+                             long long *__restrict__ index, void *, unsigned *)
+{
+    using namespace cuspec_axis;
+    typedef op<T, OP> R;
+    typedef typename R::A A;
+    constexpr bool TWO = OP == DOT;
+    constexpr int K = R::PER_LOAD ? ITEMS : VEC * ITEMS;
+    static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
+    static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: a multiple of 32");
+    static_assert((VEC & (VEC - 1)) == 0 && VEC * sizeof(T) <= 16, "VEC: a power of two, <= 16 B");
+    static_assert(ITEMS >= 1 && ITEMS <= 16, "ITEMS: 1..16");
+    CUSPEC_AFTER_PRIOR_GRID();
+    const T *bb = TWO ? b : a;
+#pragma unroll 1
+    for (unsigned long long r = blockIdx.x; r < total; r += gridDim.x) {
+        A acc[K];
+#pragma unroll
+        for (int i = 0; i < K; ++i)
+            acc[i] = R::identity();
+        const unsigned long long off = row_offset(r, rows, total, ld, stride);
+        if (!R::ARG && cols % VEC == 0 && aligned<VEC>(a + off) &&
+            (!TWO || aligned<VEC>(bb + off)))
+            row_vectors<R, T, VEC, ITEMS, TWO, true>(a + off, bb + off, cols / VEC, 0,
+                                                     threadIdx.x, BLOCK, acc);
+        else
+            row_segment<R, T, VEC, ITEMS, TWO, true>(a + off, bb + off, cols, 0, threadIdx.x,
+                                                     BLOCK, acc);
+        fold<R, K, K>::run(acc);
+        const A v = block_reduce<R, BLOCK>(acc[0]);
+        if (threadIdx.x == 0)
             R::store(v, value, index, r);
     }
     CUSPEC_LET_NEXT_GRID();

@@ -282,15 +282,63 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 16).p[P_LANES], 1);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 7).p[P_LANES], 2);
-    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 8192, 8192).p[P_LANES], 32);
-    /* many long rows: a warp each; few: the block (split at launch) */
-    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 8192, 8192).p[P_LANES], 32);
-    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 65536, 1024).p[P_LANES], 32);
-    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 32, 1 << 20).p[P_LANES], 0);
+    /* many long rows: a warp each, from 8 KB a block each (rows_block:
+     * 128 x 16 B x 2; sums, dots, min and max of 4-byte elements 256 x 16 B
+     * x 4 from 16 KB); few: the block (split at launch) */
+    struct cuspec__variant v = chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 8192, 8192);
+    CHECK_INT_EQ(v.p[P_ROWBLOCK], 1);
+    CHECK_INT_EQ(v.p[P_LANES], 0);
+    char name[128];
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<float, 4, 128, 4, 2>");
+    v = chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F64, 2048, 1024);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<double, 3, 128, 2, 2>");
+    v = chosen(R, CUSPEC_F32, 8192, 8192);
+    CHECK_INT_EQ(v.p[P_ROWBLOCK], 1);
+    CHECK_INT_EQ(v.p[P_LANES], 0);
+    CHECK_INT_EQ(v.p[P_GRID], 0);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<float, 0, 256, 4, 4>");
+    v = chosen(R, CUSPEC_F32, 2048, 4096);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<float, 0, 256, 4, 4>");
+    v = chosen_op(R, CUSPEC__AXIS_MAX, CUSPEC_U32, 2048, 4096);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<unsigned int, 2, 256, 4, 4>");
+    v = chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 2048, 4095);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<float, 5, 128, 4, 2>");
+    v = chosen(R, CUSPEC_I8, 1 << 20, 8192);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<signed char, 0, 128, 16, 2>");
+    v = chosen(R, CUSPEC_F64, 8192, 8192);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<double, 0, 128, 2, 2>");
+    v = chosen(R, CUSPEC_F32, 2048, 2047);
+    CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
+    CHECK_INT_EQ(v.p[P_LANES], 32);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows<float, 0, 256, 4, 4>");
+    v = chosen(R, CUSPEC_F32, 65536, 1024);
+    CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
+    CHECK_INT_EQ(v.p[P_LANES], 32);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 2047, 8192).p[P_ROWBLOCK], 0);
+    v = chosen(R, CUSPEC_F32, 32, 1 << 20);
+    CHECK_INT_EQ(v.p[P_LANES], 0);
+    CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1, 1000).p[P_LANES], 0);
-    struct cuspec__variant v = chosen(R, CUSPEC_F32, 8192, 8192);
-    CHECK_INT_EQ(v.p[P_VEC], 4);
-    CHECK_INT_EQ(v.p[P_BLOCK], 256);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 32).p[P_ROWBLOCK], 0);
+    /* rows_block takes no lanes or grid, and columns have no such kernel */
+    v = chosen(R, CUSPEC_F32, 8192, 8192);
+    v.p[P_LANES] = 32;
+    CHECK(!cuspec__variant_legal(&v));
+    v.p[P_LANES] = 0;
+    v.p[P_GRID] = 2;
+    CHECK(!cuspec__variant_legal(&v));
+    v = chosen(C, CUSPEC_F32, 8192, 8192);
+    v.p[P_ROWBLOCK] = 1;
+    CHECK(!cuspec__variant_legal(&v));
     /* columns: 128-byte strips in tall matrices, blocks of 256 */
     v = chosen(C, CUSPEC_F32, 8192, 8192);
     CHECK_INT_EQ(v.p[P_LANES], 8);
@@ -353,12 +401,16 @@ TEST(selection_covers_every_shape_class)
     v.p[P_LANES] = 0;
     cuspec__axis_fit(&v, &shortrows, 1);
     CHECK_INT_EQ(v.p[P_LANES], 0);
-    /* the classes give one rows kernel and one column kernel per dtype and
-     * op: what the prebuilt store holds */
+    /* the classes give the rows kernel, the rows_block kernels (two for
+     * sums, dots, min and max of 4-byte elements, else one) and one column
+     * kernel per dtype and op: what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
         struct kernels k = {0};
         cuspec__family_choices(R, CUSPEC_I64, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, 1);
+        CHECK_UINT_EQ(k.n, 2);
+        memset(&k, 0, sizeof k);
+        cuspec__family_choices(R, CUSPEC_U32, op, 90, add_kernel, &k);
+        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 2 : 3);
         /* short rows of 1..32 lanes (argmin/argmax: 1, 2, 4, 32), a warp, the block */
         CHECK_UINT_LE(cuspec__axis_is_arg(op) ? 5 : 7, k.choices);
         memset(&k, 0, sizeof k);
@@ -433,6 +485,10 @@ TEST(template_takes_every_element_type)
         "cuspec_reduce_rows<short, 4, 256, 1, 4>",
         "cuspec_reduce_cols<unsigned short, 4, 256, 8, 4>",
         "cuspec_reduce_rows<unsigned long long, 2, 128, 2, 2>",
+        "cuspec_reduce_rows_block<float, 4, 256, 4, 4>",
+        "cuspec_reduce_rows_block<cuspec_bf16, 5, 512, 8, 2>",
+        "cuspec_reduce_rows_block<unsigned char, 0, 128, 16, 8>",
+        "cuspec_reduce_rows_block<long long, 3, 1024, 2, 1>",
         "cuspec_reduce_cols<float, 4, 1024, 4, 4>",
     };
     static const int archs[] = {75, 90};

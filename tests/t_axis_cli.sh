@@ -4,7 +4,7 @@
 # served by the shipped PTX (t_axis.c compiles a sample of them for sm_75,
 # t_compile.sh every family's for sm_90).
 . "$top_srcdir/tests/tap.sh"
-plan 14
+plan 15
 store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store"
@@ -23,6 +23,10 @@ check_exit 2 "tune knows no reduce_diag" "$CUSPEC" tune reduce_diag
 check_grep "$tap_err" 'reduce_rows, reduce_cols' "and lists the axis families"
 check_exit 0 "compile --check: shipped PTX serves the rows kernels on sm_75" \
     "$CUSPEC" compile --family reduce_rows --arch sm_75 --check --json
-check_grep "$tap_out" '"total":72,.*"ptx":72,"missing":0' "one kernel per dtype and op: 72"
+# a rows kernel per dtype and op (72), a rows_block kernel each (72) and a
+# second for sums, dots, min and max of 4-byte elements (12)
+check_grep "$tap_out" '"total":156,.*"ptx":156,"missing":0' "the rows kernels: 156"
 check_grep "$tap_out" '"kernel":"cuspec_reduce_rows<cuspec_bf16, 4, 256, 8, 4>"' \
     "bf16 argmax among them"
+check_grep "$tap_out" '"kernel":"cuspec_reduce_rows_block<cuspec_bf16, 4, 128, 8, 2>"' \
+    "and its rows_block kernel"

@@ -11,8 +11,9 @@
  * ties and NaNs (the first NaN wins, also across split blocks) at every
  * element position of a vector and a row's last, for every dtype, empty
  * reductions (the identity), bad arguments, a sample of non-default
- * parameters (every lanes and tx value, blocks of 128 and 1024, scalar and
- * vector loads, 1 and 4 items) through cuspec__axis_run, and split
+ * parameters (every lanes and tx value and the block-a-row kernel, blocks of
+ * 128 and 1024, scalar and vector loads, 1 and 4 items, a strided batch)
+ * through cuspec__axis_run, and split
  * reductions captured in a CUDA graph replayed 100 times, unchanged.
  *
  * One process, one context; kernels compiled into a private store. */
@@ -527,8 +528,10 @@ TEST(bad_arguments_rejected)
 
 TEST(variants_sampled)
 {
-    static const struct shape shapes[] = {
-        {1000, 33, 37, 1, 0, 1}, {7, 5000, 5003, 1, 0, 1}, {300, 300, 300, 1, 0, 0}};
+    static const struct shape shapes[] = {{1000, 33, 37, 1, 0, 1},
+                                          {7, 5000, 5003, 1, 0, 1},
+                                          {300, 300, 300, 1, 0, 0},
+                                          {5, 70, 72, 3, 401, 1}}; /* a strided batch */
     static const int kops[] = {CUSPEC__AXIS_SUM, CUSPEC__AXIS_ARGMAX, CUSPEC__AXIS_DOT};
     static const int blocks[] = {128, 1024}, items[] = {1, 4};
     group_begin();
@@ -538,12 +541,14 @@ TEST(variants_sampled)
         upload(dtype, 1 << 22);
         for (int fam = CUSPEC__FAM_REDUCE_ROWS; fam <= CUSPEC__FAM_REDUCE_COLS; fam++) {
             const struct cuspec__family *f = cuspec__family(fam);
+            /* rows: every lanes value, then the block-a-row kernel (rows_block) */
+            const int n_lanes = f->params[P_LANES].n + (fam == CUSPEC__FAM_REDUCE_ROWS);
             for (size_t o = 0; o < 3; o++)
-                for (size_t si = 0; si < 3; si++)
+                for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++)
                     for (int bi = 0; bi < 2; bi++)
                         for (int vi = 0; vi < 2; vi++)
                             for (int ii = 0; ii < 2; ii++)
-                                for (int li = 0; li < f->params[P_LANES].n; li++) {
+                                for (int li = 0; li < n_lanes; li++) {
                                     const struct shape *s = &shapes[si];
                                     struct cuspec__variant v = {0};
                                     v.family = fam;
@@ -552,12 +557,14 @@ TEST(variants_sampled)
                                     v.p[P_BLOCK] = blocks[bi];
                                     v.p[P_VEC] = vi ? 16 / (int)size : 1;
                                     v.p[P_ITEMS] = items[ii];
-                                    v.p[P_LANES] = f->params[P_LANES].values[li];
-                                    v.p[P_GRID] = li % 2 ? 1 : 0;
+                                    const int block_a_row = li == f->params[P_LANES].n;
+                                    v.p[P_LANES] = block_a_row ? 0 : f->params[P_LANES].values[li];
+                                    v.p[P_GRID] = li % 2 && !block_a_row ? 1 : 0;
+                                    v.p[P_ROWBLOCK] = block_a_row;
                                     if (!cuspec__variant_legal(&v)) /* tx wider than the block */
                                         continue;
                                     int rows_axis = fam == CUSPEC__FAM_REDUCE_ROWS;
-                                    size_t results = rows_axis ? s->rows : s->cols;
+                                    size_t results = s->batch * (rows_axis ? s->rows : s->cols);
                                     struct cuspec__axis_call c = {
                                         .rows_axis = rows_axis,
                                         .kop = v.op,
@@ -570,7 +577,8 @@ TEST(variants_sampled)
                                         .rows = s->rows,
                                         .cols = s->cols,
                                         .ld = s->ld,
-                                        .batch = 1};
+                                        .stride = s->stride,
+                                        .batch = s->batch};
                                     int rc = cuspec__axis_run(ctx, &v, NULL, &c, NULL, NULL);
                                     char name[256], what[400];
                                     cuspec__variant_name(&v, name, sizeof name);
