@@ -117,13 +117,19 @@ static int pow2_at_least(unsigned long long x, int cap)
     return p;
 }
 
-int cuspec__axis_class(int family, int rows_log2, int cols_log2)
+int cuspec__axis_class(int family, int rows_log2, int cols_log2, size_t elem_size)
 {
     if (family != CUSPEC__FAM_REDUCE_ROWS)
         return 0;
     if (cols_log2 <= CUSPEC__AXIS_SHORT_LOG2)
         return 1;
-    return rows_log2 >= CUSPEC__AXIS_MANY_ROWS_LOG2 ? 2 : 3;
+    if (rows_log2 < CUSPEC__AXIS_MANY_ROWS_LOG2)
+        return 3;
+    /* a power of two: the bucket's every row of the same side */
+    int size_log2 = 0;
+    while ((size_t)1 << size_log2 < elem_size)
+        size_log2++;
+    return cols_log2 + size_log2 >= CUSPEC__AXIS_ROWBLOCK_LOG2 ? 4 : 2;
 }
 
 /* Columns with TX threads across a strip: the rounds of ITEMS loads each
@@ -172,16 +178,16 @@ static int strip_threads(const struct cuspec__variant *v, int op)
 #define WIDE_ROUNDS 16
 #define WIDE_STRIPS 512
 
-/* Many rows of at least ROWBLOCK_FROM_BYTES: a block each, through L1, of
- * 128 threads with 2 loads of 16 bytes in flight; sums, dots, min and max of
- * 4-byte elements in rows of ROWBLOCK_WIDE_BYTES or more 256 with 4
- * (docs/experiments/reduce_axis.md: "A block a row through L1"). */
-#define ROWBLOCK_FROM_BYTES 8192
+/* Many rows of 2^CUSPEC__AXIS_ROWBLOCK_LOG2 bytes or more (class 4): a
+ * block each, through L1, of 128 threads with 2 loads of 16 bytes in
+ * flight; sums, dots, min and max of 4-byte elements in rows of
+ * ROWBLOCK_WIDE_BYTES or more 256 with 4 (docs/experiments/reduce_axis.md:
+ * "A block a row through L1"). */
 #define ROWBLOCK_WIDE_BYTES 16384
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
  * a warp reads whole rows side by side (argmin/argmax fewer: short_lanes).
- * Many long rows a warp each, or from ROWBLOCK_FROM_BYTES a block each
+ * Many long rows a warp each, or from 8 KB a block each
  * (cuspec_reduce_rows_block); where there are few of them the whole block
  * (split across blocks at launch).
  * Columns: strips of 128 bytes (a warp reads 4 rows of them; argmin/argmax
@@ -196,10 +202,11 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
     int vec = v->p[P_VEC];
     unsigned long long need = (s->cols + (unsigned)vec - 1) / (unsigned)vec;
     if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
-        int cls =
-            cuspec__axis_class(v->family, cuspec__log2_floor(s->rows), cuspec__log2_floor(s->cols));
-        const unsigned long long row_bytes = s->cols * cuspec_dtype_size(v->dtype);
-        v->p[P_ROWBLOCK] = cls == 2 && row_bytes >= ROWBLOCK_FROM_BYTES;
+        const size_t size = cuspec_dtype_size(v->dtype);
+        int cls = cuspec__axis_class(v->family, cuspec__log2_floor(s->rows),
+                                     cuspec__log2_floor(s->cols), size);
+        const unsigned long long row_bytes = s->cols * size;
+        v->p[P_ROWBLOCK] = cls == 4;
         if (v->p[P_ROWBLOCK]) {
             const int wide = !cuspec__axis_is_arg(s->op) && cuspec_dtype_size(v->dtype) == 4 &&
                              row_bytes >= ROWBLOCK_WIDE_BYTES;

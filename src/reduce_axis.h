@@ -65,10 +65,16 @@ int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_cal
 
 /* The shape classes the record-free choice tells apart, which tuning
  * records never cross: rows, short rows (log2 cols <= SHORT_LOG2) and long
- * ones, with at least MANY_ROWS_LOG2 rows (a warp per row) or fewer (a
- * block per row, split across blocks where it is long); columns, one class. */
-enum { CUSPEC__AXIS_SHORT_LOG2 = 6, CUSPEC__AXIS_MANY_ROWS_LOG2 = 11 };
-int cuspec__axis_class(int family, int rows_log2, int cols_log2);
+ * ones, with at least MANY_ROWS_LOG2 rows (a warp per row, or in rows of
+ * 2^ROWBLOCK_LOG2 bytes or more of elements of elem_size bytes a block per
+ * row: rows_block) or fewer (a block per row, split across blocks where it
+ * is long); columns, one class. */
+enum {
+    CUSPEC__AXIS_SHORT_LOG2 = 6,
+    CUSPEC__AXIS_MANY_ROWS_LOG2 = 11,
+    CUSPEC__AXIS_ROWBLOCK_LOG2 = 13
+};
+int cuspec__axis_class(int family, int rows_log2, int cols_log2, size_t elem_size);
 
 static inline int cuspec__axis_is_arg(int kop)
 {

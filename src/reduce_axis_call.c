@@ -51,7 +51,7 @@ struct geometry {
 /* Rows: short rows (at most a group's vectors) ITEMS at a time, long ones a
  * group each; where the rows leave groups idle, each row is split over as
  * many blocks as fill the device, each at least one tile of vectors, as the
- * scratch allows. */
+ * scratch allows. rows_block: a block a row, never split. */
 static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
                           const struct cuspec__kernel *k, const struct cuspec__axis_call *c,
                           struct geometry *g)
@@ -134,15 +134,14 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
                      const struct cuspec__scratch *held)
 {
     /* A variant handed in (the tuner's, a benchmark's, a test's) is checked:
-     * tx wider than the block would leave the kernel no rows of threads. A
-     * call's own (spec) come from records, which are checked when read, and
-     * from cuspec__axis_fit, which keeps tx within the block. */
+     * tx wider than the block would leave the kernel no rows of threads, and
+     * rows_block takes no lanes or grid. A call's own (spec) come from
+     * records, which are checked when read, and from cuspec__axis_fit. */
     if (spec == NULL && !cuspec__variant_legal(v)) {
-        char name[256];
+        char name[256], params[256];
         cuspec__variant_name(v, name, sizeof name);
-        const struct cuspec__family *f = cuspec__family(v->family);
-        return cuspec__fail(CUSPEC_ERR_INVALID, "%s with %s %d: not a legal variant", name,
-                            f != NULL ? f->params[P_LANES].name : "lanes", v->p[P_LANES]);
+        cuspec__params_text(v, params, sizeof params);
+        return cuspec__fail(CUSPEC_ERR_INVALID, "%s with %s: not a legal variant", name, params);
     }
     struct cuspec__kernel k;
     int rc = spec != NULL ? cuspec__function_for(ctx, stream, spec, v, &k)

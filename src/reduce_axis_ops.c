@@ -66,18 +66,20 @@ static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
     return CUSPEC_OK;
 }
 
-/* Rows and cols together, in the same shape class: a record made for
- * another class's kernel choice never serves this one. */
-static int nearby_in(int family, int bucket, int d, int (*fn)(int bucket, void *user), void *user)
+/* Rows and cols together, in the same shape class (of s's element size):
+ * a record made for another class's kernel choice never serves this one. */
+static int nearby_in(int family, const struct cuspec__spec *s, int bucket, int d,
+                     int (*fn)(int bucket, void *user), void *user)
 {
+    const size_t size = cuspec_dtype_size(s->dtype);
     int rb = bucket >> 8, cb = bucket & 0xff;
-    int cls = cuspec__axis_class(family, rb, cb);
+    int cls = cuspec__axis_class(family, rb, cb, size);
     for (int dr = -d; dr <= d; dr++) {
         int rest = d - abs(dr);
         for (int sign = -1; sign <= 1; sign += 2) {
             int nr = rb + dr, nc = cb + sign * rest, rc;
             if (nr < 0 || nc < 0 || nr > 63 || nc > 63 || (rest == 0 && sign > 0) ||
-                cuspec__axis_class(family, nr, nc) != cls)
+                cuspec__axis_class(family, nr, nc, size) != cls)
                 continue;
             if ((rc = fn(nr << 8 | nc, user)) != 0)
                 return rc;
@@ -89,15 +91,13 @@ static int nearby_in(int family, int bucket, int d, int (*fn)(int bucket, void *
 static int nearby_rows(const struct cuspec__spec *s, int bucket, int d,
                        int (*fn)(int bucket, void *user), void *user)
 {
-    (void)s;
-    return nearby_in(CUSPEC__FAM_REDUCE_ROWS, bucket, d, fn, user);
+    return nearby_in(CUSPEC__FAM_REDUCE_ROWS, s, bucket, d, fn, user);
 }
 
 static int nearby_cols(const struct cuspec__spec *s, int bucket, int d,
                        int (*fn)(int bucket, void *user), void *user)
 {
-    (void)s;
-    return nearby_in(CUSPEC__FAM_REDUCE_COLS, bucket, d, fn, user);
+    return nearby_in(CUSPEC__FAM_REDUCE_COLS, s, bucket, d, fn, user);
 }
 
 static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)

@@ -67,7 +67,8 @@
 #ifndef CUSPEC_REDUCE_AXIS_CUH_
 #define CUSPEC_REDUCE_AXIS_CUH_
 
-// The streamed input is read once: evict-first, as reduce.cuh does.
+// The streamed input is read once: evict-first, as reduce.cuh does (rows_block's
+// loads go through L1: load's L1).
 #ifndef CUSPEC_AXIS_LOAD
 #define CUSPEC_AXIS_LOAD(p) __ldcs(p)
 #endif

@@ -205,23 +205,45 @@ TEST(record_buckets)
     }
     /* Nearest buckets: rows and cols together, one power of two away. */
     int near[64] = {0};
+    const struct cuspec__spec f32 = {.dtype = CUSPEC_F32}, f64 = {.dtype = CUSPEC_F64};
     const struct cuspec__family_ops *cols = cuspec__ops(CUSPEC__FAM_REDUCE_COLS);
-    cols->nearby(NULL, 13 << 8 | 13, 1, collect_bucket, near);
+    cols->nearby(&f32, 13 << 8 | 13, 1, collect_bucket, near);
     CHECK_INT_EQ(near[0], 4);
     /* A rows record never serves another shape class: from short rows
      * (2^20 x 2^6) the long rows a power of two away are not offered. */
     const struct cuspec__family_ops *rows = cuspec__ops(CUSPEC__FAM_REDUCE_ROWS);
     memset(near, 0, sizeof near);
-    rows->nearby(NULL, 20 << 8 | 6, 1, collect_bucket, near);
+    rows->nearby(&f32, 20 << 8 | 6, 1, collect_bucket, near);
     CHECK_INT_EQ(near[0], 3);
     for (int i = 1; i <= near[0]; i++)
         CHECK_INT_LT(near[i] & 0xff, 7);
     /* nor, from many long rows (2^11 x 2^10), few ones */
     memset(near, 0, sizeof near);
-    rows->nearby(NULL, 11 << 8 | 10, 2, collect_bucket, near);
+    rows->nearby(&f32, 11 << 8 | 10, 2, collect_bucket, near);
     for (int i = 1; i <= near[0]; i++)
         CHECK_INT_GE(near[i] >> 8, 11);
     CHECK_INT_GE(near[0], 3);
+    /* nor across 8 KB rows of many (a warp a row below, rows_block from
+     * there): f32 from 2^11 columns, f64 from 2^10 */
+    memset(near, 0, sizeof near);
+    rows->nearby(&f32, 15 << 8 | 10, 2, collect_bucket, near);
+    CHECK_INT_GE(near[0], 3);
+    for (int i = 1; i <= near[0]; i++)
+        CHECK_INT_LT(near[i] & 0xff, 11);
+    memset(near, 0, sizeof near);
+    rows->nearby(&f32, 14 << 8 | 11, 2, collect_bucket, near);
+    CHECK_INT_GE(near[0], 3);
+    for (int i = 1; i <= near[0]; i++)
+        CHECK_INT_GE(near[i] & 0xff, 11);
+    memset(near, 0, sizeof near);
+    rows->nearby(&f64, 15 << 8 | 10, 1, collect_bucket, near);
+    CHECK_INT_EQ(near[0], 3); /* 2^9 columns: 4 KB rows of f64 */
+    for (int i = 1; i <= near[0]; i++)
+        CHECK_INT_GE(near[i] & 0xff, 10);
+    CHECK_INT_EQ(cuspec__axis_class(CUSPEC__FAM_REDUCE_ROWS, 11, 13, 1), 4);
+    CHECK_INT_EQ(cuspec__axis_class(CUSPEC__FAM_REDUCE_ROWS, 11, 12, 1), 2);
+    CHECK_INT_EQ(cuspec__axis_class(CUSPEC__FAM_REDUCE_ROWS, 11, 12, 2), 4);
+    CHECK_INT_EQ(cuspec__axis_class(CUSPEC__FAM_REDUCE_ROWS, 10, 13, 4), 3);
 }
 
 /* The distinct kernels among record-free choices. */
@@ -435,7 +457,20 @@ TEST(tx_wider_than_the_block_is_refused)
     struct cuspec__axis_call c = {.kop = CUSPEC__AXIS_SUM, .dtype = CUSPEC_F32, .rows = 32,
                                   .cols = 1 << 20, .ld = 1 << 20, .batch = 1};
     CHECK_INT_EQ(cuspec__axis_run(NULL, &v, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
-    CHECK_STR_CONTAINS(cuspec_last_error(), "with tx 256: not a legal variant");
+    CHECK_STR_CONTAINS(cuspec_last_error(), "tx=256 grid=0: not a legal variant");
+    /* rows_block with a grid */
+    struct cuspec__variant rb = {.family = CUSPEC__FAM_REDUCE_ROWS, .dtype = CUSPEC_F32,
+                                 .op = CUSPEC__AXIS_SUM};
+    rb.p[P_BLOCK] = 128;
+    rb.p[P_VEC] = 4;
+    rb.p[P_ITEMS] = 2;
+    rb.p[P_GRID] = 2;
+    rb.p[P_ROWBLOCK] = 1;
+    c.rows_axis = 1;
+    CHECK_INT_EQ(cuspec__axis_run(NULL, &rb, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
+    CHECK_STR_CONTAINS(cuspec_last_error(),
+                       "cuspec_reduce_rows_block<float, 0, 128, 4, 2> with block=128 vec=4 "
+                       "items=2 lanes=0 grid=2 rowblock=1: not a legal variant");
     v.p[P_BLOCK] = 256;
     CHECK(cuspec__variant_legal(&v));
 }

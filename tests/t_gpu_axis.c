@@ -411,19 +411,20 @@ TEST(ties_and_nans)
 }
 
 /* For every dtype, in short rows (three vectors and one element: every
- * place) and long ones (a warp's tiles and a tail): row r's maximum twice,
+ * place), long ones (a warp's tiles and a tail) and many of 8 KB or more (a
+ * block a row: rows_block): row r's maximum twice,
  * first at column 37 r mod cols (the last row: the last column), its
  * minimum twice; floats again with NaNs for the maxima and a larger value
  * before the first. Columns are read on the same data (ties, mostly). */
 TEST(arg_ties_and_nans_at_every_position)
 {
-    static const size_t widths[] = {0, 4099}; /* 0: three vectors and one */
+    static const size_t shapes[][2] = {{0, 0}, {200, 4099}, {2048, 8195}}; /* 0: 3 vectors + 1 */
     group_begin();
     for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
         int dtype = dtypes[d];
         size_t size = cuspec_dtype_size(dtype), vec = 16 / size;
-        for (size_t w = 0; w < 2; w++) {
-            size_t cols = widths[w] ? widths[w] : 3 * vec + 1, rows = widths[w] ? 200 : cols;
+        for (size_t w = 0; w < sizeof shapes / sizeof *shapes; w++) {
+            size_t cols = w ? shapes[w][1] : 3 * vec + 1, rows = w ? shapes[w][0] : cols;
             struct shape s = {rows, cols, cols, 1, 0, 0};
             for (int nans = 0; nans <= cuspec__dtype_is_float(dtype); nans++) {
                 for (size_t r = 0; r < rows; r++) {
@@ -579,6 +580,10 @@ TEST(variants_sampled)
                                         .ld = s->ld,
                                         .stride = s->stride,
                                         .batch = s->batch};
+                                    /* poisoned: a variant that leaves a result
+                                     * unwritten shows, not the one before's */
+                                    CU_OK(drv->cuMemsetD8(d_value, POISON, results * 8));
+                                    CU_OK(drv->cuMemsetD8(d_index, POISON, results * 8));
                                     int rc = cuspec__axis_run(ctx, &v, NULL, &c, NULL, NULL);
                                     char name[256], what[400];
                                     cuspec__variant_name(&v, name, sizeof name);
