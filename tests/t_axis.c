@@ -182,6 +182,22 @@ static int collect_bucket(int bucket, void *user)
     return 0;
 }
 
+/* How many buckets `family` offers d away from (rows_log2, cols_log2) for
+ * s, each checked to have at least min_rows rows and cols in [cols_lo,
+ * cols_hi) (log2). */
+static int offered(int family, const struct cuspec__spec *s, int rows_log2, int cols_log2, int d,
+                   int min_rows, int cols_lo, int cols_hi)
+{
+    int near[64] = {0};
+    cuspec__ops(family)->nearby(s, rows_log2 << 8 | cols_log2, d, collect_bucket, near);
+    for (int i = 1; i <= near[0]; i++) {
+        CHECK_INT_GE(near[i] >> 8, min_rows);
+        CHECK_INT_GE(near[i] & 0xff, cols_lo);
+        CHECK_INT_LT(near[i] & 0xff, cols_hi);
+    }
+    return near[0];
+}
+
 TEST(record_buckets)
 {
     const int fams[] = {CUSPEC__FAM_REDUCE_ROWS, CUSPEC__FAM_REDUCE_COLS};
@@ -204,46 +220,23 @@ TEST(record_buckets)
             CHECK_INT_EQ(ops->bucket_parse(bad[i], &back, &parsed), CUSPEC_ERR_CORRUPT);
     }
     /* Nearest buckets: rows and cols together, one power of two away. */
-    int near[64] = {0};
+    const int R = CUSPEC__FAM_REDUCE_ROWS;
     const struct cuspec__spec f32 = {.dtype = CUSPEC_F32}, f64 = {.dtype = CUSPEC_F64};
-    const struct cuspec__family_ops *cols = cuspec__ops(CUSPEC__FAM_REDUCE_COLS);
-    cols->nearby(&f32, 13 << 8 | 13, 1, collect_bucket, near);
-    CHECK_INT_EQ(near[0], 4);
+    CHECK_INT_EQ(offered(CUSPEC__FAM_REDUCE_COLS, &f32, 13, 13, 1, 0, 0, 64), 4);
     /* A rows record never serves another shape class: from short rows
-     * (2^20 x 2^6) the long rows a power of two away are not offered. */
-    const struct cuspec__family_ops *rows = cuspec__ops(CUSPEC__FAM_REDUCE_ROWS);
-    memset(near, 0, sizeof near);
-    rows->nearby(&f32, 20 << 8 | 6, 1, collect_bucket, near);
-    CHECK_INT_EQ(near[0], 3);
-    for (int i = 1; i <= near[0]; i++)
-        CHECK_INT_LT(near[i] & 0xff, 7);
-    /* nor, from many long rows (2^11 x 2^10), few ones */
-    memset(near, 0, sizeof near);
-    rows->nearby(&f32, 11 << 8 | 10, 2, collect_bucket, near);
-    for (int i = 1; i <= near[0]; i++)
-        CHECK_INT_GE(near[i] >> 8, 11);
-    CHECK_INT_GE(near[0], 3);
+     * (2^20 x 2^6) the long rows a power of two away are not offered; */
+    CHECK_INT_EQ(offered(R, &f32, 20, 6, 1, 0, 0, 7), 3);
+    /* nor, from many long rows (2^11 x 2^10), few ones; */
+    CHECK_INT_GE(offered(R, &f32, 11, 10, 2, 11, 0, 64), 3);
     /* nor across 8 KB rows of many (a warp a row below, rows_block from
-     * there): f32 from 2^11 columns, f64 from 2^10 */
-    memset(near, 0, sizeof near);
-    rows->nearby(&f32, 15 << 8 | 10, 2, collect_bucket, near);
-    CHECK_INT_GE(near[0], 3);
-    for (int i = 1; i <= near[0]; i++)
-        CHECK_INT_LT(near[i] & 0xff, 11);
-    memset(near, 0, sizeof near);
-    rows->nearby(&f32, 14 << 8 | 11, 2, collect_bucket, near);
-    CHECK_INT_GE(near[0], 3);
-    for (int i = 1; i <= near[0]; i++)
-        CHECK_INT_GE(near[i] & 0xff, 11);
-    memset(near, 0, sizeof near);
-    rows->nearby(&f64, 15 << 8 | 10, 1, collect_bucket, near);
-    CHECK_INT_EQ(near[0], 3); /* 2^9 columns: 4 KB rows of f64 */
-    for (int i = 1; i <= near[0]; i++)
-        CHECK_INT_GE(near[i] & 0xff, 10);
-    CHECK_INT_EQ(cuspec__axis_class(CUSPEC__FAM_REDUCE_ROWS, 11, 13, 1), 4);
-    CHECK_INT_EQ(cuspec__axis_class(CUSPEC__FAM_REDUCE_ROWS, 11, 12, 1), 2);
-    CHECK_INT_EQ(cuspec__axis_class(CUSPEC__FAM_REDUCE_ROWS, 11, 12, 2), 4);
-    CHECK_INT_EQ(cuspec__axis_class(CUSPEC__FAM_REDUCE_ROWS, 10, 13, 4), 3);
+     * there): f32 from 2^11 columns, f64 from 2^10 (2^9: 4 KB rows) */
+    CHECK_INT_GE(offered(R, &f32, 15, 10, 2, 0, 0, 11), 3);
+    CHECK_INT_GE(offered(R, &f32, 14, 11, 2, 0, 11, 64), 3);
+    CHECK_INT_EQ(offered(R, &f64, 15, 10, 1, 0, 10, 64), 3);
+    CHECK_INT_EQ(cuspec__axis_class(R, 11, 13, 1), 4);
+    CHECK_INT_EQ(cuspec__axis_class(R, 11, 12, 1), 2);
+    CHECK_INT_EQ(cuspec__axis_class(R, 11, 12, 2), 4);
+    CHECK_INT_EQ(cuspec__axis_class(R, 10, 13, 4), 3);
 }
 
 /* The distinct kernels among record-free choices. */
@@ -445,12 +438,12 @@ TEST(selection_covers_every_shape_class)
  * kernel no rows of threads: illegal, and refused before anything runs. */
 TEST(tx_wider_than_the_block_is_refused)
 {
-    struct cuspec__variant v = {.family = CUSPEC__FAM_REDUCE_COLS, .dtype = CUSPEC_F32,
-                                .op = CUSPEC__AXIS_SUM};
-    v.p[P_BLOCK] = 128;
-    v.p[P_VEC] = 4;
-    v.p[P_ITEMS] = 4;
-    v.p[P_LANES] = 128;
+    struct cuspec__variant v = {
+        .family = CUSPEC__FAM_REDUCE_COLS,
+        .dtype = CUSPEC_F32,
+        .op = CUSPEC__AXIS_SUM,
+        .p = {[P_BLOCK] = 128, [P_VEC] = 4, [P_ITEMS] = 4, [P_LANES] = 128},
+    };
     CHECK(cuspec__variant_legal(&v));
     v.p[P_LANES] = 256;
     CHECK(!cuspec__variant_legal(&v));
@@ -459,13 +452,12 @@ TEST(tx_wider_than_the_block_is_refused)
     CHECK_INT_EQ(cuspec__axis_run(NULL, &v, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
     CHECK_STR_CONTAINS(cuspec_last_error(), "tx=256 grid=0: not a legal variant");
     /* rows_block with a grid */
-    struct cuspec__variant rb = {.family = CUSPEC__FAM_REDUCE_ROWS, .dtype = CUSPEC_F32,
-                                 .op = CUSPEC__AXIS_SUM};
-    rb.p[P_BLOCK] = 128;
-    rb.p[P_VEC] = 4;
-    rb.p[P_ITEMS] = 2;
-    rb.p[P_GRID] = 2;
-    rb.p[P_ROWBLOCK] = 1;
+    struct cuspec__variant rb = {
+        .family = CUSPEC__FAM_REDUCE_ROWS,
+        .dtype = CUSPEC_F32,
+        .op = CUSPEC__AXIS_SUM,
+        .p = {[P_BLOCK] = 128, [P_VEC] = 4, [P_ITEMS] = 2, [P_GRID] = 2, [P_ROWBLOCK] = 1},
+    };
     c.rows_axis = 1;
     CHECK_INT_EQ(cuspec__axis_run(NULL, &rb, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
     CHECK_STR_CONTAINS(cuspec_last_error(),
