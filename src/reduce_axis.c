@@ -125,11 +125,8 @@ int cuspec__axis_class(int family, int rows_log2, int cols_log2, size_t elem_siz
         return 1;
     if (rows_log2 < CUSPEC__AXIS_MANY_ROWS_LOG2)
         return 3;
-    /* a power of two: the bucket's every row of the same side */
-    int size_log2 = 0;
-    while ((size_t)1 << size_log2 < elem_size)
-        size_log2++;
-    return cols_log2 + size_log2 >= CUSPEC__AXIS_ROWBLOCK_LOG2 ? 4 : 2;
+    /* elem_size a power of two: every row of the bucket on one side */
+    return cols_log2 + cuspec__log2_floor(elem_size) >= CUSPEC__AXIS_ROWBLOCK_LOG2 ? 4 : 2;
 }
 
 /* Columns with TX threads across a strip: the rounds of ITEMS loads each
@@ -205,18 +202,14 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
         const size_t size = cuspec_dtype_size(v->dtype);
         int cls = cuspec__axis_class(v->family, cuspec__log2_floor(s->rows),
                                      cuspec__log2_floor(s->cols), size);
-        const unsigned long long row_bytes = s->cols * size;
         v->p[P_ROWBLOCK] = cls == 4;
-        if (v->p[P_ROWBLOCK]) {
-            const int wide = !cuspec__axis_is_arg(s->op) && cuspec_dtype_size(v->dtype) == 4 &&
-                             row_bytes >= ROWBLOCK_WIDE_BYTES;
+        if (cls == 4) {
+            const int wide = !cuspec__axis_is_arg(s->op) && size == 4 &&
+                             s->cols * size >= ROWBLOCK_WIDE_BYTES;
             v->p[P_BLOCK] = wide ? 256 : 128;
             v->p[P_ITEMS] = wide ? 4 : 2;
         }
-        if (cls == 1)
-            v->p[P_LANES] = short_lanes(v, s->op, need);
-        else
-            v->p[P_LANES] = cls == 2 && !v->p[P_ROWBLOCK] ? 32 : 0;
+        v->p[P_LANES] = cls == 1 ? short_lanes(v, s->op, need) : cls == 2 ? 32 : 0;
         return;
     }
     /* One block size for every shape: a second (1024 for tall matrices)
