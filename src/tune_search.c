@@ -217,7 +217,32 @@ static void choose(struct search *s, struct cand *c)
     }
 }
 
-/* Neighbours of c: one parameter moved to an adjacent value of its list. */
+/* The candidate with parameter i at value v that differs from c in the
+ * fewest other parameters (the first such in the space): where moving one
+ * parameter alone leaves the space, as a kernel-selecting one does whose
+ * kernel takes other values of the rest (reduce_rows' rowblock: lanes and
+ * grid 0). */
+static struct cand *nearest(struct search *s, const struct cand *c, int i, int v)
+{
+    const int n_params = cuspec__family(c->v.family)->n_params;
+    struct cand *best = NULL;
+    int best_d = n_params + 1;
+    for (unsigned j = 0; j < s->n; j++) {
+        if (s->c[j].v.p[i] != v)
+            continue;
+        int d = 0;
+        for (int k = 0; k < n_params; k++)
+            d += s->c[j].v.p[k] != c->v.p[k];
+        if (d < best_d) {
+            best = &s->c[j];
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+/* Neighbours of c: one parameter moved to an adjacent value of its list (and
+ * where that alone leaves the space, the nearest candidate with that value). */
 static unsigned choose_neighbours(struct search *s, const struct cand *c, unsigned limit)
 {
     const struct cuspec__family *f = cuspec__family(c->v.family);
@@ -233,6 +258,8 @@ static unsigned choose_neighbours(struct search *s, const struct cand *c, unsign
                 memcpy(p, c->v.p, sizeof p);
                 p[i] = f->params[i].values[k + d];
                 struct cand *n = find(s, p);
+                if (n == NULL)
+                    n = nearest(s, c, i, p[i]);
                 if (n != NULL && !n->chosen) {
                     choose(s, n);
                     added++;

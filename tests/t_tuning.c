@@ -540,6 +540,7 @@ struct fake {
     int wrong_block; /* this block size gives wrong results */
     int fail_items;  /* these do not compile */
     int flat;        /* everything 0.4% faster than the defaults */
+    const int *rows; /* reduce_rows: the defaults, which rows_time ranks against */
     int calls[4096];
 };
 
@@ -548,6 +549,35 @@ static double fake_time(const struct cuspec__variant *v)
 {
     return 100 + abs(v->p[0] - 512) / 16.0 + abs(v->p[1] - 2) * 3 + abs(v->p[2] - 4) * 5 +
            (v->p[3] ? 0 : 20) + abs(v->p[4] - 2) * 2;
+}
+
+/* reduce_rows' parameter `name`'s index (its header's names clash with
+ * transpose.h's). */
+static int rows_param(const char *name)
+{
+    const struct cuspec__family *f = &cuspec__family_reduce_rows;
+    for (int i = 0; i < f->n_params; i++)
+        if (strcmp(f->params[i].name, name) == 0)
+            return i;
+    abort();
+}
+
+/* reduce_rows: a block a row (rowblock) with the defaults' block, vector and
+ * items is fastest; any other rowblock variant and the lanes-0, grid-0 ones
+ * (a step from it) are wrong, so refinement must step onto it from the
+ * defaults (lanes 32), moving lanes and grid with rowblock. Else the
+ * defaults are fastest. -1: wrong. */
+static double rows_time(const int *def, const struct cuspec__variant *v)
+{
+    const int *p = v->p, block = rows_param("block"), vec = rows_param("vec"),
+              items = rows_param("items"), lanes = rows_param("lanes"), grid = rows_param("grid");
+    const int same = p[block] == def[block] && p[vec] == def[vec] && p[items] == def[items];
+    if (p[rows_param("rowblock")])
+        return same ? 80 : -1;
+    if (p[lanes] == 0 && p[grid] == 0)
+        return -1;
+    return 100 + 3 * (p[block] != def[block]) + 3 * (p[vec] != def[vec]) +
+           3 * (p[items] != def[items]) + (p[lanes] != def[lanes]) + (p[grid] != def[grid]);
 }
 
 static void fake_prepare(void *env, const struct cuspec__variant *v, unsigned n, int *ok)
@@ -565,9 +595,9 @@ static int fake_measure(void *env, const struct cuspec__variant *v, int reps, do
     f->measured++;
     if (f->stop_after && f->measured >= f->stop_after)
         f->stop = 1;
-    if (v->p[0] == f->wrong_block)
+    if (v->p[0] == f->wrong_block || (f->rows && rows_time(f->rows, v) < 0))
         return CUSPEC__WRONG;
-    *us = fake_time(v);
+    *us = f->rows ? rows_time(f->rows, v) : fake_time(v);
     if (f->flat) {
         struct cuspec__variant d = *v;
         cuspec__family_reduce.defaults(90, &d);
@@ -726,6 +756,34 @@ TEST(search_finds_the_optimum_by_refinement)
     CHECK_INT_EQ(rec.p[4], 2);
 }
 
+/* A parameter that picks another kernel, whose kernel takes other values of
+ * the rest (reduce_rows' rowblock: lanes and grid 0), is still a step of the
+ * refinement: from the defaults' lanes 32 to the nearest rowblock variant. */
+TEST(refinement_steps_onto_a_kernel_selecting_parameter)
+{
+    struct fake f = {0};
+    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
+    struct cuspec__tune_job job = fake_job("rowblock", &f, 48);
+    job.spec = (struct cuspec__spec){
+        .family = CUSPEC__FAM_REDUCE_ROWS, .dtype = CUSPEC_F32, .rows = 8192, .cols = 1024};
+    job.bytes = 4.0 * 8192 * 1024;
+    cuspec__variant_choose(&job.spec, 90, &job.def);
+    const int lanes = rows_param("lanes"), rowblock = rows_param("rowblock");
+    CHECK_INT_EQ(job.def.p[lanes], 32); /* 4 KB rows: a warp a row */
+    CHECK_INT_EQ(job.def.p[rowblock], 0);
+    f.rows = job.def.p;
+    cuspec_tune_result r;
+    struct cuspec__record rec;
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK_INT_EQ(rec.p[rowblock], 1);
+    CHECK_INT_EQ(rec.p[lanes], 0);
+    CHECK_INT_EQ(rec.p[rows_param("grid")], 0);
+    for (const char *const *name = (const char *const[]){"block", "vec", "items", NULL}; *name;
+         name++)
+        CHECK_INT_EQ(rec.p[rows_param(*name)], job.def.p[rows_param(*name)]);
+    CHECK_STR_CONTAINS(r.kernel, "cuspec_reduce_rows_block<float, 0,");
+}
+
 /* A spec whose reserved space is not zero is refused, saying why: a field a
  * later version takes from it would read the caller's garbage. */
 TEST(a_spec_with_reserved_space_set_is_refused)
@@ -759,6 +817,7 @@ int main(void)
                                             TAP_ENTRY(
                                                 search_keeps_the_defaults_against_a_winner_within_the_noise),
                                             TAP_ENTRY(search_finds_the_optimum_by_refinement),
+                                            TAP_ENTRY(refinement_steps_onto_a_kernel_selecting_parameter),
                                             TAP_ENTRY(a_spec_with_reserved_space_set_is_refused)};
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
     return tap_remove_tree(store_dir, 0) == 0 ? rc : 1;
