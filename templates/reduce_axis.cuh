@@ -550,6 +550,18 @@ __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned lon
                              i0 + (long long)e);
 }
 
+// A row's n elements: whole aligned vectors skip row_segment's head and tail
+// (sums only; why: docs/experiments/reduce_axis.md, "The rows kernel's setup").
+template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool L1 = false, int K>
+__device__ __forceinline__ void row_any(const T *p, const T *q, unsigned long long n, long long i0,
+                                        unsigned lane, unsigned L, typename R::A (&acc)[K])
+{
+    if (!R::ARG && n % VEC == 0 && aligned<VEC>(p) && (!TWO || aligned<VEC>(q)))
+        row_vectors<R, T, VEC, ITEMS, TWO, L1>(p, q, n / VEC, i0, lane, L, acc);
+    else
+        row_segment<R, T, VEC, ITEMS, TWO, L1>(p, q, n, i0, lane, L, acc);
+}
+
 __device__ __forceinline__ unsigned long long
 row_offset(unsigned long long r, unsigned long long rows, unsigned long long total,
            unsigned long long ld, unsigned long long stride)
@@ -815,6 +827,15 @@ __device__ __forceinline__ void columns_write(const typename R::A (&acc)[VEC], u
     }
 }
 
+// The template parameters every entry point checks.
+template <typename T, int OP, int BLOCK, int VEC, int ITEMS> struct legal {
+    static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
+    static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: a multiple of 32");
+    static_assert((VEC & (VEC - 1)) == 0 && VEC * sizeof(T) <= 16, "VEC: a power of two, <= 16 B");
+    static_assert(ITEMS >= 1 && ITEMS <= 16, "ITEMS: 1..16");
+    static constexpr bool value = true;
+};
+
 } // namespace cuspec_axis
 
 // ---------------------------------------------------------------------------
@@ -832,10 +853,7 @@ __global__ void __launch_bounds__(BLOCK)
     typedef typename R::A A;
     constexpr bool TWO = OP == DOT;
     constexpr int K = R::PER_LOAD ? ITEMS : VEC * ITEMS; // accumulators (row_vectors)
-    static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
-    static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: a multiple of 32");
-    static_assert((VEC & (VEC - 1)) == 0 && VEC * sizeof(T) <= 16, "VEC: a power of two, <= 16 B");
-    static_assert(ITEMS >= 1 && ITEMS <= 16, "ITEMS: 1..16");
+    static_assert(legal<T, OP, BLOCK, VEC, ITEMS>::value, "");
     CUSPEC_AFTER_PRIOR_GRID();
 
     const bool whole = lanes_log2 < 0; // uniform: the block is one group
@@ -926,15 +944,7 @@ __global__ void __launch_bounds__(BLOCK)
             acc[i] = R::identity();
         if (r < total && n > 0) {
             const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
-            // Whole aligned vectors skip row_segment's head and tail (sums only;
-            // why here: docs/experiments/reduce_axis.md, "The rows kernel's setup").
-            if (!R::ARG && n % VEC == 0 && aligned<VEC>(a + off) &&
-                (!TWO || aligned<VEC>(bb + off)))
-                row_vectors<R, T, VEC, ITEMS, TWO>(a + off, bb + off, n / VEC, (long long)lo, lane,
-                                                   L, acc);
-            else
-                row_segment<R, T, VEC, ITEMS, TWO>(a + off, bb + off, n, (long long)lo, lane, L,
-                                                   acc);
+            row_any<R, T, VEC, ITEMS, TWO>(a + off, bb + off, n, (long long)lo, lane, L, acc);
         }
         fold<R, K, K>::run(acc);
         A v = group_reduce<R, BLOCK>(acc[0], whole, L);
@@ -988,10 +998,7 @@ __global__ void __launch_bounds__(BLOCK)
     typedef typename R::A A;
     constexpr bool TWO = OP == DOT;
     constexpr int K = R::PER_LOAD ? ITEMS : VEC * ITEMS;
-    static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
-    static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: a multiple of 32");
-    static_assert((VEC & (VEC - 1)) == 0 && VEC * sizeof(T) <= 16, "VEC: a power of two, <= 16 B");
-    static_assert(ITEMS >= 1 && ITEMS <= 16, "ITEMS: 1..16");
+    static_assert(legal<T, OP, BLOCK, VEC, ITEMS>::value, "");
     CUSPEC_AFTER_PRIOR_GRID();
     const T *bb = TWO ? b : a;
 #pragma unroll 1
@@ -1001,13 +1008,7 @@ __global__ void __launch_bounds__(BLOCK)
         for (int i = 0; i < K; ++i)
             acc[i] = R::identity();
         const unsigned long long off = row_offset(r, rows, total, ld, stride);
-        if (!R::ARG && cols % VEC == 0 && aligned<VEC>(a + off) &&
-            (!TWO || aligned<VEC>(bb + off)))
-            row_vectors<R, T, VEC, ITEMS, TWO, true>(a + off, bb + off, cols / VEC, 0,
-                                                     threadIdx.x, BLOCK, acc);
-        else
-            row_segment<R, T, VEC, ITEMS, TWO, true>(a + off, bb + off, cols, 0, threadIdx.x,
-                                                     BLOCK, acc);
+        row_any<R, T, VEC, ITEMS, TWO, true>(a + off, bb + off, cols, 0, threadIdx.x, BLOCK, acc);
         fold<R, K, K>::run(acc);
         const A v = block_reduce<R, BLOCK>(acc[0]);
         if (threadIdx.x == 0)
@@ -1029,10 +1030,7 @@ __global__ void __launch_bounds__(BLOCK)
     typedef op<T, OP> R;
     typedef typename R::A A;
     constexpr bool TWO = OP == DOT;
-    static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
-    static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: a multiple of 32");
-    static_assert((VEC & (VEC - 1)) == 0 && VEC * sizeof(T) <= 16, "VEC: a power of two, <= 16 B");
-    static_assert(ITEMS >= 1 && ITEMS <= 16, "ITEMS: 1..16");
+    static_assert(legal<T, OP, BLOCK, VEC, ITEMS>::value, "");
     CUSPEC_AFTER_PRIOR_GRID();
 
     const unsigned TX = 1u << tx_log2, TY = BLOCK >> tx_log2;
