@@ -104,7 +104,9 @@ int cuspec__record_decode(const char *text, size_t len, struct cuspec__record *r
     double *const numbers[] = {&r->median_us, &r->gbs, &r->default_gbs, &r->copy_gbs,
                                &r->spread}; /* fields 2 to 6 */
     unsigned seen = 0;
-    for (char *line = strtok(buf, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+    char *save;
+    for (char *line = strtok_r(buf, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
         char *eq = strchr(line, '=');
         CUSPEC__RETURN_IF(eq == NULL, CUSPEC_ERR_CORRUPT, "tuning record line '%.60s'", line);
         *eq = '\0';

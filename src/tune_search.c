@@ -78,7 +78,9 @@ static void log_load(struct search *s)
     if (cuspec__store_get(s->log_key, CUSPEC_KIND_TUNING, &e, &tier) != CUSPEC_OK)
         return;
     /* The payload ends in a NUL: text. */
-    for (char *line = strtok(e.payload, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+    char *save;
+    for (char *line = strtok_r(e.payload, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
         int p[CUSPEC__MAX_PARAMS], status;
         double us, spread;
         int used = cuspec__params_read(line, cuspec__words(line) - 3, p);

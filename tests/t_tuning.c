@@ -62,6 +62,22 @@ TEST(record_round_trip)
         CHECK_INT_EQ(cuspec__record_decode(bad[i], strlen(bad[i]), &back), CUSPEC_ERR_CORRUPT);
 }
 
+/* Reading a record (as every call with one does) leaves a caller's strtok
+ * where it was: the library tokenizes with strtok_r. peer-axis, which walks
+ * its shapes with strtok, stopped after the first once records existed. */
+TEST(reading_a_record_leaves_the_callers_strtok_alone)
+{
+    struct cuspec__record r = sample_record(512), back;
+    char text[2048], list[] = "8192x8192,4096x4096";
+    cuspec__record_encode(&r, text, sizeof text);
+    CHECK_STR_EQ(strtok(list, ","), "8192x8192");
+    CHECK_INT_EQ(cuspec__record_decode(text, strlen(text), &back), CUSPEC_OK);
+    const char *next = strtok(NULL, ",");
+    CHECK(next != NULL);
+    if (next != NULL)
+        CHECK_STR_EQ(next, "4096x4096");
+}
+
 TEST(keys_separate_device_driver_and_bucket)
 {
     struct cuspec__spec s = reduce_spec(1 << 20);
@@ -802,6 +818,7 @@ int main(void)
         return 1;
     setenv("CUSPEC_CACHE_DIR", store_dir, 1);
     static const struct tap_test tests[] = {TAP_ENTRY(record_round_trip),
+                                            TAP_ENTRY(reading_a_record_leaves_the_callers_strtok_alone),
                                             TAP_ENTRY(keys_separate_device_driver_and_bucket),
                                             TAP_ENTRY(nearest_bucket_lookup),
                                             TAP_ENTRY(an_untuned_op_costs_one_lookup),
