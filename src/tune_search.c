@@ -219,25 +219,34 @@ static void choose(struct search *s, struct cand *c)
     }
 }
 
-/* The candidate with parameter i at value v that differs from c in the
- * fewest other parameters (the first such in the space): where moving one
- * parameter alone leaves the space, as a kernel-selecting one does whose
- * kernel takes other values of the rest (reduce_rows' rowblock: lanes and
- * grid 0). */
-static struct cand *nearest(struct search *s, const struct cand *c, int i, int v)
+static int value_index(const struct cuspec__param *param, int value)
 {
-    const int n_params = cuspec__family(c->v.family)->n_params;
-    struct cand *best = NULL;
-    int best_d = n_params + 1;
-    for (unsigned j = 0; j < s->n; j++) {
-        if (s->c[j].v.p[i] != v)
+    for (int k = 0; k < param->n; k++)
+        if (param->values[k] == value)
+            return k;
+    return 0;
+}
+
+int cuspec__nearest_variant(const void *base, size_t stride, unsigned n,
+                            const struct cuspec__variant *from, int i, int v)
+{
+    const struct cuspec__family *f = cuspec__family(from->family);
+    int best = -1, best_d = 0, best_moved = 0;
+    for (unsigned j = 0; j < n; j++) {
+        const struct cuspec__variant *c = (const void *)((const char *)base + j * stride);
+        if (c->p[i] != v)
             continue;
-        int d = 0;
-        for (int k = 0; k < n_params; k++)
-            d += s->c[j].v.p[k] != c->v.p[k];
-        if (d < best_d) {
-            best = &s->c[j];
+        int d = 0, moved = 0;
+        for (int k = 0; k < f->n_params; k++)
+            if (k != i && c->p[k] != from->p[k]) {
+                d++;
+                moved += abs(value_index(&f->params[k], c->p[k]) -
+                             value_index(&f->params[k], from->p[k]));
+            }
+        if (best < 0 || d < best_d || (d == best_d && moved < best_moved)) {
+            best = (int)j;
             best_d = d;
+            best_moved = moved;
         }
     }
     return best;
@@ -260,8 +269,10 @@ static unsigned choose_neighbours(struct search *s, const struct cand *c, unsign
                 memcpy(p, c->v.p, sizeof p);
                 p[i] = f->params[i].values[k + d];
                 struct cand *n = find(s, p);
-                if (n == NULL)
-                    n = nearest(s, c, i, p[i]);
+                if (n == NULL) {
+                    int j = cuspec__nearest_variant(&s->c[0].v, sizeof *s->c, s->n, &c->v, i, p[i]);
+                    n = j < 0 ? NULL : &s->c[j];
+                }
                 if (n != NULL && !n->chosen) {
                     choose(s, n);
                     added++;

@@ -567,15 +567,19 @@ static double fake_time(const struct cuspec__variant *v)
            (v->p[3] ? 0 : 20) + abs(v->p[4] - 2) * 2;
 }
 
-/* reduce_rows' parameter `name`'s index (its header's names clash with
+/* Family f's parameter `name`'s index (the axis header's names clash with
  * transpose.h's). */
-static int rows_param(const char *name)
+static int param_of(const struct cuspec__family *f, const char *name)
 {
-    const struct cuspec__family *f = &cuspec__family_reduce_rows;
     for (int i = 0; i < f->n_params; i++)
         if (strcmp(f->params[i].name, name) == 0)
             return i;
     abort();
+}
+
+static int rows_param(const char *name)
+{
+    return param_of(&cuspec__family_reduce_rows, name);
 }
 
 /* reduce_rows: a block a row (rowblock) with the defaults' block, vector and
@@ -800,6 +804,51 @@ TEST(refinement_steps_onto_a_kernel_selecting_parameter)
     CHECK_STR_CONTAINS(r.kernel, "cuspec_reduce_rows_block<float, 0,");
 }
 
+struct space {
+    unsigned n;
+    struct cuspec__variant v[16384];
+};
+
+static int keep_variant(const struct cuspec__variant *v, void *user)
+{
+    struct space *sp = user;
+    if (sp->n < sizeof sp->v / sizeof *sp->v)
+        sp->v[sp->n++] = *v;
+    return 0;
+}
+
+/* Where one parameter moved alone is not legal, the step lands on the
+ * candidate that changes the fewest others, and among those the one that
+ * moves them least along their lists: a columns' block of 128 under tx 256
+ * takes tx 128, not tx 1. */
+TEST(a_step_out_of_the_space_lands_on_the_nearest_legal_candidate)
+{
+    static struct space sp;
+    const struct cuspec__family *f = &cuspec__family_reduce_cols;
+    sp.n = 0;
+    const int argmax = 4; /* the axis families' op */
+    CHECK_INT_EQ(
+        cuspec__family_space(CUSPEC__FAM_REDUCE_COLS, CUSPEC_F32, argmax, keep_variant, &sp),
+        CUSPEC_OK);
+    CHECK(sp.n > 0 && sp.n < sizeof sp.v / sizeof *sp.v);
+    const int block = param_of(f, "block"), tx = param_of(f, "tx");
+    struct cuspec__variant from = {0};
+    cuspec__variant_default(CUSPEC__FAM_REDUCE_COLS, CUSPEC_F32, argmax, 90, &from);
+    from.p[tx] = 256;
+    CHECK_INT_EQ(from.p[block], 256);
+    CHECK(cuspec__variant_legal(&from));
+    int j = cuspec__nearest_variant(sp.v, sizeof *sp.v, sp.n, &from, block, 128);
+    CHECK(j >= 0);
+    if (j >= 0) {
+        struct cuspec__variant want = from;
+        want.p[block] = 128;
+        want.p[tx] = 128;
+        CHECK(memcmp(sp.v[j].p, want.p, sizeof want.p) == 0);
+    }
+    /* no candidate with the value */
+    CHECK_INT_EQ(cuspec__nearest_variant(sp.v, sizeof *sp.v, sp.n, &from, block, 96), -1);
+}
+
 /* A spec whose reserved space is not zero is refused, saying why: a field a
  * later version takes from it would read the caller's garbage. */
 TEST(a_spec_with_reserved_space_set_is_refused)
@@ -817,25 +866,27 @@ int main(void)
     if (mkdtemp(store_dir) == NULL)
         return 1;
     setenv("CUSPEC_CACHE_DIR", store_dir, 1);
-    static const struct tap_test tests[] = {TAP_ENTRY(record_round_trip),
-                                            TAP_ENTRY(reading_a_record_leaves_the_callers_strtok_alone),
-                                            TAP_ENTRY(keys_separate_device_driver_and_bucket),
-                                            TAP_ENTRY(nearest_bucket_lookup),
-                                            TAP_ENTRY(an_untuned_op_costs_one_lookup),
-                                            TAP_ENTRY(misaligned_byte_defaults_by_size),
-                                            TAP_ENTRY(narrow_shapes_take_the_narrow_kernel),
-                                            TAP_ENTRY(byte_records_of_the_widest_class_are_listed),
-                                            TAP_ENTRY(unusable_records_are_skipped_with_a_warning),
-                                            TAP_ENTRY(a_record_the_store_cannot_keep_is_an_error),
-                                            TAP_ENTRY(export_import_and_refusals),
-                                            TAP_ENTRY(search_reads_six_parameter_logs_of_this_clock),
-                                            TAP_ENTRY(search_resumes_after_a_stop),
-                                            TAP_ENTRY(search_rejects_wrong_and_failed_candidates),
-                                            TAP_ENTRY(
-                                                search_keeps_the_defaults_against_a_winner_within_the_noise),
-                                            TAP_ENTRY(search_finds_the_optimum_by_refinement),
-                                            TAP_ENTRY(refinement_steps_onto_a_kernel_selecting_parameter),
-                                            TAP_ENTRY(a_spec_with_reserved_space_set_is_refused)};
+    static const struct tap_test tests[] = {
+        TAP_ENTRY(record_round_trip),
+        TAP_ENTRY(reading_a_record_leaves_the_callers_strtok_alone),
+        TAP_ENTRY(keys_separate_device_driver_and_bucket),
+        TAP_ENTRY(nearest_bucket_lookup),
+        TAP_ENTRY(an_untuned_op_costs_one_lookup),
+        TAP_ENTRY(misaligned_byte_defaults_by_size),
+        TAP_ENTRY(narrow_shapes_take_the_narrow_kernel),
+        TAP_ENTRY(byte_records_of_the_widest_class_are_listed),
+        TAP_ENTRY(unusable_records_are_skipped_with_a_warning),
+        TAP_ENTRY(a_record_the_store_cannot_keep_is_an_error),
+        TAP_ENTRY(export_import_and_refusals),
+        TAP_ENTRY(search_reads_six_parameter_logs_of_this_clock),
+        TAP_ENTRY(search_resumes_after_a_stop),
+        TAP_ENTRY(search_rejects_wrong_and_failed_candidates),
+        TAP_ENTRY(search_keeps_the_defaults_against_a_winner_within_the_noise),
+        TAP_ENTRY(search_finds_the_optimum_by_refinement),
+        TAP_ENTRY(refinement_steps_onto_a_kernel_selecting_parameter),
+        TAP_ENTRY(a_step_out_of_the_space_lands_on_the_nearest_legal_candidate),
+        TAP_ENTRY(a_spec_with_reserved_space_set_is_refused),
+    };
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
     return tap_remove_tree(store_dir, 0) == 0 ? rc : 1;
 }
