@@ -258,27 +258,20 @@ static unsigned choose_neighbours(struct search *s, const struct cand *c, unsign
 {
     const struct cuspec__family *f = cuspec__family(c->v.family);
     unsigned added = 0;
-    for (int i = 0; i < f->n_params && added < limit; i++)
-        for (int k = 0; k < f->params[i].n && added < limit; k++) {
-            if (f->params[i].values[k] != c->v.p[i])
+    for (int i = 0; i < f->n_params && added < limit; i++) {
+        const int k = value_index(&f->params[i], c->v.p[i]);
+        for (int d = -1; d <= 1 && added < limit; d += 2) {
+            if (k + d < 0 || k + d >= f->params[i].n)
                 continue;
-            for (int d = -1; d <= 1 && added < limit; d += 2) {
-                if (k + d < 0 || k + d >= f->params[i].n)
-                    continue;
-                int p[CUSPEC__MAX_PARAMS];
-                memcpy(p, c->v.p, sizeof p);
-                p[i] = f->params[i].values[k + d];
-                struct cand *n = find(s, p);
-                if (n == NULL) {
-                    int j = cuspec__nearest_variant(&s->c[0].v, sizeof *s->c, s->n, &c->v, i, p[i]);
-                    n = j < 0 ? NULL : &s->c[j];
-                }
-                if (n != NULL && !n->chosen) {
-                    choose(s, n);
-                    added++;
-                }
+            /* the candidate itself where the move alone stays in the space */
+            int j = cuspec__nearest_variant(&s->c[0].v, sizeof *s->c, s->n, &c->v, i,
+                                            f->params[i].values[k + d]);
+            if (j >= 0 && !s->c[j].chosen) {
+                choose(s, &s->c[j]);
+                added++;
             }
         }
+    }
     return added;
 }
 

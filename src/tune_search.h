@@ -35,8 +35,9 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
 /* Of the n variants at base (stride bytes apart), the index of the one with
  * p[i] == v nearest to `from`: the fewest other parameters changed, then the
  * least movement along their value lists, then the first; -1 if none. The
- * refinement steps there where moving p[i] alone leaves the space (reduce_rows'
- * rowblock needs lanes and grid 0; a columns' tx may not pass its block). */
+ * refinement's step: `from` with p[i] moved where that is in the space, else
+ * the nearest (reduce_rows' rowblock needs lanes and grid 0; a columns' tx may
+ * not pass its block). */
 int cuspec__nearest_variant(const void *base, size_t stride, unsigned n,
                             const struct cuspec__variant *from, int i, int v);
 

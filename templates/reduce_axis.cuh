@@ -983,7 +983,7 @@ __global__ void __launch_bounds__(BLOCK)
     CUSPEC_LET_NEXT_GRID();
 }
 
-// ROWS_BLOCK (above); measured: docs/experiments/reduce_axis.md, "A block a row through L1".
+// ROWS_BLOCK in the contract above.
 template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
 __global__ void __launch_bounds__(BLOCK)
     cuspec_reduce_rows_block(const T *__restrict__ a, const T *__restrict__ b,
