@@ -174,6 +174,7 @@ static int strip_threads(const struct cuspec__variant *v, int op)
  * as the block"). */
 #define WIDE_ROUNDS 16
 #define WIDE_STRIPS 512
+#define FEW_STRIPS 4
 
 /* Many rows of 2^CUSPEC__AXIS_ROWBLOCK_LOG2 bytes or more (class 4): a
  * block each, through L1, of 128 threads with 2 loads of 16 bytes in
@@ -225,6 +226,15 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
             break;
     }
     v->p[P_LANES] = tx;
+    /* Tall matrices of a few strips (argmin/argmax half as many) of 4-byte
+     * elements, at least 2 threads across: blocks of 512 of 8 items
+     * (docs/experiments/reduce_axis.md: "Columns: 512 threads of 8 items
+     * where strips are few") */
+    const unsigned long long few = cuspec__axis_is_arg(s->op) ? FEW_STRIPS / 2 : FEW_STRIPS;
+    if (cuspec_dtype_size(v->dtype) == 4 && tx > 1 && strips(v, tx, s) <= few) {
+        v->p[P_BLOCK] = 512;
+        v->p[P_ITEMS] = 8;
+    }
 }
 
 static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)

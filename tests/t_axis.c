@@ -361,6 +361,19 @@ TEST(selection_covers_every_shape_class)
     v = chosen(C, CUSPEC_F64, 1 << 20, 32);
     CHECK_INT_EQ(v.p[P_LANES], 8);
     CHECK_INT_EQ(v.p[P_VEC], 2);
+    CHECK_INT_EQ(v.p[P_BLOCK], 256);
+    /* 4-byte elements in at most 4 strips (argmin/argmax 2) of at least 2
+     * threads: blocks of 512 of 8 items */
+    v = chosen(C, CUSPEC_F32, 1 << 20, 32);
+    CHECK_INT_EQ(v.p[P_LANES], 8);
+    CHECK_INT_EQ(v.p[P_BLOCK], 512);
+    CHECK_INT_EQ(v.p[P_ITEMS], 8);
+    CHECK_INT_EQ(chosen(C, CUSPEC_I32, 1 << 20, 128).p[P_BLOCK], 512);
+    CHECK_INT_EQ(chosen(C, CUSPEC_I32, 1 << 20, 129).p[P_BLOCK], 256);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 4).p[P_BLOCK], 256); /* 1 thread across */
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 5).p[P_BLOCK], 512);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 64).p[P_BLOCK], 512);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 20, 65).p[P_BLOCK], 256);
     /* narrower where the matrix is */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 1).p[P_LANES], 1);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 4);

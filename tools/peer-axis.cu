@@ -63,8 +63,24 @@ __global__ void offsets(long long *begin, long long *end, size_t rows, size_t co
     }
 }
 
+static float launches_ms(cudaStream_t st, cudaGraphExec_t ge, int launches, cudaEvent_t a,
+                         cudaEvent_t b)
+{
+    CK(cudaEventRecord(a, st));
+    for (int r = 0; r < launches; r++)
+        CK(cudaGraphLaunch(ge, st));
+    CK(cudaEventRecord(b, st));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    return ms;
+}
+
 // Device microseconds per call of `call(i)` (i: the pool slot), `n` calls
-// captured in one graph, the graph launched `reps` times after a warm-up.
+// captured in one graph, the graph launched `reps` times after a warm-up of
+// at least WARM_MS (the clocks of an idle GPU take milliseconds to rise).
+static const float WARM_MS = 50.0f;
+
 template <typename F> static double graph_us(cudaStream_t st, int n, int reps, F call)
 {
     cudaGraph_t g;
@@ -74,17 +90,12 @@ template <typename F> static double graph_us(cudaStream_t st, int n, int reps, F
         call(i);
     CK(cudaStreamEndCapture(st, &g));
     CK(cudaGraphInstantiate(&ge, g, 0));
-    CK(cudaGraphLaunch(ge, st));
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
-    CK(cudaEventRecord(a, st));
-    for (int r = 0; r < reps; r++)
-        CK(cudaGraphLaunch(ge, st));
-    CK(cudaEventRecord(b, st));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
+    for (float warm = 0; warm < WARM_MS;)
+        warm += launches_ms(st, ge, 1, a, b);
+    float ms = launches_ms(st, ge, reps, a, b);
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
     CK(cudaGraphExecDestroy(ge));
