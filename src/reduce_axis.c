@@ -174,7 +174,22 @@ static int strip_threads(const struct cuspec__variant *v, int op)
  * as the block"). */
 #define WIDE_ROUNDS 16
 #define WIDE_STRIPS 512
+
+/* Tall matrices of 4-byte elements in a few strips (argmin/argmax half as
+ * many) of at least 2 threads, not widened, with rows for a round of every
+ * row of threads: blocks of 512 of 8 items (docs/experiments/
+ * reduce_axis.md: "Columns: 512 threads of 8 items where strips are few"). */
 #define FEW_STRIPS 4
+#define FEW_BLOCK 512
+#define FEW_ITEMS 8
+
+static int few_strips(const struct cuspec__variant *v, int tx, int narrow,
+                      const struct cuspec__spec *s)
+{
+    const unsigned long long few = cuspec__axis_is_arg(s->op) ? FEW_STRIPS / 2 : FEW_STRIPS;
+    return cuspec_dtype_size(v->dtype) == 4 && tx > 1 && tx == narrow &&
+           strips(v, tx, s) <= few && s->rows >= (unsigned long long)(FEW_BLOCK / tx) * FEW_ITEMS;
+}
 
 /* Many rows of 2^CUSPEC__AXIS_ROWBLOCK_LOG2 bytes or more (class 4): a
  * block each, through L1, of 128 threads with 2 loads of 16 bytes in
@@ -192,7 +207,8 @@ static int strip_threads(const struct cuspec__variant *v, int op)
  * of narrow types fewer: strip_threads), narrower where the matrix is,
  * wider where it has too few rows to give each of a block's rows of
  * threads ITEMS of its own, and wider still where rows
- * are few and columns many (WIDE_ROUNDS). */
+ * are few and columns many (WIDE_ROUNDS); tall ones of a few strips
+ * of 4-byte elements in blocks of 512 of 8 items (few_strips). */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
     if (from_record)
@@ -213,10 +229,12 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
         v->p[P_LANES] = cls == 1 ? short_lanes(v, s->op, need) : cls == 2 ? 32 : 0;
         return;
     }
-    /* One block size for every shape: a second (1024 for tall matrices)
-     * doubled the columns kernels the prebuilt store compiles
-     * (docs/experiments/reduce_axis.md: "Build time"). */
-    int tx = pow2_at_least(need, strip_threads(v, s->op));
+    /* The defaults' block for every shape but few_strips': a second block
+     * everywhere (1024 for tall matrices) doubled the columns kernels the
+     * prebuilt store compiles (docs/experiments/reduce_axis.md: "Build
+     * time"). */
+    const int narrow = pow2_at_least(need, strip_threads(v, s->op));
+    int tx = narrow;
     const struct cuspec__param *txs = &cuspec__family_reduce_cols.params[P_LANES];
     const int widest = v->p[P_BLOCK] < txs->values[txs->n - 1] ? v->p[P_BLOCK]
                                                                : txs->values[txs->n - 1];
@@ -226,14 +244,9 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
             break;
     }
     v->p[P_LANES] = tx;
-    /* Tall matrices of a few strips (argmin/argmax half as many) of 4-byte
-     * elements, at least 2 threads across: blocks of 512 of 8 items
-     * (docs/experiments/reduce_axis.md: "Columns: 512 threads of 8 items
-     * where strips are few") */
-    const unsigned long long few = cuspec__axis_is_arg(s->op) ? FEW_STRIPS / 2 : FEW_STRIPS;
-    if (cuspec_dtype_size(v->dtype) == 4 && tx > 1 && strips(v, tx, s) <= few) {
-        v->p[P_BLOCK] = 512;
-        v->p[P_ITEMS] = 8;
+    if (few_strips(v, tx, narrow, s)) {
+        v->p[P_BLOCK] = FEW_BLOCK;
+        v->p[P_ITEMS] = FEW_ITEMS;
     }
 }
 

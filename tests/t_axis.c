@@ -354,7 +354,8 @@ TEST(selection_covers_every_shape_class)
     v = chosen(C, CUSPEC_F32, 8192, 8192);
     v.p[P_ROWBLOCK] = 1;
     CHECK(!cuspec__variant_legal(&v));
-    /* columns: 128-byte strips in tall matrices, blocks of 256 */
+    /* columns: 128-byte strips in tall matrices, blocks of 256 (but few
+     * strips of 4-byte elements, below) */
     v = chosen(C, CUSPEC_F32, 8192, 8192);
     CHECK_INT_EQ(v.p[P_LANES], 8);
     CHECK_INT_EQ(v.p[P_BLOCK], 256);
@@ -363,7 +364,7 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(v.p[P_VEC], 2);
     CHECK_INT_EQ(v.p[P_BLOCK], 256);
     /* 4-byte elements in at most 4 strips (argmin/argmax 2) of at least 2
-     * threads: blocks of 512 of 8 items */
+     * threads, with rows for 512 threads' 8 items: blocks of 512 of 8 */
     v = chosen(C, CUSPEC_F32, 1 << 20, 32);
     CHECK_INT_EQ(v.p[P_LANES], 8);
     CHECK_INT_EQ(v.p[P_BLOCK], 512);
@@ -374,6 +375,9 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 5).p[P_BLOCK], 512);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 64).p[P_BLOCK], 512);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 20, 65).p[P_BLOCK], 256);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 512, 128).p[P_BLOCK], 512); /* 64 x 8 rows */
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 511, 128).p[P_BLOCK], 256);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 1000).p[P_BLOCK], 256); /* widened: 1 strip of 256 */
     /* narrower where the matrix is */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 1).p[P_LANES], 1);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 4);
@@ -431,7 +435,8 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(v.p[P_LANES], 0);
     /* the classes give the rows kernel, the rows_block kernels (two for
      * sums, dots, min and max of 4-byte elements, else one) and one column
-     * kernel per dtype and op: what the prebuilt store holds */
+     * kernel per dtype and op (two of 4-byte elements): what the prebuilt
+     * store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
         struct kernels k = {0};
         cuspec__family_choices(R, CUSPEC_I64, op, 90, add_kernel, &k);
@@ -444,6 +449,9 @@ TEST(selection_covers_every_shape_class)
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_I64, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, 1);
+        memset(&k, 0, sizeof k);
+        cuspec__family_choices(C, CUSPEC_F32, op, 90, add_kernel, &k);
+        CHECK_UINT_EQ(k.n, 2);
     }
 }
 

@@ -834,8 +834,8 @@ TEST(a_step_out_of_the_space_lands_on_the_nearest_legal_candidate)
     const int block = param_of(f, "block"), tx = param_of(f, "tx");
     struct cuspec__variant from = {0};
     cuspec__variant_default(CUSPEC__FAM_REDUCE_COLS, CUSPEC_F32, argmax, 90, &from);
-    from.p[block] = 256;
     from.p[tx] = 256;
+    CHECK_INT_EQ(from.p[block], 256);
     CHECK(cuspec__variant_legal(&from));
     int j = cuspec__nearest_variant(sp.v, sizeof *sp.v, sp.n, &from, block, 128);
     CHECK(j >= 0);

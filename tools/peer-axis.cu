@@ -76,11 +76,14 @@ static float launches_ms(cudaStream_t st, cudaGraphExec_t ge, int launches, cuda
     return ms;
 }
 
-// Device microseconds per call of `call(i)` (i: the pool slot), `n` calls
-// captured in one graph, the graph launched `reps` times after a warm-up of
-// at least WARM_MS (the clocks of an idle GPU take milliseconds to rise).
+// The warm-up before each timing: the clocks of an idle GPU take
+// milliseconds to rise.
 static const float WARM_MS = 50.0f;
 
+// Device microseconds per call of `call(i)` (i: the pool slot), `n` calls
+// captured in one graph, the graph launched `reps` times after a warm-up:
+// single launches, each waited for, until their device time adds up to
+// WARM_MS.
 template <typename F> static double graph_us(cudaStream_t st, int n, int reps, F call)
 {
     cudaGraph_t g;
