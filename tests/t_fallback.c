@@ -1,6 +1,6 @@
 /* Without a GPU: the kernels a call can choose without a tuning record are
  * exactly the ones the build prebuilds (cuspec__family_choices, checked on
- * random shapes and sizes), and where the one a call wants cannot be had and NVRTC is
+ * random shapes and sizes, in every family), and where the one a call wants cannot be had and NVRTC is
  * absent, what it may run instead starts with the defaults for its shape,
  * always fits the shape, and is found in the tiers that need no compiler. */
 #include "catalogue.h"
@@ -65,7 +65,8 @@ static void random_transpose(struct cuspec__spec *s)
 
 TEST(every_record_free_choice_is_listed_and_every_listed_one_is_made)
 {
-    static const int families[] = {CUSPEC__FAM_REDUCE, CUSPEC__FAM_TRANSPOSE};
+    static const int families[] = {CUSPEC__FAM_REDUCE, CUSPEC__FAM_TRANSPOSE,
+                                   CUSPEC__FAM_REDUCE_ROWS, CUSPEC__FAM_REDUCE_COLS};
     unsigned outside = 0, unmade = 0, lists = 0;
     for (size_t fi = 0; fi < sizeof families / sizeof *families; fi++) {
         const struct cuspec__family *f = cuspec__family(families[fi]);
@@ -79,12 +80,16 @@ TEST(every_record_free_choice_is_listed_and_every_listed_one_is_made)
                 for (int i = 0; i < 4000; i++) {
                     struct cuspec__spec s = {
                         .family = families[fi], .op = op, .dtype = f->dtypes[d]};
-                    if (families[fi] == CUSPEC__FAM_TRANSPOSE)
+                    if (families[fi] == CUSPEC__FAM_TRANSPOSE) {
                         random_transpose(&s);
-                    else if (i < 3 * 64) /* each power of two and either side */
+                    } else if (families[fi] != CUSPEC__FAM_REDUCE) {
+                        s.rows = random_side();
+                        s.cols = random_side();
+                    } else if (i < 3 * 64) { /* each power of two and either side */
                         s.n = (1ULL << (i / 3)) + (unsigned long long)(i % 3) - 1;
-                    else
+                    } else {
                         s.n = next_random() >> (next_random() % 64);
+                    }
                     struct cuspec__variant v;
                     cuspec__variant_choose(&s, 90, &v);
                     int at = index_of(&v);
@@ -106,7 +111,9 @@ TEST(every_record_free_choice_is_listed_and_every_listed_one_is_made)
     CHECK_UINT_EQ(outside, 0);
     /* and none is listed that no call makes: the build compiles no more */
     CHECK_UINT_EQ(unmade, 0);
-    CHECK_UINT_EQ(lists, 12 * 6 + 4);
+    /* reduce: 12 dtypes x 6 ops; transpose: 4 element sizes; along an
+     * axis: 12 dtypes x 6 ops, both ways */
+    CHECK_UINT_EQ(lists, 12 * 6 + 4 + 2 * 12 * 6);
 }
 
 static char store_dir[] = "/tmp/cuspec-fallback-XXXXXX";
