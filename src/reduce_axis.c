@@ -256,7 +256,7 @@ static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
 }
 
 /* One shape of each class and of each width of short rows and narrow
- * strips (the tall ones of 2 to 4 strips also columns' few_strips); with
+ * strips (from 5 columns, for 4-byte columns also few_strips' kernels); with
  * few rows, where strips widen; rows of 8 KB and 32 KB of 4-byte elements
  * (the two rows_block shapes). */
 static int classes(int family, int dtype, int op,
