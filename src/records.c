@@ -158,15 +158,38 @@ static int index_key(const char *record_key, char *key, size_t size)
     return CUSPEC_OK;
 }
 
+static const char index_payload[] = "records=1\n";
+
+static int index_publish(const char *index)
+{
+    return cuspec__store_publish(index, CUSPEC_KIND_TUNING, "", index_payload,
+                                 sizeof index_payload - 1);
+}
+
+/* Looks up the index entry of (device, s's family, dtype and op) and leaves
+ * its key in `index`. */
+static int index_get(const char *device, const struct cuspec__spec *s, int bucket, char *index,
+                     size_t size)
+{
+    char key[2048];
+    struct cuspec__entry e;
+    int tier;
+    cuspec__tuning_key(device, s, bucket, 0, key, sizeof key);
+    int rc = index_key(key, index, size);
+    if (rc == CUSPEC_OK && (rc = cuspec__store_get(index, CUSPEC_KIND_TUNING, &e, &tier)) ==
+                               CUSPEC_OK)
+        cuspec__entry_free(&e);
+    return rc;
+}
+
 int cuspec__record_publish(const char *key, const char *payload)
 {
     char index[2048];
-    static const char yes[] = "records=1\n";
     /* The index first: a reader that finds it and not yet the record uses
      * the defaults once, never the other way round (a record nobody finds). */
     int rc = index_key(key, index, sizeof index);
     if (rc == CUSPEC_OK)
-        rc = cuspec__store_publish(index, CUSPEC_KIND_TUNING, "", yes, sizeof yes - 1);
+        rc = index_publish(index);
     if (rc == CUSPEC_OK)
         rc = cuspec__store_publish(key, CUSPEC_KIND_TUNING, "", payload, strlen(payload));
     return rc;
@@ -244,23 +267,24 @@ static int found_near(int bucket, void *user)
     return 1;
 }
 
+int cuspec__record_keep_index(const char *device, const struct cuspec__spec *s, int bucket)
+{
+    char index[2048];
+    int rc = index_get(device, s, bucket, index, sizeof index);
+    return rc == CUSPEC_ERR_NOT_FOUND ? index_publish(index) : rc;
+}
+
 int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct cuspec__record *r,
                         int *bucket)
 {
     struct near n = {device, s, r, bucket};
     int b = cuspec__bucket(s);
-    char key[2048], index[2048];
-    struct cuspec__entry e;
-    int tier;
+    char index[2048];
     /* One lookup when this device has no record of the family, dtype and op
      * (an untuned process's every first call), instead of up to five. */
-    cuspec__tuning_key(device, s, b, 0, key, sizeof key);
-    int rc = index_key(key, index, sizeof index);
-    if (rc == CUSPEC_OK)
-        rc = cuspec__store_get(index, CUSPEC_KIND_TUNING, &e, &tier);
+    int rc = index_get(device, s, b, index, sizeof index);
     if (rc != CUSPEC_OK)
         return rc;
-    cuspec__entry_free(&e);
     /* Its own bucket, then the nearest first, by distance in log2 size (in
      * all of the bucket's sizes together, at the same alignment class),
      * each where the family lets its record serve s. */

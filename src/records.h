@@ -53,6 +53,11 @@ int cuspec__record_put(const char *device, const struct cuspec__spec *s, int buc
 int cuspec__record_get(const char *device, const struct cuspec__spec *s, int bucket,
                        struct cuspec__record *r);
 
+/* Publishes the index entry of (device, spec's family, dtype and op) where
+ * it is missing (lost to `cache verify --repair` or a damaged file): the
+ * tuner, finding a record it will not search again, keeps it findable. */
+int cuspec__record_keep_index(const char *device, const struct cuspec__spec *s, int bucket);
+
 /* The record to use for spec on this device: exact bucket, else the nearest
  * bucket that has one, at most two powers of two away. CUSPEC_ERR_NOT_FOUND
  * when there is none. *bucket gets the bucket it came from. */

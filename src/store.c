@@ -135,7 +135,9 @@ static int take(struct cuspec__entry_file *f, struct cuspec__entry *e)
  * and kept open, as its root is. A fan-out folder is checked once per
  * process by its fstatat through the entries folder: only that folder's
  * owner (this user, or root for the system store: both checked) can rename
- * or replace a name in it, so the name checked stays the folder checked. An
+ * or replace a name in it, so the name checked stays the folder checked
+ * (a mode its owner changes later is seen by the next process; each entry
+ * is still checked for owner, mode and its key as it is read). An
  * entry below a checked fan-out then opens with one openat2 that refuses
  * any link and anything outside the entries folder, and is checked by its
  * own fstat as before. What this way cannot settle (an error other than

@@ -87,11 +87,13 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     job.device = ctx->device_id;
     cuspec__variant_choose(&job.spec, ctx->arch, &job.def);
 
-    /* Already searched with at least this candidate limit: nothing to do. */
+    /* Already searched with at least this candidate limit: nothing to do
+     * but keep the record findable. */
     struct cuspec__record rec;
     if (!job.opt.force &&
         cuspec__record_get(job.device, &job.spec, cuspec__bucket(&job.spec), &rec) == CUSPEC_OK &&
-        rec.searched >= (unsigned)job.opt.max_candidates) {
+        rec.searched >= (unsigned)job.opt.max_candidates &&
+        cuspec__record_keep_index(job.device, &job.spec, cuspec__bucket(&job.spec)) == CUSPEC_OK) {
         struct cuspec__variant v = job.def;
         memcpy(v.p, rec.p, sizeof v.p);
         memset(res, 0, sizeof *res);

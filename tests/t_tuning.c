@@ -220,7 +220,8 @@ static int shifted_byte_tiles(const struct cuspec__variant *v, void *user)
 
 /* A lookup first asks the (device, family, dtype, op) index entry that
  * publishing writes: without it, one miss and no bucket is read; a record
- * stored without it (written by hand) is not found; with it, found. */
+ * stored without it (written by hand, or its index lost) is not found
+ * until the tuner puts the index back; with it, found. */
 TEST(an_untuned_op_costs_one_lookup)
 {
     const char *dev = "index|sm_90|132|1|13000";
@@ -239,6 +240,14 @@ TEST(an_untuned_op_costs_one_lookup)
     CHECK_INT_EQ(cuspec__store_publish(key, CUSPEC_KIND_TUNING, "", payload, strlen(payload)),
                  CUSPEC_OK);
     CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+    /* The tuner, finding the record, puts its lost index back, once. */
+    CHECK_INT_EQ(cuspec_store_get_stats(&before), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_keep_index(dev, &s, 16), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_keep_index(dev, &s, 16), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec_store_get_stats(&after), CUSPEC_OK);
+    CHECK_INT_EQ((int)(after.publishes - before.publishes), 1);
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(bucket, 16);
     CHECK_INT_EQ(cuspec__record_publish(key, payload), CUSPEC_OK);
     CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
     CHECK_INT_EQ(bucket, 16);
