@@ -166,20 +166,31 @@ static int index_publish(const char *index)
                                  sizeof index_payload - 1);
 }
 
-/* Looks up the index entry of (device, s's family, dtype and op) and leaves
- * its key in `index`. */
-static int index_get(const char *device, const struct cuspec__spec *s, int bucket, char *index,
-                     size_t size)
+/* Looks up the index entry of the record `key` and leaves its key in
+ * `index`. */
+static int index_lookup(const char *key, char *index, size_t size)
 {
-    char key[2048];
     struct cuspec__entry e;
     int tier;
-    cuspec__tuning_key(device, s, bucket, 0, key, sizeof key);
     int rc = index_key(key, index, size);
     if (rc == CUSPEC_OK && (rc = cuspec__store_get(index, CUSPEC_KIND_TUNING, &e, &tier)) ==
                                CUSPEC_OK)
         cuspec__entry_free(&e);
     return rc;
+}
+
+static int index_get(const char *device, const struct cuspec__spec *s, int bucket, char *index,
+                     size_t size)
+{
+    char key[2048];
+    cuspec__tuning_key(device, s, bucket, 0, key, sizeof key);
+    return index_lookup(key, index, size);
+}
+
+int cuspec__record_indexed(const char *key)
+{
+    char index[2048];
+    return index_lookup(key, index, sizeof index) == CUSPEC_OK;
 }
 
 int cuspec__record_publish(const char *key, const char *payload)

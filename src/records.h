@@ -53,6 +53,9 @@ int cuspec__record_put(const char *device, const struct cuspec__spec *s, int buc
 int cuspec__record_get(const char *device, const struct cuspec__spec *s, int bucket,
                        struct cuspec__record *r);
 
+/* Whether the record `key` has its index entry: without it, no call finds
+ * the record. */
+int cuspec__record_indexed(const char *key);
 /* Publishes the index entry of (device, spec's family, dtype and op) where
  * it is missing (lost to `cache verify --repair` or a damaged file): the
  * tuner, finding a record it will not search again, keeps it findable. */

@@ -138,6 +138,12 @@ static int visit(const cuspec_store_entry *e, void *user)
                      cuspec__family(id.spec.family)->name, cuspec_dtype_name(id.spec.dtype),
                      id.bucket_text, id.device, why, e->path);
     } else {
+        if (!cuspec__record_indexed(e->key))
+            cuspec__warn("the tuning record of %s %s %s on %s is not found by calls: its index "
+                         "entry is missing (a damaged entry removed); `cuspec tune` of that "
+                         "size or `cuspec tune --import` of it puts it back (%s)",
+                         cuspec__family(id.spec.family)->name, cuspec_dtype_name(id.spec.dtype),
+                         id.bucket_text, id.device, e->path);
         rc = w->fn(&id, &r, got.payload, w->user);
     }
     cuspec__entry_free(&got);

@@ -401,17 +401,22 @@ TEST(byte_records_of_the_widest_class_are_listed)
 
 static char warning[2048];
 
+/* The last warning naming the device name `user` starts. */
 static void keep_warning(const char *message, void *user)
 {
-    (void)user;
-    if (strstr(message, "skipped|") != NULL)
+    if (strstr(message, user) != NULL)
         snprintf(warning, sizeof warning, "%s", message);
 }
 
-static int count_skipped_device(const cuspec_tuning_record *r, void *user)
+struct device_count {
+    const char *prefix;
+    int n;
+};
+
+static int count_device(const cuspec_tuning_record *r, void *user)
 {
-    if (strncmp(r->device, "skipped|", 8) == 0)
-        ++*(int *)user;
+    struct device_count *c = user;
+    c->n += strncmp(r->device, c->prefix, strlen(c->prefix)) == 0;
     return 0;
 }
 
@@ -424,14 +429,40 @@ TEST(unusable_records_are_skipped_with_a_warning)
     struct cuspec__spec s = reduce_spec(1 << 16);
     struct cuspec__record bad = sample_record(999);
     CHECK_INT_EQ(cuspec__record_put(dev, &s, 16, &bad), CUSPEC_OK);
-    int found = 0;
-    cuspec_set_warning_handler(keep_warning, NULL);
-    CHECK_INT_EQ(cuspec_tuning_list(NULL, count_skipped_device, &found), CUSPEC_OK);
+    struct device_count found = {"skipped|", 0};
+    cuspec_set_warning_handler(keep_warning, "skipped|");
+    CHECK_INT_EQ(cuspec_tuning_list(NULL, count_device, &found), CUSPEC_OK);
     cuspec_set_warning_handler(NULL, NULL);
-    CHECK_INT_EQ(found, 0);
+    CHECK_INT_EQ(found.n, 0);
     CHECK_STR_CONTAINS(warning, "tuning record of reduce f32 n=2^16 on skipped|sm_90");
     CHECK_STR_CONTAINS(warning, "is skipped: its parameters are not among");
     CHECK_STR_CONTAINS(warning, store_dir);
+}
+
+/* A record whose index entry is lost is listed, and the listing says that
+ * calls do not find it and what puts it back; with the index, no word. */
+TEST(a_record_without_its_index_is_listed_with_a_warning)
+{
+    const char *dev = "unindexed|sm_90|132|1|13000";
+    struct cuspec__spec s = reduce_spec(1 << 16);
+    struct cuspec__record r = sample_record(256);
+    char key[2048], payload[2048];
+    cuspec__tuning_key(dev, &s, 16, 0, key, sizeof key);
+    cuspec__record_encode(&r, payload, sizeof payload);
+    CHECK_INT_EQ(cuspec__store_publish(key, CUSPEC_KIND_TUNING, "", payload, strlen(payload)),
+                 CUSPEC_OK);
+    struct device_count found = {"unindexed|", 0};
+    cuspec_set_warning_handler(keep_warning, "unindexed|");
+    CHECK_INT_EQ(cuspec_tuning_list(NULL, count_device, &found), CUSPEC_OK);
+    CHECK_INT_EQ(found.n, 1);
+    CHECK_STR_CONTAINS(warning, "reduce f32 n=2^16 on unindexed|sm_90");
+    CHECK_STR_CONTAINS(warning, "is not found by calls: its index entry is missing");
+    warning[0] = '\0';
+    CHECK_INT_EQ(cuspec__record_keep_index(dev, &s, 16), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec_tuning_list(NULL, count_device, &found), CUSPEC_OK);
+    cuspec_set_warning_handler(NULL, NULL);
+    CHECK_INT_EQ(found.n, 2);
+    CHECK_STR_EQ(warning, "");
 }
 
 /* The entry file of a record, made a folder: no publish can rename over it,
@@ -885,6 +916,7 @@ int main(void)
         TAP_ENTRY(narrow_shapes_take_the_narrow_kernel),
         TAP_ENTRY(byte_records_of_the_widest_class_are_listed),
         TAP_ENTRY(unusable_records_are_skipped_with_a_warning),
+        TAP_ENTRY(a_record_without_its_index_is_listed_with_a_warning),
         TAP_ENTRY(a_record_the_store_cannot_keep_is_an_error),
         TAP_ENTRY(export_import_and_refusals),
         TAP_ENTRY(search_reads_six_parameter_logs_of_this_clock),
