@@ -176,19 +176,22 @@ static int strip_threads(const struct cuspec__variant *v, int op)
 #define WIDE_STRIPS 512
 
 /* Tall matrices of 4-byte elements in a few strips (argmin/argmax half as
- * many) of at least 2 threads, not widened, with rows for a round of every
- * row of threads: blocks of 512 of 8 items (docs/experiments/
- * reduce_axis.md: "Columns: 512 threads of 8 items where strips are few"). */
+ * many) of at least 2 threads, not widened, with a round of rows for
+ * them: blocks of 512 of 8 items (docs/experiments/reduce_axis.md:
+ * "Columns: 512 threads of 8 items where strips are few"). */
 #define FEW_STRIPS 4
 #define FEW_BLOCK 512
 #define FEW_ITEMS 8
 
-static int few_strips(const struct cuspec__variant *v, int tx, int narrow,
-                      const struct cuspec__spec *s)
+static void few_strips(struct cuspec__variant *v, int tx, int narrow, const struct cuspec__spec *s)
 {
     const unsigned long long few = cuspec__axis_is_arg(s->op) ? FEW_STRIPS / 2 : FEW_STRIPS;
-    return cuspec_dtype_size(v->dtype) == 4 && tx > 1 && tx == narrow &&
-           strips(v, tx, s) <= few && s->rows >= (unsigned long long)(FEW_BLOCK / tx) * FEW_ITEMS;
+    struct cuspec__variant w = *v;
+    w.p[P_BLOCK] = FEW_BLOCK;
+    w.p[P_ITEMS] = FEW_ITEMS;
+    if (cuspec_dtype_size(v->dtype) == 4 && tx > 1 && tx == narrow && strips(v, tx, s) <= few &&
+        rounds(&w, tx, s) >= 1)
+        *v = w;
 }
 
 /* Many rows of 2^CUSPEC__AXIS_ROWBLOCK_LOG2 bytes or more (class 4): a
@@ -244,10 +247,7 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
             break;
     }
     v->p[P_LANES] = tx;
-    if (few_strips(v, tx, narrow, s)) {
-        v->p[P_BLOCK] = FEW_BLOCK;
-        v->p[P_ITEMS] = FEW_ITEMS;
-    }
+    few_strips(v, tx, narrow, s);
 }
 
 static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)

@@ -90,10 +90,10 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     /* Already searched with at least this candidate limit: nothing to do
      * but keep the record findable. */
     struct cuspec__record rec;
-    if (!job.opt.force &&
-        cuspec__record_get(job.device, &job.spec, cuspec__bucket(&job.spec), &rec) == CUSPEC_OK &&
+    const int bucket = cuspec__bucket(&job.spec);
+    if (!job.opt.force && cuspec__record_get(job.device, &job.spec, bucket, &rec) == CUSPEC_OK &&
         rec.searched >= (unsigned)job.opt.max_candidates &&
-        cuspec__record_keep_index(job.device, &job.spec, cuspec__bucket(&job.spec)) == CUSPEC_OK) {
+        cuspec__record_keep_index(job.device, &job.spec, bucket) == CUSPEC_OK) {
         struct cuspec__variant v = job.def;
         memcpy(v.p, rec.p, sizeof v.p);
         memset(res, 0, sizeof *res);
@@ -134,7 +134,7 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     struct cuspec__tune_io io = {&env, prepare, measure};
     rc = cuspec__tune_search(&job, &io, res, &rec);
     if (rc == CUSPEC_OK && !res->stopped) {
-        rc = cuspec__record_put(ctx->device_id, &job.spec, cuspec__bucket(&job.spec), &rec);
+        rc = cuspec__record_put(ctx->device_id, &job.spec, bucket, &rec);
         if (rc != CUSPEC_OK)
             rc = cuspec__fail_context(rc, "cuspec_tune: %s won, but its record was not kept",
                                       res->kernel);
