@@ -177,8 +177,9 @@ static int strip_threads(const struct cuspec__variant *v, int op)
 
 /* Tall matrices of 4-byte elements in a few strips (argmin/argmax half as
  * many) of at least 2 threads, not widened, with a round of rows for
- * them: blocks of 512 of 8 items (docs/experiments/reduce_axis.md:
- * "Columns: 512 threads of 8 items where strips are few"). */
+ * them: blocks of 512 of 8 items, f32 argmin/argmax in 8-byte vectors
+ * (docs/experiments/reduce_axis.md: "Columns: 512 threads of 8 items where
+ * strips are few", "Columns' argmin/argmax in a few strips"). */
 #define FEW_STRIPS 4
 #define FEW_BLOCK 512
 #define FEW_ITEMS 8
@@ -190,8 +191,11 @@ static void few_strips(struct cuspec__variant *v, int tx, int narrow, const stru
     w.p[P_BLOCK] = FEW_BLOCK;
     w.p[P_ITEMS] = FEW_ITEMS;
     if (cuspec_dtype_size(v->dtype) == 4 && tx > 1 && tx == narrow && strips(v, tx, s) <= few &&
-        rounds(&w, tx, s) >= 1)
+        rounds(&w, tx, s) >= 1) {
         *v = w;
+        if (cuspec__axis_is_arg(s->op) && v->dtype == CUSPEC_F32)
+            v->p[P_VEC] = 2;
+    }
 }
 
 /* Many rows of 2^CUSPEC__AXIS_ROWBLOCK_LOG2 bytes or more (class 4): a

@@ -374,6 +374,15 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 4).p[P_BLOCK], 256); /* 1 thread across */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 5).p[P_BLOCK], 512);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 64).p[P_BLOCK], 512);
+    /* f32 argmin/argmax there in 8-byte vectors, tx as for 16 bytes; i32's
+     * and f32 sums' stay 16 bytes */
+    v = chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 1 << 20, 32);
+    CHECK_INT_EQ(v.p[P_VEC], 2);
+    CHECK_INT_EQ(v.p[P_LANES], 8);
+    CHECK_INT_EQ(v.p[P_BLOCK], 512);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 65).p[P_VEC], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 20, 32).p[P_VEC], 4);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 32).p[P_VEC], 4);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 20, 65).p[P_BLOCK], 256);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 512, 128).p[P_BLOCK], 512); /* 64 x 8 rows */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 511, 128).p[P_BLOCK], 256);
