@@ -145,13 +145,15 @@ static unsigned long long strips(const struct cuspec__variant *v, int tx,
 }
 
 /* Short rows of `need` vectors: the fewest lanes that cover a row, each
- * lane one vector of ITEMS rows in flight; argmin/argmax of ITEMS to 31
- * vectors: lanes of ITEMS vectors each (docs/experiments/reduce_axis.md:
- * "Short rows' argmin/argmax: fewer lanes"). */
+ * lane one vector of ITEMS rows in flight; rows of ITEMS to 31 vectors
+ * (dots more than 2 x ITEMS): lanes of ITEMS vectors each
+ * (docs/experiments/reduce_axis.md: "Short rows' argmin/argmax: fewer
+ * lanes", "Short rows: fewer lanes for every op"). */
 static int short_lanes(const struct cuspec__variant *v, int op, unsigned long long need)
 {
     unsigned long long items = (unsigned)v->p[P_ITEMS];
-    if (cuspec__axis_is_arg(op) && need >= items && need < 32)
+    unsigned long long least = op == CUSPEC__AXIS_DOT ? 2 * items + 1 : items;
+    if (need >= least && need < 32)
         need = (need + items - 1) / items;
     return pow2_at_least(need, 32);
 }
@@ -206,7 +208,8 @@ static void few_strips(struct cuspec__variant *v, int tx, int narrow, const stru
 #define ROWBLOCK_WIDE_BYTES 16384
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
- * a warp reads whole rows side by side (argmin/argmax fewer: short_lanes).
+ * a warp reads whole rows side by side, or from ITEMS vectors a row fewer
+ * lanes of ITEMS vectors each (short_lanes).
  * Many long rows a warp each, or from 8 KB a block each
  * (cuspec_reduce_rows_block); where there are few of them the whole block
  * (split across blocks at launch).

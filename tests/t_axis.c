@@ -281,15 +281,26 @@ static struct cuspec__variant chosen(int family, int dtype, unsigned long long r
 TEST(selection_covers_every_shape_class)
 {
     const int R = CUSPEC__FAM_REDUCE_ROWS, C = CUSPEC__FAM_REDUCE_COLS;
-    /* short rows: the fewest lanes whose 16-byte vectors cover a row */
+    /* short rows: the fewest lanes whose 16-byte vectors cover a row, and
+     * from ITEMS (4) vectors to less than a warp's, lanes of ITEMS vectors */
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 1).p[P_LANES], 1);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 7).p[P_LANES], 2);
-    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 32).p[P_LANES], 8);
-    CHECK_INT_EQ(chosen(R, CUSPEC_F64, 1 << 20, 32).p[P_LANES], 16);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 12).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 16).p[P_LANES], 1);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 32).p[P_LANES], 2);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 100).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F64, 1 << 20, 32).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 124).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 125).p[P_LANES], 32);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 127).p[P_LANES], 32);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 3, 7).p[P_LANES], 2);
-    /* argmin/argmax: lanes of ITEMS (4) vectors each, where a row has that
-     * many and less than a warp's; other rows as for sums */
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_MAX, CUSPEC_F16, 1 << 20, 64).p[P_LANES], 2);
+    /* dots from 2 x ITEMS + 1 vectors */
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 20, 32).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 20, 33).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F64, 1 << 20, 32).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F64, 1 << 20, 16).p[P_LANES], 8);
+    /* argmin/argmax the same */
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32).p[P_LANES], 2);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F16, 1 << 20, 32).p[P_LANES], 1);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 100).p[P_LANES], 8);
