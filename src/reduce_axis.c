@@ -177,9 +177,10 @@ static int strip_threads(const struct cuspec__variant *v, int op)
 #define WIDE_ROUNDS 16
 #define WIDE_STRIPS 512
 
-/* Tall matrices of 4-byte elements in a few strips (argmin/argmax half as
- * many) of at least 2 threads, not widened, with a round of rows for
- * them: blocks of 512 of 8 items, f32 argmin/argmax in 8-byte vectors
+/* Tall matrices of 4-byte elements in a few strips of 16-byte vectors
+ * (argmin/argmax half as many) of at least 2 threads, not widened, with a
+ * round of rows for them: blocks of 512 of 8 items, f32 argmin/argmax in
+ * 8-byte vectors, twice the strips of the same tx
  * (docs/experiments/reduce_axis.md: "Columns: 512 threads of 8 items where
  * strips are few", "Columns' argmin/argmax in a few strips"). */
 #define FEW_STRIPS 4
@@ -208,8 +209,9 @@ static void few_strips(struct cuspec__variant *v, int tx, int narrow, const stru
 #define ROWBLOCK_WIDE_BYTES 16384
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
- * a warp reads whole rows side by side, or from ITEMS vectors a row fewer
- * lanes of ITEMS vectors each (short_lanes).
+ * a warp reads whole rows side by side, or from ITEMS to 31 vectors a row
+ * (dots more than 2 x ITEMS) fewer lanes of ITEMS vectors each
+ * (short_lanes).
  * Many long rows a warp each, or from 8 KB a block each
  * (cuspec_reduce_rows_block); where there are few of them the whole block
  * (split across blocks at launch).
