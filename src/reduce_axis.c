@@ -187,18 +187,18 @@ static int strip_threads(const struct cuspec__variant *v, int op)
 #define FEW_BLOCK 512
 #define FEW_ITEMS 8
 
-static void few_strips(struct cuspec__variant *v, int tx, int narrow, const struct cuspec__spec *s)
+static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspec__spec *s)
 {
-    const unsigned long long few = cuspec__axis_is_arg(s->op) ? FEW_STRIPS / 2 : FEW_STRIPS;
+    const int arg = cuspec__axis_is_arg(s->op), tx = v->p[P_LANES];
     struct cuspec__variant w = *v;
     w.p[P_BLOCK] = FEW_BLOCK;
     w.p[P_ITEMS] = FEW_ITEMS;
-    if (cuspec_dtype_size(v->dtype) == 4 && tx > 1 && tx == narrow && strips(v, tx, s) <= few &&
-        rounds(&w, tx, s) >= 1) {
-        *v = w;
-        if (cuspec__axis_is_arg(s->op) && v->dtype == CUSPEC_F32)
-            v->p[P_VEC] = 2;
-    }
+    if (cuspec_dtype_size(v->dtype) != 4 || tx == 1 || tx != narrow ||
+        strips(v, tx, s) > (arg ? FEW_STRIPS / 2 : FEW_STRIPS) || rounds(&w, tx, s) < 1)
+        return;
+    if (arg && v->dtype == CUSPEC_F32)
+        w.p[P_VEC] = 2;
+    *v = w;
 }
 
 /* Many rows of 2^CUSPEC__AXIS_ROWBLOCK_LOG2 bytes or more (class 4): a
@@ -256,7 +256,7 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
             break;
     }
     v->p[P_LANES] = tx;
-    few_strips(v, tx, narrow, s);
+    few_strips(v, narrow, s);
 }
 
 static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)

@@ -1,8 +1,9 @@
 /* Without a GPU: the kernels a call can choose without a tuning record are
  * exactly the ones the build prebuilds (cuspec__family_choices, checked on
- * random shapes and sizes, in every family), and where the one a call wants cannot be had and NVRTC is
- * absent, what it may run instead starts with the defaults for its shape,
- * always fits the shape, and is found in the tiers that need no compiler. */
+ * random shapes and sizes, in every family), and where the one a call wants
+ * cannot be had and NVRTC is absent, what it may run instead starts with the
+ * defaults for its shape, always fits the shape, and is found in the tiers
+ * that need no compiler. */
 #include "catalogue.h"
 #include "image.h"
 #include "ops.h"
