@@ -158,6 +158,21 @@ static int short_lanes(const struct cuspec__variant *v, int op, unsigned long lo
     return pow2_at_least(need, 32);
 }
 
+/* Short rows whose lanes (short_lanes) load 2 vectors at a time, not ITEMS:
+ * halves and bfloat16s; dots of 4 and 8 bytes in rows of at most 2 x ITEMS
+ * vectors; argmin/argmax of f32 and f64 in rows of more than ITEMS
+ * (docs/experiments/reduce_axis.md: "Short rows in 2 items"). */
+static int short_pairs(const struct cuspec__variant *v, int op, unsigned long long need)
+{
+    const unsigned long long items = (unsigned)v->p[P_ITEMS];
+    if (v->dtype == CUSPEC_F16 || v->dtype == CUSPEC_BF16)
+        return 1;
+    if (op == CUSPEC__AXIS_DOT)
+        return cuspec_dtype_size(v->dtype) >= 4 && need <= 2 * items;
+    return cuspec__axis_is_arg(op) && (v->dtype == CUSPEC_F32 || v->dtype == CUSPEC_F64) &&
+           need > items;
+}
+
 /* A strip's threads in tall matrices: 128 bytes, and for argmin/argmax at
  * most 32 elements, 16 for halves and bfloat16s (half_columns_arg; docs/
  * experiments/reduce_axis.md: "Columns' argmax: strips of 32 elements"). */
@@ -179,13 +194,15 @@ static int strip_threads(const struct cuspec__variant *v, int op)
 
 /* Tall matrices of 4-byte elements in a few strips of 16-byte vectors
  * (argmin/argmax half as many) of at least 2 threads, not widened, with a
- * round of rows for them: blocks of 512 of 8 items, f32 argmin/argmax in
- * 8-byte vectors, twice the strips of the same tx
- * (docs/experiments/reduce_axis.md: "Columns: 512 threads of 8 items where
- * strips are few", "Columns' argmin/argmax in a few strips"). */
+ * round of rows for them: blocks of 512 of 8 items; argmin/argmax of f32,
+ * and of i32 and u32 in matrices of at most FEW_VEC2_ELEMENTS, in 8-byte
+ * vectors, twice the strips of the same tx (docs/experiments/
+ * reduce_axis.md: "Columns: 512 threads of 8 items where strips are few",
+ * "Columns' argmin/argmax in a few strips", "i32 and u32 too"). */
 #define FEW_STRIPS 4
 #define FEW_BLOCK 512
 #define FEW_ITEMS 8
+#define FEW_VEC2_ELEMENTS (1ULL << 25)
 
 static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspec__spec *s)
 {
@@ -196,7 +213,7 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
     if (cuspec_dtype_size(v->dtype) != 4 || tx == 1 || tx != narrow ||
         strips(v, tx, s) > (arg ? FEW_STRIPS / 2 : FEW_STRIPS) || rounds(&w, tx, s) < 1)
         return;
-    if (arg && v->dtype == CUSPEC_F32)
+    if (arg && (v->dtype == CUSPEC_F32 || !s->cols || s->rows <= FEW_VEC2_ELEMENTS / s->cols))
         w.p[P_VEC] = 2;
     *v = w;
 }
@@ -211,7 +228,7 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
  * a warp reads whole rows side by side, or from ITEMS to 31 vectors a row
  * (dots more than 2 x ITEMS) fewer lanes of ITEMS vectors each
- * (short_lanes).
+ * (short_lanes), some 2 vectors at a time (short_pairs).
  * Many long rows a warp each, or from 8 KB a block each
  * (cuspec_reduce_rows_block); where there are few of them the whole block
  * (split across blocks at launch).
@@ -239,6 +256,8 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
             v->p[P_ITEMS] = wide ? 4 : 2;
         }
         v->p[P_LANES] = cls == 1 ? short_lanes(v, s->op, need) : cls == 2 ? 32 : 0;
+        if (cls == 1 && short_pairs(v, s->op, need))
+            v->p[P_ITEMS] = 2;
         return;
     }
     /* The defaults' block for every shape but few_strips': a second block

@@ -309,6 +309,23 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 16).p[P_LANES], 1);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 7).p[P_LANES], 2);
+    /* those lanes 2 vectors at a time (ITEMS 2): halves and bfloat16s
+     * always, dots of 4 and 8 bytes to 2 x ITEMS vectors, argmin/argmax of
+     * f32 and f64 from ITEMS + 1 vectors; the rest ITEMS (4) */
+    CHECK_INT_EQ(chosen(R, CUSPEC_F16, 1 << 20, 4).p[P_ITEMS], 2);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_BF16, 1 << 20, 127).p[P_ITEMS], 2);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F16, 1 << 20, 128).p[P_ITEMS], 4); /* not short */
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 32).p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_MAX, CUSPEC_F64, 1 << 20, 8).p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 20, 32).p[P_ITEMS], 2);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 20, 33).p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_U64, 1 << 20, 1).p[P_ITEMS], 2);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F64, 1 << 20, 17).p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_I16, 1 << 20, 8).p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 17).p[P_ITEMS], 2);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 1 << 20, 16).p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F64, 1 << 20, 9).p[P_ITEMS], 2);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 20, 32).p[P_ITEMS], 4);
     /* many long rows: a warp each, from 8 KB a block each (rows_block:
      * 128 x 16 B x 2; sums, dots, min and max of 4-byte elements 256 x 16 B
      * x 4 from 16 KB); few: the block (split at launch) */
@@ -393,7 +410,12 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(v.p[P_LANES], 8);
     CHECK_INT_EQ(v.p[P_BLOCK], 512);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 65).p[P_VEC], 4);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 20, 32).p[P_VEC], 4);
+    /* i32 and u32 too in matrices of at most 2^25 elements */
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 20, 32).p[P_VEC], 2);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 19, 64).p[P_VEC], 2);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, (1 << 19) + 1, 64).p[P_VEC], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 22, 32).p[P_VEC], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 22, 32).p[P_VEC], 2);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 32).p[P_VEC], 4);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 20, 65).p[P_BLOCK], 256);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 512, 128).p[P_BLOCK], 512); /* 64 x 8 rows */
@@ -454,17 +476,19 @@ TEST(selection_covers_every_shape_class)
     v.p[P_LANES] = 0;
     cuspec__axis_fit(&v, &shortrows, 1);
     CHECK_INT_EQ(v.p[P_LANES], 0);
-    /* the classes give the rows kernel, the rows_block kernels (two for
-     * sums, dots, min and max of 4-byte elements, else one) and one column
-     * kernel per dtype and op (two of 4-byte elements): what the prebuilt
-     * store holds */
+    /* the classes give the rows kernel (and for dots of 4 and 8 bytes its
+     * short rows' of 2 items), the rows_block kernels (two for sums, dots,
+     * min and max of 4-byte elements, else one) and one column kernel per
+     * dtype and op (two of 4-byte elements, three for argmin/argmax of i32
+     * and u32): what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
+        const unsigned dot = op == CUSPEC__AXIS_DOT;
         struct kernels k = {0};
         cuspec__family_choices(R, CUSPEC_I64, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, 2);
+        CHECK_UINT_EQ(k.n, 2 + dot);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(R, CUSPEC_U32, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 2 : 3);
+        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 2 : 3 + dot);
         /* short rows of 1, 2, 4 or 32 lanes (dots also 8), a warp, the block */
         const unsigned lanes = 1u | 2u << 0 | 2u << 1 | 2u << 2 | 2u << 5;
         CHECK_UINT_EQ(k.lanes, op == CUSPEC__AXIS_DOT ? lanes | 2u << 3 : lanes);
@@ -474,6 +498,10 @@ TEST(selection_covers_every_shape_class)
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_F32, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, 2);
+        /* argmin/argmax of u32 in a few strips: 16- and 8-byte vectors */
+        memset(&k, 0, sizeof k);
+        cuspec__family_choices(C, CUSPEC_U32, op, 90, add_kernel, &k);
+        CHECK_UINT_EQ(k.n, 2 + (unsigned)cuspec__axis_is_arg(op));
     }
 }
 
