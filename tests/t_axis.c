@@ -403,8 +403,8 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 4).p[P_BLOCK], 256); /* 1 thread across */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 5).p[P_BLOCK], 512);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 64).p[P_BLOCK], 512);
-    /* f32 argmin/argmax there in 8-byte vectors, tx as for 16 bytes; i32's
-     * and f32 sums' stay 16 bytes */
+    /* f32 argmin/argmax there in 8-byte vectors, tx as for 16 bytes; f32
+     * sums' stay 16 bytes */
     v = chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 1 << 20, 32);
     CHECK_INT_EQ(v.p[P_VEC], 2);
     CHECK_INT_EQ(v.p[P_LANES], 8);
@@ -476,8 +476,8 @@ TEST(selection_covers_every_shape_class)
     v.p[P_LANES] = 0;
     cuspec__axis_fit(&v, &shortrows, 1);
     CHECK_INT_EQ(v.p[P_LANES], 0);
-    /* the classes give the rows kernel (and for dots of 4 and 8 bytes its
-     * short rows' of 2 items), the rows_block kernels (two for sums, dots,
+    /* the classes give the rows kernel (and for dots of 4 and 8 bytes a
+     * second one of 2 items for short rows), the rows_block kernels (two for sums, dots,
      * min and max of 4-byte elements, else one) and one column kernel per
      * dtype and op (two of 4-byte elements, three for argmin/argmax of i32
      * and u32): what the prebuilt store holds */

@@ -45,12 +45,14 @@ static unsigned long long next_random(void)
     return rng;
 }
 
-/* 1 .. 2^20, spread over the powers of two (and so over every class). */
+/* 1 .. 2^(log2 - 1), spread over the powers of two (and so over every
+ * class). */
 static unsigned long long random_side_below(int log2)
 {
     return 1 + next_random() % (1ULL << (next_random() % log2));
 }
 
+/* 1 .. 2^20 */
 static unsigned long long random_side(void)
 {
     return random_side_below(21);
