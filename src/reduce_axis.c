@@ -85,12 +85,16 @@ static int threads(const struct cuspec__variant *v)
     return v->p[P_BLOCK];
 }
 
+static int is_half(int dtype)
+{
+    return dtype == CUSPEC_F16 || dtype == CUSPEC_BF16;
+}
+
 /* Columns' argmin/argmax of halves and bfloat16s: 8-byte vectors, 8 in flight, strips of 16
  * elements (docs/experiments/reduce_axis.md: "Build time: 8-byte vectors"). */
 static int half_columns_arg(const struct cuspec__variant *v, int op)
 {
-    return v->family == CUSPEC__FAM_REDUCE_COLS && cuspec__axis_is_arg(op) &&
-           (v->dtype == CUSPEC_F16 || v->dtype == CUSPEC_BF16);
+    return v->family == CUSPEC__FAM_REDUCE_COLS && cuspec__axis_is_arg(op) && is_half(v->dtype);
 }
 
 /* 16-byte vectors, 4 of them in flight per thread: 64 KB of loads in flight
@@ -149,28 +153,32 @@ static unsigned long long strips(const struct cuspec__variant *v, int tx,
  * (dots more than 2 x ITEMS): lanes of ITEMS vectors each
  * (docs/experiments/reduce_axis.md: "Short rows' argmin/argmax: fewer
  * lanes", "Short rows: fewer lanes for every op"). */
+static unsigned long long grouped_from(int op, unsigned long long items)
+{
+    return op == CUSPEC__AXIS_DOT ? 2 * items + 1 : items;
+}
+
 static int short_lanes(const struct cuspec__variant *v, int op, unsigned long long need)
 {
     unsigned long long items = (unsigned)v->p[P_ITEMS];
-    unsigned long long least = op == CUSPEC__AXIS_DOT ? 2 * items + 1 : items;
-    if (need >= least && need < 32)
+    if (need >= grouped_from(op, items) && need < 32)
         need = (need + items - 1) / items;
     return pow2_at_least(need, 32);
 }
 
 /* Short rows whose lanes (short_lanes) load 2 vectors at a time, not ITEMS:
- * halves and bfloat16s; dots of 4 and 8 bytes in rows of at most 2 x ITEMS
- * vectors; argmin/argmax of f32 and f64 in rows of more than ITEMS
- * (docs/experiments/reduce_axis.md: "Short rows in 2 items"). */
+ * halves and bfloat16s; dots of 4 and 8 bytes in rows short_lanes leaves a
+ * vector a lane (at most 2 x ITEMS vectors); argmin/argmax of f32 and f64
+ * in rows of more than ITEMS (docs/experiments/reduce_axis.md: "Short rows
+ * in 2 items"). */
 static int short_pairs(const struct cuspec__variant *v, int op, unsigned long long need)
 {
     const unsigned long long items = (unsigned)v->p[P_ITEMS];
-    if (v->dtype == CUSPEC_F16 || v->dtype == CUSPEC_BF16)
+    if (is_half(v->dtype))
         return 1;
     if (op == CUSPEC__AXIS_DOT)
-        return cuspec_dtype_size(v->dtype) >= 4 && need <= 2 * items;
-    return cuspec__axis_is_arg(op) && (v->dtype == CUSPEC_F32 || v->dtype == CUSPEC_F64) &&
-           need > items;
+        return cuspec_dtype_size(v->dtype) >= 4 && need < grouped_from(op, items);
+    return cuspec__axis_is_arg(op) && cuspec__dtype_is_float(v->dtype) && need > items;
 }
 
 /* A strip's threads in tall matrices: 128 bytes, and for argmin/argmax at
@@ -213,7 +221,10 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
     if (cuspec_dtype_size(v->dtype) != 4 || tx == 1 || tx != narrow ||
         strips(v, tx, s) > (arg ? FEW_STRIPS / 2 : FEW_STRIPS) || rounds(&w, tx, s) < 1)
         return;
-    if (arg && (v->dtype == CUSPEC_F32 || !s->cols || s->rows <= FEW_VEC2_ELEMENTS / s->cols))
+    unsigned long long elements;
+    if (arg && (v->dtype == CUSPEC_F32 ||
+                (!__builtin_mul_overflow(s->rows, s->cols, &elements) &&
+                 elements <= FEW_VEC2_ELEMENTS)))
         w.p[P_VEC] = 2;
     *v = w;
 }
