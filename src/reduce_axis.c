@@ -229,6 +229,32 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
     *v = w;
 }
 
+/* Columns' argmin/argmax of 4-byte elements in matrices of SQUARE_SIDE
+ * rows or more, SQUARE_SIDE to SQUARE_COLS columns and at most
+ * SQUARE_ELEMENTS (rows too many for strips to widen): strips of
+ * SQUARE_STRIP_BYTES, more of them and fewer splits of their rows, in
+ * blocks of 512 of 8 items; f32 in 4-byte vectors, i32 and u32 in 8-byte
+ * ones and only where rows are at most the columns
+ * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of square
+ * matrices"). */
+#define SQUARE_SIDE 1024
+#define SQUARE_COLS 5120
+#define SQUARE_ELEMENTS (1ULL << 24)
+#define SQUARE_STRIP_BYTES 64
+
+static void square_args(struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    const int f32 = v->dtype == CUSPEC_F32;
+    if (!cuspec__axis_is_arg(s->op) || cuspec_dtype_size(v->dtype) != 4 ||
+        s->rows < SQUARE_SIDE || s->cols < SQUARE_SIDE || s->cols > SQUARE_COLS ||
+        s->rows > SQUARE_ELEMENTS / s->cols || (!f32 && s->rows > s->cols))
+        return;
+    v->p[P_BLOCK] = FEW_BLOCK;
+    v->p[P_ITEMS] = FEW_ITEMS;
+    v->p[P_VEC] = f32 ? 1 : 2;
+    v->p[P_LANES] = SQUARE_STRIP_BYTES / (v->p[P_VEC] * 4);
+}
+
 /* Many rows of 2^CUSPEC__AXIS_ROWBLOCK_LOG2 bytes or more (class 4): a
  * block each, through L1, of 128 threads with 2 loads of 16 bytes in
  * flight; sums, dots, min and max of 4-byte elements in rows of
@@ -287,6 +313,7 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
     }
     v->p[P_LANES] = tx;
     few_strips(v, narrow, s);
+    square_args(v, s);
 }
 
 static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)

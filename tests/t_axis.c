@@ -418,6 +418,30 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 22, 32).p[P_VEC], 2);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 32).p[P_VEC], 4);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 20, 65).p[P_BLOCK], 256);
+    /* argmin/argmax of 4-byte elements in matrices of 1024 rows or more,
+     * 1024 to 5120 columns and at most 2^24 elements: 512 x 8 in 64-byte
+     * strips, f32 in 4-byte vectors, i32 and u32 in 8-byte ones where rows
+     * are at most the columns */
+    v = chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 2048, 2048);
+    CHECK_INT_EQ(v.p[P_BLOCK], 512);
+    CHECK_INT_EQ(v.p[P_ITEMS], 8);
+    CHECK_INT_EQ(v.p[P_VEC], 1);
+    CHECK_INT_EQ(v.p[P_LANES], 16);
+    v = chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_I32, 2048, 2048);
+    CHECK_INT_EQ(v.p[P_BLOCK], 512);
+    CHECK_INT_EQ(v.p[P_VEC], 2);
+    CHECK_INT_EQ(v.p[P_LANES], 8);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_U32, 1024, 5120).p[P_VEC], 2);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_U32, 2049, 2048).p[P_VEC], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 16384, 1024).p[P_VEC], 1);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 16385, 1024).p[P_VEC], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 3276, 5120).p[P_VEC], 1);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 3277, 5120).p[P_VEC], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1024, 5121).p[P_VEC], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1023, 2048).p[P_VEC], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 2048, 1023).p[P_VEC], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F64, 2048, 2048).p[P_BLOCK], 256);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 2048, 2048).p[P_BLOCK], 256);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 512, 128).p[P_BLOCK], 512); /* 64 x 8 rows */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 511, 128).p[P_BLOCK], 256);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 1000).p[P_BLOCK], 256); /* widened: 1 strip of 256 */
@@ -479,8 +503,8 @@ TEST(selection_covers_every_shape_class)
     /* the classes give the rows kernel (and for dots of 4 and 8 bytes a
      * second one of 2 items for short rows), the rows_block kernels (two for sums, dots,
      * min and max of 4-byte elements, else one) and one column kernel per
-     * dtype and op (two of 4-byte elements, three for argmin/argmax of i32
-     * and u32): what the prebuilt store holds */
+     * dtype and op (two of 4-byte elements, three for argmin/argmax of
+     * them): what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
         const unsigned dot = op == CUSPEC__AXIS_DOT;
         struct kernels k = {0};
@@ -497,8 +521,9 @@ TEST(selection_covers_every_shape_class)
         CHECK_UINT_EQ(k.n, 1);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_F32, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, 2);
-        /* argmin/argmax of u32 in a few strips: 16- and 8-byte vectors */
+        CHECK_UINT_EQ(k.n, 2 + (unsigned)cuspec__axis_is_arg(op));
+        /* argmin/argmax of u32 in a few strips and square matrices: 16- and
+         * 8-byte vectors */
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_U32, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, 2 + (unsigned)cuspec__axis_is_arg(op));

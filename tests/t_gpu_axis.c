@@ -283,6 +283,7 @@ static void all_ops(int dtype, int big)
             {8192, 8192, 8192, 1, 0, 1},
             {8191, 8193, 8193, 1, 0, 1}, /* every row misaligned differently */
             {3, 1000000, 1000000, 1, 0, 1},
+            {1500, 3001, 3003, 1, 0, 1}, /* square_args' columns, pitched */
         };
         for (size_t i = 0; i < sizeof large / sizeof *large; i++)
             for (int axis = 1; axis >= 0; axis--) {
@@ -418,7 +419,8 @@ TEST(ties_and_nans)
  * before the first. Columns are read on the same data (ties, mostly). */
 TEST(arg_ties_and_nans_at_every_position)
 {
-    static const size_t shapes[][2] = {{0, 0}, {200, 4099}, {2048, 8195}}; /* 0: 3 vectors + 1 */
+    /* 0: 3 vectors + 1; 1100 x 4099: square_args' columns */
+    static const size_t shapes[][2] = {{0, 0}, {200, 4099}, {1100, 4099}, {2048, 8195}};
     group_begin();
     for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++) {
         int dtype = dtypes[d];
