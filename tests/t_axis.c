@@ -422,26 +422,33 @@ TEST(selection_covers_every_shape_class)
      * 1024 to 5120 columns and at most 2^24 elements: 512 x 8 in 64-byte
      * strips, f32 in 4-byte vectors, i32 and u32 in 8-byte ones where rows
      * are at most the columns */
-    v = chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 2048, 2048);
-    CHECK_INT_EQ(v.p[P_BLOCK], 512);
-    CHECK_INT_EQ(v.p[P_ITEMS], 8);
-    CHECK_INT_EQ(v.p[P_VEC], 1);
-    CHECK_INT_EQ(v.p[P_LANES], 16);
-    v = chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_I32, 2048, 2048);
-    CHECK_INT_EQ(v.p[P_BLOCK], 512);
-    CHECK_INT_EQ(v.p[P_VEC], 2);
-    CHECK_INT_EQ(v.p[P_LANES], 8);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_U32, 1024, 5120).p[P_VEC], 2);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_U32, 2049, 2048).p[P_VEC], 4);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 16384, 1024).p[P_VEC], 1);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 16385, 1024).p[P_VEC], 4);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 3276, 5120).p[P_VEC], 1);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 3277, 5120).p[P_VEC], 4);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1024, 5121).p[P_VEC], 4);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1023, 2048).p[P_VEC], 4);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 2048, 1023).p[P_VEC], 4);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F64, 2048, 2048).p[P_BLOCK], 256);
-    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 2048, 2048).p[P_BLOCK], 256);
+    enum { AMIN = CUSPEC__AXIS_ARGMIN, AMAX = CUSPEC__AXIS_ARGMAX };
+    static const struct {
+        int op, dtype;
+        unsigned long long rows, cols;
+        int block, vec, items, tx;
+    } square[] = {
+        {AMAX, CUSPEC_F32, 2048, 2048, 512, 1, 8, 16},
+        {AMIN, CUSPEC_I32, 2048, 2048, 512, 2, 8, 8},
+        {AMAX, CUSPEC_U32, 1024, 5120, 512, 2, 8, 8},
+        {AMAX, CUSPEC_U32, 2049, 2048, 256, 4, 4, 8},
+        {AMIN, CUSPEC_F32, 16384, 1024, 512, 1, 8, 16},
+        {AMIN, CUSPEC_F32, 16385, 1024, 256, 4, 4, 8},
+        {AMAX, CUSPEC_F32, 3276, 5120, 512, 1, 8, 16},
+        {AMAX, CUSPEC_F32, 3277, 5120, 256, 4, 4, 8},
+        {AMAX, CUSPEC_F32, 1024, 5121, 256, 4, 4, 8},
+        {AMAX, CUSPEC_F32, 1023, 2048, 256, 4, 4, 8},
+        {AMAX, CUSPEC_F32, 2048, 1023, 256, 4, 4, 8},
+        {AMAX, CUSPEC_F64, 2048, 2048, 256, 2, 4, 8},
+        {CUSPEC__AXIS_SUM, CUSPEC_F32, 2048, 2048, 256, 4, 4, 8},
+    };
+    for (size_t i = 0; i < sizeof square / sizeof *square; i++) {
+        v = chosen_op(C, square[i].op, square[i].dtype, square[i].rows, square[i].cols);
+        CHECK_INT_EQ(v.p[P_BLOCK], square[i].block);
+        CHECK_INT_EQ(v.p[P_VEC], square[i].vec);
+        CHECK_INT_EQ(v.p[P_ITEMS], square[i].items);
+        CHECK_INT_EQ(v.p[P_LANES], square[i].tx);
+    }
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 512, 128).p[P_BLOCK], 512); /* 64 x 8 rows */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 511, 128).p[P_BLOCK], 256);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 1000).p[P_BLOCK], 256); /* widened: 1 strip of 256 */
