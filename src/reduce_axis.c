@@ -231,10 +231,10 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
 
 /* Columns' argmin/argmax of 4-byte elements in matrices of SQUARE_SIDE
  * rows or more, SQUARE_SIDE to SQUARE_COLS columns and at most
- * SQUARE_ELEMENTS (rows too many for strips to widen): strips of
+ * SQUARE_ELEMENTS (under WIDE_STRIPS strips: never widened): strips of
  * SQUARE_STRIP_BYTES, more of them and fewer splits of their rows, in
- * blocks of 512 of 8 items; f32 in 4-byte vectors, i32 and u32 in 8-byte
- * ones and only where rows are at most the columns
+ * few_strips' blocks (512 of 8 items); f32 in 4-byte vectors, i32 and u32
+ * in 8-byte ones and only where rows are at most the columns
  * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of square
  * matrices"). */
 #define SQUARE_SIDE 1024
@@ -274,7 +274,8 @@ static void square_args(struct cuspec__variant *v, const struct cuspec__spec *s)
  * wider where it has too few rows to give each of a block's rows of
  * threads ITEMS of its own, and wider still where rows
  * are few and columns many (WIDE_ROUNDS); tall ones of a few strips
- * of 4-byte elements in blocks of 512 of 8 items (few_strips). */
+ * of 4-byte elements in blocks of 512 of 8 items (few_strips), and so
+ * argmin/argmax of 4-byte elements in square matrices (square_args). */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
     if (from_record)
@@ -297,10 +298,10 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
             v->p[P_ITEMS] = 2;
         return;
     }
-    /* The defaults' block for every shape but few_strips': a second block
-     * everywhere (1024 for tall matrices) doubled the columns kernels the
-     * prebuilt store compiles (docs/experiments/reduce_axis.md: "Build
-     * time"). */
+    /* The defaults' block for every shape but few_strips' and
+     * square_args': a second block everywhere (1024 for tall matrices)
+     * doubled the columns kernels the prebuilt store compiles
+     * (docs/experiments/reduce_axis.md: "Build time"). */
     const int narrow = pow2_at_least(need, strip_threads(v, s->op));
     int tx = narrow;
     const struct cuspec__param *txs = &cuspec__family_reduce_cols.params[P_LANES];

@@ -432,6 +432,8 @@ TEST(selection_covers_every_shape_class)
         {AMIN, CUSPEC_I32, 2048, 2048, 512, 2, 8, 8},
         {AMAX, CUSPEC_U32, 1024, 5120, 512, 2, 8, 8},
         {AMAX, CUSPEC_U32, 2049, 2048, 256, 4, 4, 8},
+        {AMIN, CUSPEC_U32, 3000, 5000, 512, 2, 8, 8},
+        {AMAX, CUSPEC_I32, 2049, 2048, 256, 4, 4, 8},
         {AMIN, CUSPEC_F32, 16384, 1024, 512, 1, 8, 16},
         {AMIN, CUSPEC_F32, 16385, 1024, 256, 4, 4, 8},
         {AMAX, CUSPEC_F32, 3276, 5120, 512, 1, 8, 16},
@@ -440,6 +442,8 @@ TEST(selection_covers_every_shape_class)
         {AMAX, CUSPEC_F32, 1023, 2048, 256, 4, 4, 8},
         {AMAX, CUSPEC_F32, 2048, 1023, 256, 4, 4, 8},
         {AMAX, CUSPEC_F64, 2048, 2048, 256, 2, 4, 8},
+        {AMAX, CUSPEC_F16, 2048, 2048, 256, 4, 8, 4},
+        {AMAX, CUSPEC_U8, 2048, 2048, 256, 16, 4, 2},
         {CUSPEC__AXIS_SUM, CUSPEC_F32, 2048, 2048, 256, 4, 4, 8},
     };
     for (size_t i = 0; i < sizeof square / sizeof *square; i++) {
@@ -529,8 +533,8 @@ TEST(selection_covers_every_shape_class)
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_F32, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, 2 + (unsigned)cuspec__axis_is_arg(op));
-        /* argmin/argmax of u32 in a few strips and square matrices: 16- and
-         * 8-byte vectors */
+        /* argmin/argmax of u32: the default, and 8- and 16-byte vectors in
+         * a few strips (8-byte ones in square matrices too) */
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_U32, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, 2 + (unsigned)cuspec__axis_is_arg(op));
