@@ -212,6 +212,12 @@ static int strip_threads(const struct cuspec__variant *v, int op)
 #define FEW_ITEMS 8
 #define FEW_VEC2_ELEMENTS (1ULL << 25)
 
+/* Whether the matrix of s has at most `limit` elements. */
+static int elements_at_most(const struct cuspec__spec *s, unsigned long long limit)
+{
+    return s->cols == 0 || s->rows <= limit / s->cols;
+}
+
 static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspec__spec *s)
 {
     const int arg = cuspec__axis_is_arg(s->op), tx = v->p[P_LANES];
@@ -221,10 +227,7 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
     if (cuspec_dtype_size(v->dtype) != 4 || tx == 1 || tx != narrow ||
         strips(v, tx, s) > (arg ? FEW_STRIPS / 2 : FEW_STRIPS) || rounds(&w, tx, s) < 1)
         return;
-    unsigned long long elements;
-    if (arg && (v->dtype == CUSPEC_F32 ||
-                (!__builtin_mul_overflow(s->rows, s->cols, &elements) &&
-                 elements <= FEW_VEC2_ELEMENTS)))
+    if (arg && (v->dtype == CUSPEC_F32 || elements_at_most(s, FEW_VEC2_ELEMENTS)))
         w.p[P_VEC] = 2;
     *v = w;
 }
@@ -244,15 +247,15 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
 
 static void square_args(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
-    const int f32 = v->dtype == CUSPEC_F32;
-    if (!cuspec__axis_is_arg(s->op) || cuspec_dtype_size(v->dtype) != 4 ||
-        s->rows < SQUARE_SIDE || s->cols < SQUARE_SIDE || s->cols > SQUARE_COLS ||
-        s->rows > SQUARE_ELEMENTS / s->cols || (!f32 && s->rows > s->cols))
+    const int f32 = v->dtype == CUSPEC_F32, size = (int)cuspec_dtype_size(v->dtype);
+    if (!cuspec__axis_is_arg(s->op) || size != 4 || s->rows < SQUARE_SIDE ||
+        s->cols < SQUARE_SIDE || s->cols > SQUARE_COLS ||
+        !elements_at_most(s, SQUARE_ELEMENTS) || (!f32 && s->rows > s->cols))
         return;
     v->p[P_BLOCK] = FEW_BLOCK;
     v->p[P_ITEMS] = FEW_ITEMS;
     v->p[P_VEC] = f32 ? 1 : 2;
-    v->p[P_LANES] = SQUARE_STRIP_BYTES / (v->p[P_VEC] * 4);
+    v->p[P_LANES] = SQUARE_STRIP_BYTES / (v->p[P_VEC] * size);
 }
 
 /* Many rows of 2^CUSPEC__AXIS_ROWBLOCK_LOG2 bytes or more (class 4): a
