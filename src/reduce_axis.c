@@ -236,14 +236,35 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
  * rows or more, SQUARE_SIDE to SQUARE_COLS columns and at most
  * SQUARE_ELEMENTS (under WIDE_STRIPS strips: never widened): strips of
  * SQUARE_STRIP_BYTES, more of them and fewer splits of their rows, in
- * few_strips' blocks (512 of 8 items); f32 in 4-byte vectors, i32 and u32
- * in 8-byte ones and only where rows are at most the columns
+ * few_strips' blocks (512 of 8 items); f32 in 4-byte vectors (8-byte ones
+ * in more than HALF_WAVE to twice that strips), i32 and u32 in 8-byte ones
+ * and only where rows are at most the columns
  * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of square
  * matrices"). */
 #define SQUARE_SIDE 1024
 #define SQUARE_COLS 5120
 #define SQUARE_ELEMENTS (1ULL << 24)
 #define SQUARE_STRIP_BYTES 64
+
+/* An H200's SMs: where there are at most HALF_WAVE strips, a wave of 2
+ * blocks of 1024 threads (4 of 512 for twice the strips) an SM splits each
+ * strip in two or more; the bounds below are in these strips. */
+#define HALF_WAVE 132
+
+/* Strips of `bytes` across the columns of s. */
+static unsigned long long strips_of(const struct cuspec__spec *s, unsigned bytes)
+{
+    const unsigned long long per = bytes / cuspec_dtype_size(s->dtype);
+    return (s->cols + per - 1) / per;
+}
+
+static void set_shape(struct cuspec__variant *v, int block, int vec, int tx)
+{
+    v->p[P_BLOCK] = block;
+    v->p[P_VEC] = vec;
+    v->p[P_ITEMS] = FEW_ITEMS;
+    v->p[P_LANES] = tx;
+}
 
 static void square_args(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
@@ -252,10 +273,39 @@ static void square_args(struct cuspec__variant *v, const struct cuspec__spec *s)
         s->cols < SQUARE_SIDE || s->cols > SQUARE_COLS ||
         !elements_at_most(s, SQUARE_ELEMENTS) || (!f32 && s->rows > s->cols))
         return;
-    v->p[P_BLOCK] = FEW_BLOCK;
-    v->p[P_ITEMS] = FEW_ITEMS;
-    v->p[P_VEC] = f32 ? 1 : 2;
-    v->p[P_LANES] = SQUARE_STRIP_BYTES / (v->p[P_VEC] * size);
+    const unsigned long long n = strips_of(s, SQUARE_STRIP_BYTES);
+    const int vec = !f32 || (n > HALF_WAVE && n <= 2 * HALF_WAVE) ? 2 : 1;
+    set_shape(v, FEW_BLOCK, vec, SQUARE_STRIP_BYTES / (vec * size));
+}
+
+/* f32 columns in 128-byte strips, by their count: sums of SPLIT_LEAST to
+ * HALF_WAVE strips in blocks of 1024 of 8 items in 8-byte vectors, of up
+ * to twice that in blocks of 512 of 8 items in 16-byte ones; argmin/argmax
+ * (where square_args leaves them) of SPLIT_ARG_LEAST to twice HALF_WAVE in
+ * blocks of 1024 of 8 items in 4-byte vectors; in matrices of SPLIT_ROWS
+ * rows or more (argmin/argmax twice that) and at most SPLIT_ELEMENTS
+ * (docs/experiments/reduce_axis.md: "f32 columns by their count of
+ * strips"). */
+#define SPLIT_LEAST 100
+#define SPLIT_ARG_LEAST 192
+#define SPLIT_ROWS 1024
+#define SPLIT_ELEMENTS (1ULL << 26)
+
+static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    const int arg = cuspec__axis_is_arg(s->op);
+    if (v->dtype != CUSPEC_F32 || (s->op != CUSPEC__AXIS_SUM && !arg) ||
+        s->rows < (arg ? 2 * SPLIT_ROWS : SPLIT_ROWS) || !elements_at_most(s, SPLIT_ELEMENTS))
+        return;
+    const unsigned long long n = strips_of(s, 128);
+    if (n > 2 * HALF_WAVE || n < (arg ? SPLIT_ARG_LEAST : SPLIT_LEAST))
+        return;
+    if (arg)
+        set_shape(v, 1024, 1, 32);
+    else if (n <= HALF_WAVE)
+        set_shape(v, 1024, 2, 16);
+    else
+        set_shape(v, FEW_BLOCK, 4, 8);
 }
 
 /* Many rows of 2^CUSPEC__AXIS_ROWBLOCK_LOG2 bytes or more (class 4): a
@@ -278,7 +328,8 @@ static void square_args(struct cuspec__variant *v, const struct cuspec__spec *s)
  * threads ITEMS of its own, and wider still where rows
  * are few and columns many (WIDE_ROUNDS); tall ones of a few strips
  * of 4-byte elements in blocks of 512 of 8 items (few_strips), and so
- * argmin/argmax of 4-byte elements in square matrices (square_args). */
+ * argmin/argmax of 4-byte elements in square matrices (square_args); f32
+ * in blocks of 1024 or 512 of 8 items by the count of strips (split_strips). */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
     if (from_record)
@@ -301,8 +352,8 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
             v->p[P_ITEMS] = 2;
         return;
     }
-    /* The defaults' block for every shape but few_strips' and
-     * square_args': a second block everywhere (1024 for tall matrices)
+    /* The defaults' block for every shape but few_strips', split_strips'
+     * and square_args': a second block everywhere (1024 for tall matrices)
      * doubled the columns kernels the prebuilt store compiles
      * (docs/experiments/reduce_axis.md: "Build time"). */
     const int narrow = pow2_at_least(need, strip_threads(v, s->op));
@@ -317,6 +368,7 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
     }
     v->p[P_LANES] = tx;
     few_strips(v, narrow, s);
+    split_strips(v, s);
     square_args(v, s);
 }
 
@@ -328,7 +380,8 @@ static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
 /* One shape of each class and of each width of short rows and narrow
  * strips (from 5 columns, for 4-byte columns also few_strips' kernels); with
  * few rows, where strips widen; rows of 8 KB and 32 KB of 4-byte elements
- * (the two rows_block shapes). */
+ * (the two rows_block shapes); square ones for square_args' and
+ * split_strips' kernels. */
 static int classes(int family, int dtype, int op,
                    int (*fn)(const struct cuspec__spec *s, void *user), void *user)
 {
@@ -336,6 +389,7 @@ static int classes(int family, int dtype, int op,
         {1 << 20, 1},  {1 << 20, 2},    {1 << 20, 4},   {1 << 20, 8},  {1 << 20, 16},
         {1 << 20, 32}, {1 << 20, 64},   {1 << 20, 127}, {8192, 8192},  {32, 1 << 20},
         {1, 1000},     {1 << 16, 1024}, {4, 1 << 16},   {16, 1 << 16}, {2048, 2048},
+        {4096, 4096},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         struct cuspec__spec s = {

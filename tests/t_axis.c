@@ -384,8 +384,8 @@ TEST(selection_covers_every_shape_class)
     v.p[P_ROWBLOCK] = 1;
     CHECK(!cuspec__variant_legal(&v));
     /* columns: 128-byte strips in tall matrices, blocks of 256 (but few
-     * strips of 4-byte elements, below) */
-    v = chosen(C, CUSPEC_F32, 8192, 8192);
+     * strips of 4-byte elements, and f32 by their count of strips, below) */
+    v = chosen(C, CUSPEC_F32, 16384, 8192);
     CHECK_INT_EQ(v.p[P_LANES], 8);
     CHECK_INT_EQ(v.p[P_BLOCK], 256);
     v = chosen(C, CUSPEC_F64, 1 << 20, 32);
@@ -422,7 +422,7 @@ TEST(selection_covers_every_shape_class)
      * 1024 to 5120 columns and at most 2^24 elements: 512 x 8 in 64-byte
      * strips, f32 in 4-byte vectors, i32 and u32 in 8-byte ones where rows
      * are at most the columns */
-    enum { AMIN = CUSPEC__AXIS_ARGMIN, AMAX = CUSPEC__AXIS_ARGMAX };
+    enum { SUM = CUSPEC__AXIS_SUM, AMIN = CUSPEC__AXIS_ARGMIN, AMAX = CUSPEC__AXIS_ARGMAX };
     static const struct {
         int op, dtype;
         unsigned long long rows, cols;
@@ -444,7 +444,38 @@ TEST(selection_covers_every_shape_class)
         {AMAX, CUSPEC_F64, 2048, 2048, 256, 2, 4, 8},
         {AMAX, CUSPEC_F16, 2048, 2048, 256, 4, 8, 4},
         {AMAX, CUSPEC_U8, 2048, 2048, 256, 16, 4, 2},
-        {CUSPEC__AXIS_SUM, CUSPEC_F32, 2048, 2048, 256, 4, 4, 8},
+        {SUM, CUSPEC_F32, 2048, 2048, 256, 4, 4, 8},
+        /* f32 in 64-byte strips of 8-byte vectors where there are 133 to
+         * 264 of them */
+        {AMAX, CUSPEC_F32, 2048, 2112, 512, 1, 8, 16},
+        {AMAX, CUSPEC_F32, 2048, 2113, 512, 2, 8, 8},
+        {AMAX, CUSPEC_F32, 4096, 4096, 512, 2, 8, 8},
+        {AMIN, CUSPEC_F32, 2048, 4224, 512, 2, 8, 8},
+        {AMIN, CUSPEC_F32, 2048, 4225, 512, 1, 8, 16},
+        /* split_strips, f32 in matrices of 1024 rows or more (argmin/argmax
+         * 2048) and at most 2^26 elements, by their 128-byte strips: sums
+         * of 100 to 132 strips in 1024 x 2 x 8, of 133 to 264 in 512 x 4 x
+         * 8; argmin/argmax of 192 to 264 in 1024 x 1 x 8 */
+        {SUM, CUSPEC_F32, 1024, 3168, 256, 4, 4, 8},
+        {SUM, CUSPEC_F32, 1024, 3169, 1024, 2, 8, 16},
+        {SUM, CUSPEC_F32, 1023, 4096, 256, 4, 4, 8},
+        {SUM, CUSPEC_F32, 4096, 4224, 1024, 2, 8, 16},
+        {SUM, CUSPEC_F32, 4096, 4225, 512, 4, 8, 8},
+        {SUM, CUSPEC_F32, 2048, 8448, 512, 4, 8, 8},
+        {SUM, CUSPEC_F32, 2048, 8449, 256, 4, 4, 8},
+        {SUM, CUSPEC_F32, 8192, 8192, 512, 4, 8, 8},
+        {SUM, CUSPEC_F32, 8193, 8192, 256, 4, 4, 8},
+        {SUM, CUSPEC_I32, 4096, 4096, 256, 4, 4, 8},
+        {CUSPEC__AXIS_MAX, CUSPEC_F32, 4096, 4096, 256, 4, 4, 8},
+        {AMAX, CUSPEC_F32, 4096, 6112, 256, 4, 4, 8},
+        {AMAX, CUSPEC_F32, 4096, 6113, 1024, 1, 8, 32},
+        {AMAX, CUSPEC_F32, 2047, 8192, 256, 4, 4, 8},
+        {AMAX, CUSPEC_F32, 2048, 8192, 1024, 1, 8, 32},
+        {AMIN, CUSPEC_F32, 2048, 8448, 1024, 1, 8, 32},
+        {AMIN, CUSPEC_F32, 2048, 8449, 256, 4, 4, 8},
+        {AMAX, CUSPEC_F32, 8192, 8192, 1024, 1, 8, 32},
+        {AMAX, CUSPEC_F32, 8193, 8192, 256, 4, 4, 8},
+        {AMAX, CUSPEC_I32, 8192, 8192, 256, 4, 4, 8},
     };
     for (size_t i = 0; i < sizeof square / sizeof *square; i++) {
         v = chosen_op(C, square[i].op, square[i].dtype, square[i].rows, square[i].cols);
@@ -485,7 +516,7 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(v.p[P_VEC], 8);
     CHECK_INT_EQ(v.p[P_ITEMS], 4);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_SUM, CUSPEC_F16, 8192, 8192).p[P_VEC], 8);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 8192, 8192).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 16384, 8192).p[P_LANES], 8);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F64, 8192, 8192).p[P_LANES], 8);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_SUM, CUSPEC_I8, 8192, 8192).p[P_LANES], 8);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_U8, 32, 1 << 20).p[P_LANES], 128);
@@ -515,7 +546,7 @@ TEST(selection_covers_every_shape_class)
      * second one of 2 items for short rows), the rows_block kernels (two for sums, dots,
      * min and max of 4-byte elements, else one) and one column kernel per
      * dtype and op (two of 4-byte elements, three for argmin/argmax of
-     * them): what the prebuilt store holds */
+     * them; f32 below): what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
         const unsigned dot = op == CUSPEC__AXIS_DOT;
         struct kernels k = {0};
@@ -532,7 +563,10 @@ TEST(selection_covers_every_shape_class)
         CHECK_UINT_EQ(k.n, 1);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_F32, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, 2 + (unsigned)cuspec__axis_is_arg(op));
+        /* sums also split_strips' 1024 x 2 x 8; argmin/argmax a few
+         * strips' 512 x 2 x 8, square_args' 512 x 1 x 8 and split_strips'
+         * 1024 x 1 x 8 */
+        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 4 : 2 + (op == CUSPEC__AXIS_SUM));
         /* argmin/argmax of u32: the default, and 8- and 16-byte vectors in
          * a few strips (8-byte ones in square matrices too) */
         memset(&k, 0, sizeof k);
