@@ -237,7 +237,8 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
  * SQUARE_ELEMENTS (under WIDE_STRIPS strips: never widened): strips of
  * SQUARE_STRIP_BYTES, more of them and fewer splits of their rows, in
  * few_strips' blocks (512 of 8 items); f32 in 4-byte vectors (8-byte ones
- * in more than HALF_WAVE to twice that strips), i32 and u32 in 8-byte ones
+ * in more than HALF_WAVE to twice that strips, where rows_take them), i32
+ * and u32 in 8-byte ones
  * and only where rows are at most the columns
  * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of square
  * matrices"). */
@@ -258,6 +259,14 @@ static unsigned long long strips_of(const struct cuspec__spec *s, unsigned bytes
     return (s->cols + per - 1) / per;
 }
 
+/* Whether every row of s starts on a vector of vec elements: else the
+ * columns kernel reads element by element (reduce_axis.cuh, the edge and
+ * odd ld), where the rules below measured slower. */
+static int rows_take(const struct cuspec__spec *s, unsigned vec)
+{
+    return (s->ld_in ? s->ld_in : s->cols) % vec == 0;
+}
+
 static void set_shape(struct cuspec__variant *v, int block, int vec, int tx)
 {
     v->p[P_BLOCK] = block;
@@ -274,16 +283,17 @@ static void square_args(struct cuspec__variant *v, const struct cuspec__spec *s)
         !elements_at_most(s, SQUARE_ELEMENTS) || (!f32 && s->rows > s->cols))
         return;
     const unsigned long long n = strips_of(s, SQUARE_STRIP_BYTES);
-    const int vec = !f32 || (n > HALF_WAVE && n <= 2 * HALF_WAVE) ? 2 : 1;
+    const int vec = !f32 || (n > HALF_WAVE && n <= 2 * HALF_WAVE && rows_take(s, 2)) ? 2 : 1;
     set_shape(v, FEW_BLOCK, vec, SQUARE_STRIP_BYTES / (vec * size));
 }
 
 /* f32 columns in 128-byte strips, by their count: sums of SPLIT_LEAST to
  * HALF_WAVE strips in blocks of 1024 of 8 items in 8-byte vectors, of up
- * to twice that in blocks of 512 of 8 items in 16-byte ones; argmin/argmax
- * (where square_args leaves them) of SPLIT_ARG_LEAST to twice HALF_WAVE in
- * blocks of 1024 of 8 items in 4-byte vectors; in matrices of SPLIT_ROWS
- * rows or more (argmin/argmax twice that) and at most SPLIT_ELEMENTS
+ * to twice that in blocks of 512 of 8 items in 16-byte ones, where
+ * rows_take those vectors; argmin/argmax (where square_args leaves them)
+ * of SPLIT_ARG_LEAST to twice HALF_WAVE in blocks of 1024 of 8 items in
+ * 4-byte vectors; in matrices of SPLIT_ROWS rows or more (argmin/argmax
+ * twice that, and at most the columns) and at most SPLIT_ELEMENTS
  * (docs/experiments/reduce_axis.md: "f32 columns by their count of
  * strips"). */
 #define SPLIT_LEAST 100
@@ -295,16 +305,17 @@ static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s
 {
     const int arg = cuspec__axis_is_arg(s->op);
     if (v->dtype != CUSPEC_F32 || (s->op != CUSPEC__AXIS_SUM && !arg) ||
-        s->rows < (arg ? 2 * SPLIT_ROWS : SPLIT_ROWS) || !elements_at_most(s, SPLIT_ELEMENTS))
+        s->rows < (arg ? 2 * SPLIT_ROWS : SPLIT_ROWS) || (arg && s->rows > s->cols) ||
+        !elements_at_most(s, SPLIT_ELEMENTS))
         return;
     const unsigned long long n = strips_of(s, 128);
     if (n > 2 * HALF_WAVE || n < (arg ? SPLIT_ARG_LEAST : SPLIT_LEAST))
         return;
     if (arg)
         set_shape(v, 1024, 1, 32);
-    else if (n <= HALF_WAVE)
+    else if (n <= HALF_WAVE && rows_take(s, 2))
         set_shape(v, 1024, 2, 16);
-    else
+    else if (n > HALF_WAVE && rows_take(s, 4))
         set_shape(v, FEW_BLOCK, 4, 8);
 }
 

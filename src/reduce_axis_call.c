@@ -321,7 +321,8 @@ int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_cal
                                     .op = c->kop,
                                     .dtype = c->dtype,
                                     .rows = c->rows * (c->rows_axis ? c->batch : 1),
-                                    .cols = c->cols};
+                                    .cols = c->cols,
+                                    .ld_in = c->ld};
         cuspec__ops(spec.family)->choose(ctx, &spec, &v);
         rc = cuspec__axis_run(ctx, &v, &spec, c, (CUstream)stream, NULL);
     } else {

@@ -261,15 +261,22 @@ static int add_kernel(const struct cuspec__variant *v, void *user)
 }
 
 /* The record-free kernel and launch of an op's call on rows x cols. */
-static struct cuspec__variant chosen_op(int family, int op, int dtype, unsigned long long rows,
-                                        unsigned long long cols)
+/* The same with rows ld elements apart (0: cols). */
+static struct cuspec__variant chosen_ld(int family, int op, int dtype, unsigned long long rows,
+                                        unsigned long long cols, unsigned long long ld)
 {
     struct cuspec__spec s = {
-        .family = family, .op = op, .dtype = dtype, .rows = rows, .cols = cols};
+        .family = family, .op = op, .dtype = dtype, .rows = rows, .cols = cols, .ld_in = ld};
     struct cuspec__variant v;
     cuspec__variant_choose(&s, 90, &v);
     CHECK(cuspec__variant_legal(&v));
     return v;
+}
+
+static struct cuspec__variant chosen_op(int family, int op, int dtype, unsigned long long rows,
+                                        unsigned long long cols)
+{
+    return chosen_ld(family, op, dtype, rows, cols, 0);
 }
 
 /* The same for a sum. */
@@ -427,58 +434,65 @@ TEST(selection_covers_every_shape_class)
         int op, dtype;
         unsigned long long rows, cols;
         int block, vec, items, tx;
+        unsigned long long ld; /* 0: cols */
     } square[] = {
-        {AMAX, CUSPEC_F32, 2048, 2048, 512, 1, 8, 16},
-        {AMIN, CUSPEC_I32, 2048, 2048, 512, 2, 8, 8},
-        {AMAX, CUSPEC_U32, 1024, 5120, 512, 2, 8, 8},
-        {AMAX, CUSPEC_U32, 2049, 2048, 256, 4, 4, 8},
-        {AMIN, CUSPEC_U32, 3000, 5000, 512, 2, 8, 8},
-        {AMAX, CUSPEC_I32, 2049, 2048, 256, 4, 4, 8},
-        {AMIN, CUSPEC_F32, 16384, 1024, 512, 1, 8, 16},
-        {AMIN, CUSPEC_F32, 16385, 1024, 256, 4, 4, 8},
-        {AMAX, CUSPEC_F32, 3276, 5120, 512, 1, 8, 16},
-        {AMAX, CUSPEC_F32, 3277, 5120, 256, 4, 4, 8},
-        {AMAX, CUSPEC_F32, 1024, 5121, 256, 4, 4, 8},
-        {AMAX, CUSPEC_F32, 1023, 2048, 256, 4, 4, 8},
-        {AMAX, CUSPEC_F32, 2048, 1023, 256, 4, 4, 8},
-        {AMAX, CUSPEC_F64, 2048, 2048, 256, 2, 4, 8},
-        {AMAX, CUSPEC_F16, 2048, 2048, 256, 4, 8, 4},
-        {AMAX, CUSPEC_U8, 2048, 2048, 256, 16, 4, 2},
-        {SUM, CUSPEC_F32, 2048, 2048, 256, 4, 4, 8},
+        {AMAX, CUSPEC_F32, 2048, 2048, 512, 1, 8, 16, 0},
+        {AMIN, CUSPEC_I32, 2048, 2048, 512, 2, 8, 8, 0},
+        {AMAX, CUSPEC_U32, 1024, 5120, 512, 2, 8, 8, 0},
+        {AMAX, CUSPEC_U32, 2049, 2048, 256, 4, 4, 8, 0},
+        {AMIN, CUSPEC_U32, 3000, 5000, 512, 2, 8, 8, 0},
+        {AMAX, CUSPEC_I32, 2049, 2048, 256, 4, 4, 8, 0},
+        {AMIN, CUSPEC_F32, 16384, 1024, 512, 1, 8, 16, 0},
+        {AMIN, CUSPEC_F32, 16385, 1024, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 3276, 5120, 512, 1, 8, 16, 0},
+        {AMAX, CUSPEC_F32, 3277, 5120, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 1024, 5121, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 1023, 2048, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 2048, 1023, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F64, 2048, 2048, 256, 2, 4, 8, 0},
+        {AMAX, CUSPEC_F16, 2048, 2048, 256, 4, 8, 4, 0},
+        {AMAX, CUSPEC_U8, 2048, 2048, 256, 16, 4, 2, 0},
+        {SUM, CUSPEC_F32, 2048, 2048, 256, 4, 4, 8, 0},
         /* f32 in 64-byte strips of 8-byte vectors where there are 133 to
-         * 264 of them */
-        {AMAX, CUSPEC_F32, 2048, 2112, 512, 1, 8, 16},
-        {AMAX, CUSPEC_F32, 2048, 2113, 512, 2, 8, 8},
-        {AMAX, CUSPEC_F32, 4096, 4096, 512, 2, 8, 8},
-        {AMIN, CUSPEC_F32, 2048, 4224, 512, 2, 8, 8},
-        {AMIN, CUSPEC_F32, 2048, 4225, 512, 1, 8, 16},
+         * 264 of them and ld is even */
+        {AMAX, CUSPEC_F32, 2048, 2112, 512, 1, 8, 16, 0},
+        {AMAX, CUSPEC_F32, 2048, 2113, 512, 2, 8, 8, 2114},
+        {AMAX, CUSPEC_F32, 2048, 2113, 512, 1, 8, 16, 0}, /* odd ld: 4-byte vectors */
+        {AMAX, CUSPEC_F32, 4096, 4096, 512, 2, 8, 8, 0},
+        {AMIN, CUSPEC_F32, 2048, 4224, 512, 2, 8, 8, 0},
+        {AMIN, CUSPEC_F32, 2048, 4225, 512, 1, 8, 16, 0},
         /* split_strips, f32 in matrices of 1024 rows or more (argmin/argmax
          * 2048) and at most 2^26 elements, by their 128-byte strips: sums
          * of 100 to 132 strips in 1024 x 2 x 8, of 133 to 264 in 512 x 4 x
-         * 8; argmin/argmax of 192 to 264 in 1024 x 1 x 8 */
-        {SUM, CUSPEC_F32, 1024, 3168, 256, 4, 4, 8},
-        {SUM, CUSPEC_F32, 1024, 3169, 1024, 2, 8, 16},
-        {SUM, CUSPEC_F32, 1023, 4096, 256, 4, 4, 8},
-        {SUM, CUSPEC_F32, 4096, 4224, 1024, 2, 8, 16},
-        {SUM, CUSPEC_F32, 4096, 4225, 512, 4, 8, 8},
-        {SUM, CUSPEC_F32, 2048, 8448, 512, 4, 8, 8},
-        {SUM, CUSPEC_F32, 2048, 8449, 256, 4, 4, 8},
-        {SUM, CUSPEC_F32, 8192, 8192, 512, 4, 8, 8},
-        {SUM, CUSPEC_F32, 8193, 8192, 256, 4, 4, 8},
-        {SUM, CUSPEC_I32, 4096, 4096, 256, 4, 4, 8},
-        {CUSPEC__AXIS_MAX, CUSPEC_F32, 4096, 4096, 256, 4, 4, 8},
-        {AMAX, CUSPEC_F32, 4096, 6112, 256, 4, 4, 8},
-        {AMAX, CUSPEC_F32, 4096, 6113, 1024, 1, 8, 32},
-        {AMAX, CUSPEC_F32, 2047, 8192, 256, 4, 4, 8},
-        {AMAX, CUSPEC_F32, 2048, 8192, 1024, 1, 8, 32},
-        {AMIN, CUSPEC_F32, 2048, 8448, 1024, 1, 8, 32},
-        {AMIN, CUSPEC_F32, 2048, 8449, 256, 4, 4, 8},
-        {AMAX, CUSPEC_F32, 8192, 8192, 1024, 1, 8, 32},
-        {AMAX, CUSPEC_F32, 8193, 8192, 256, 4, 4, 8},
-        {AMAX, CUSPEC_I32, 8192, 8192, 256, 4, 4, 8},
+         * 8 (where ld is a multiple of the vector); argmin/argmax of 192 to
+         * 264 in 1024 x 1 x 8 where rows are at most the columns */
+        {SUM, CUSPEC_F32, 1024, 3168, 256, 4, 4, 8, 0},
+        {SUM, CUSPEC_F32, 1024, 3169, 1024, 2, 8, 16, 3170},
+        {SUM, CUSPEC_F32, 1024, 3169, 256, 4, 4, 8, 0}, /* odd ld: the defaults */
+        {SUM, CUSPEC_F32, 1023, 4096, 256, 4, 4, 8, 0},
+        {SUM, CUSPEC_F32, 4096, 4224, 1024, 2, 8, 16, 0},
+        {SUM, CUSPEC_F32, 4096, 4225, 512, 4, 8, 8, 4228},
+        {SUM, CUSPEC_F32, 4096, 4226, 256, 4, 4, 8, 0},
+        {SUM, CUSPEC_F32, 2048, 8448, 512, 4, 8, 8, 0},
+        {SUM, CUSPEC_F32, 2048, 8449, 256, 4, 4, 8, 0},
+        {SUM, CUSPEC_F32, 8192, 8192, 512, 4, 8, 8, 0},
+        {SUM, CUSPEC_F32, 8193, 8192, 256, 4, 4, 8, 0},
+        {SUM, CUSPEC_I32, 4096, 4096, 256, 4, 4, 8, 0},
+        {CUSPEC__AXIS_MAX, CUSPEC_F32, 4096, 4096, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 4096, 6112, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 4096, 6113, 1024, 1, 8, 32, 0},
+        {AMAX, CUSPEC_F32, 2047, 8192, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 2048, 8192, 1024, 1, 8, 32, 0},
+        {AMIN, CUSPEC_F32, 2048, 8448, 1024, 1, 8, 32, 0},
+        {AMIN, CUSPEC_F32, 2048, 8449, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 8192, 8192, 1024, 1, 8, 32, 0},
+        {AMAX, CUSPEC_F32, 8193, 8192, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 6145, 6144, 256, 4, 4, 8, 0}, /* rows above the columns */
+        {AMAX, CUSPEC_I32, 8192, 8192, 256, 4, 4, 8, 0},
     };
     for (size_t i = 0; i < sizeof square / sizeof *square; i++) {
-        v = chosen_op(C, square[i].op, square[i].dtype, square[i].rows, square[i].cols);
+        v = chosen_ld(C, square[i].op, square[i].dtype, square[i].rows, square[i].cols,
+                      square[i].ld);
         CHECK_INT_EQ(v.p[P_BLOCK], square[i].block);
         CHECK_INT_EQ(v.p[P_VEC], square[i].vec);
         CHECK_INT_EQ(v.p[P_ITEMS], square[i].items);
