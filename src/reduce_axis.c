@@ -238,10 +238,9 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
  * SQUARE_STRIP_BYTES, more of them and fewer splits of their rows, in
  * few_strips' blocks (512 of 8 items); f32 in 4-byte vectors (8-byte ones
  * in more than HALF_WAVE to twice that strips, where rows_take them), i32
- * and u32 in 8-byte ones
- * and only where rows are at most the columns
+ * and u32 in 8-byte ones and only where rows are at most the columns
  * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of square
- * matrices"). */
+ * matrices", "f32 columns by their count of strips"). */
 #define SQUARE_SIDE 1024
 #define SQUARE_COLS 5120
 #define SQUARE_ELEMENTS (1ULL << 24)
@@ -259,12 +258,13 @@ static unsigned long long strips_of(const struct cuspec__spec *s, unsigned bytes
     return (s->cols + per - 1) / per;
 }
 
-/* Whether every row of s starts on a vector of vec elements: else the
- * columns kernel reads element by element (reduce_axis.cuh, the edge and
- * odd ld), where the rules below measured slower. */
+/* Whether every row of s starts on a vector of vec elements and ends
+ * with a whole one: else the columns kernel reads a strip (a ragged edge)
+ * or all of them (an odd ld) element by element (reduce_axis.cuh, "the
+ * edge and odd ld"), where the rules below measured slower. */
 static int rows_take(const struct cuspec__spec *s, unsigned vec)
 {
-    return (s->ld_in ? s->ld_in : s->cols) % vec == 0;
+    return s->cols % vec == 0 && (s->ld_in ? s->ld_in : s->cols) % vec == 0;
 }
 
 static void set_shape(struct cuspec__variant *v, int block, int vec, int tx)
