@@ -18,7 +18,8 @@ struct cuspec__spec {
     int dtype;                        /* the kernel's dtype */
     unsigned long long n;             /* one-dimensional: elements */
     unsigned long long rows, cols;    /* matrices */
-    int align;                        /* matrices: alignment class (elements) */
+    int align;                        /* matrices: alignment class (elements);
+                                       * axis calls: cuspec__axis_row_align */
     unsigned long long ld_in, ld_out; /* matrices: leading dimensions, checked */
 };
 

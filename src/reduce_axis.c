@@ -258,13 +258,15 @@ static unsigned long long strips_of(const struct cuspec__spec *s, unsigned bytes
     return (s->cols + per - 1) / per;
 }
 
-/* Whether every row of s starts on a vector of vec elements and ends
- * with a whole one: else the columns kernel reads a strip (a ragged edge)
- * or all of them (an odd ld) element by element (reduce_axis.cuh, "the
- * edge and odd ld"), where the rules below measured slower. */
+/* Whether every row of s starts on a vector of vec elements (ld, and a
+ * call's align: its pointers) and ends with a whole one: else the columns
+ * kernel reads a strip (a ragged edge) or all of them (an odd ld or a
+ * pointer off the vector) element by element (reduce_axis.cuh, "the edge
+ * and odd ld"), where the rules below measured slower. */
 static int rows_take(const struct cuspec__spec *s, unsigned vec)
 {
-    return s->cols % vec == 0 && (s->ld_in ? s->ld_in : s->cols) % vec == 0;
+    return s->cols % vec == 0 && (s->ld_in ? s->ld_in : s->cols) % vec == 0 &&
+           (s->align == 0 || s->align % (int)vec == 0);
 }
 
 static void set_shape(struct cuspec__variant *v, int block, int vec, int tx)

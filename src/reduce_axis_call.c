@@ -293,6 +293,17 @@ static int check_pointers(cuspec_ctx *ctx, const struct cuspec__axis_call *c, in
     return rc;
 }
 
+int cuspec__axis_row_align(const struct cuspec__axis_call *c)
+{
+    const unsigned long long size = cuspec_dtype_size(c->dtype);
+    unsigned long long bits = 16 | c->a | c->ld * size;
+    if (c->kop == CUSPEC__AXIS_DOT)
+        bits |= c->b;
+    if (c->batch > 1)
+        bits |= c->stride * size;
+    return (int)((bits & (~bits + 1)) / size);
+}
+
 int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_call *c,
                       const cuspec_matrix *shape, void *stream)
 {
@@ -322,7 +333,8 @@ int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_cal
                                     .dtype = c->dtype,
                                     .rows = c->rows * (c->rows_axis ? c->batch : 1),
                                     .cols = c->cols,
-                                    .ld_in = c->ld};
+                                    .ld_in = c->ld,
+                                    .align = cuspec__axis_row_align(c)};
         cuspec__ops(spec.family)->choose(ctx, &spec, &v);
         rc = cuspec__axis_run(ctx, &v, &spec, c, (CUstream)stream, NULL);
     } else {

@@ -653,6 +653,66 @@ TEST(argmax_columns_split_below_2_31_rows_a_thread)
             }
 }
 
+/* The elements a call's rows start on: its pointers, ld and, batched, the
+ * stride, at most 16 bytes' worth; the f32 columns rules take their
+ * vectors only where the rows start on them (else, as with an odd ld, the
+ * kernel reads element by element). */
+TEST(rows_alignment_of_a_call)
+{
+    struct cuspec__axis_call c = {.kop = CUSPEC__AXIS_SUM,
+                                  .dtype = CUSPEC_F32,
+                                  .a = 0x10000,
+                                  .b = 0x10004,
+                                  .rows = 4096,
+                                  .cols = 4096,
+                                  .ld = 4096,
+                                  .batch = 1};
+    CHECK_INT_EQ(cuspec__axis_row_align(&c), 4); /* 16 bytes */
+    c.a = 0x10008;
+    CHECK_INT_EQ(cuspec__axis_row_align(&c), 2);
+    c.a = 0x10004;
+    CHECK_INT_EQ(cuspec__axis_row_align(&c), 1);
+    c.a = 0x10000;
+    c.ld = 4098;
+    CHECK_INT_EQ(cuspec__axis_row_align(&c), 2);
+    c.ld = 4096;
+    c.kop = CUSPEC__AXIS_DOT; /* b too */
+    CHECK_INT_EQ(cuspec__axis_row_align(&c), 1);
+    c.kop = CUSPEC__AXIS_SUM;
+    c.batch = 3;
+    c.stride = 4096 * 4096 + 2;
+    CHECK_INT_EQ(cuspec__axis_row_align(&c), 2);
+    c.dtype = CUSPEC_F64;
+    c.stride = 4096 * 4096;
+    CHECK_INT_EQ(cuspec__axis_row_align(&c), 2);
+    c.dtype = CUSPEC_U8;
+    c.a = 0x10003;
+    CHECK_INT_EQ(cuspec__axis_row_align(&c), 1);
+
+    static const struct {
+        int op, align;
+        unsigned long long side;
+        int block, vec;
+    } rules[] = {
+        {CUSPEC__AXIS_SUM, 0, 4096, 1024, 2},   {CUSPEC__AXIS_SUM, 2, 4096, 1024, 2},
+        {CUSPEC__AXIS_SUM, 1, 4096, 256, 4},    {CUSPEC__AXIS_SUM, 4, 8192, 512, 4},
+        {CUSPEC__AXIS_SUM, 2, 8192, 256, 4},    {CUSPEC__AXIS_ARGMAX, 2, 4096, 512, 2},
+        {CUSPEC__AXIS_ARGMAX, 1, 4096, 512, 1}, {CUSPEC__AXIS_ARGMAX, 1, 8192, 1024, 1},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+        struct cuspec__spec sp = {.family = CUSPEC__FAM_REDUCE_COLS,
+                                  .op = rules[i].op,
+                                  .dtype = CUSPEC_F32,
+                                  .rows = rules[i].side,
+                                  .cols = rules[i].side,
+                                  .align = rules[i].align};
+        struct cuspec__variant v;
+        cuspec__variant_choose(&sp, 90, &v);
+        CHECK_INT_EQ(v.p[P_BLOCK], rules[i].block);
+        CHECK_INT_EQ(v.p[P_VEC], rules[i].vec);
+    }
+}
+
 /* The template's element types (reduce_types.cuh's) with the ops and
  * vector widths whose code differs: SIMD bytes and half-words, max.NaN of
  * halves (sm_90; compare and select on sm_75), one-load sums of narrow
@@ -698,4 +758,4 @@ TAP_MAIN(TAP_ENTRY(argument_checks), TAP_ENTRY(what_each_op_writes), TAP_ENTRY(r
          TAP_ENTRY(selection_covers_every_shape_class),
          TAP_ENTRY(tx_wider_than_the_block_is_refused),
          TAP_ENTRY(argmax_columns_split_below_2_31_rows_a_thread),
-         TAP_ENTRY(template_takes_every_element_type))
+         TAP_ENTRY(rows_alignment_of_a_call), TAP_ENTRY(template_takes_every_element_type))
