@@ -485,10 +485,12 @@ CUSPEC_EXPORT int cuspec_argreduce(cuspec_ctx *ctx, int op, int dtype, cuspec_de
  * checked against it. No results (rows = 0 for rows, cols = 0
  * for columns) is no work: nothing is read or written and the pointers may
  * be 0. Outputs must not overlap the input or each other. Every dtype.
- * Short rows and long, many columns and few, are read at
- * close to the copy bandwidth; a long row (or a tall column) with few
- * results is split across blocks, whose partial results take scratch as
- * cuspec_reduce's do (see "The rule for streams and graphs"). */
+ * Short rows and long, many columns and few, are read at close to the copy
+ * bandwidth (columns in vectors of up to 16 bytes where every row, by ld
+ * and the pointer, starts on one; element by element, slower, where not);
+ * a long row (or a tall column) with few results is split across blocks,
+ * whose partial results take scratch as cuspec_reduce's do (see "The rule
+ * for streams and graphs"). */
 typedef struct cuspec_matrix {
     size_t rows, cols;   /* each matrix's */
     size_t ld;           /* elements from one row to the next, >= cols */

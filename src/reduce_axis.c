@@ -248,7 +248,8 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
 
 /* An H200's SMs: where there are at most HALF_WAVE strips, a wave of 2
  * blocks of 1024 threads (4 of 512 for twice the strips) an SM splits each
- * strip in two or more; the bounds below are in these strips. */
+ * strip in two or more. square_args counts its 64-byte strips against it,
+ * split_strips 128-byte ones; other GPUs take the same bounds, unmeasured. */
 #define HALF_WAVE 132
 
 /* Strips of `bytes` across the columns of s. */
@@ -292,7 +293,7 @@ static void square_args(struct cuspec__variant *v, const struct cuspec__spec *s)
 /* f32 columns in 128-byte strips, by their count: sums of SPLIT_LEAST to
  * HALF_WAVE strips in blocks of 1024 of 8 items in 8-byte vectors, of up
  * to twice that in blocks of 512 of 8 items in 16-byte ones, where
- * rows_take those vectors; argmin/argmax (where square_args leaves them)
+ * rows_take those vectors; argmin/argmax (never in square_args' columns)
  * of SPLIT_ARG_LEAST to twice HALF_WAVE in blocks of 1024 of 8 items in
  * 4-byte vectors; in matrices of SPLIT_ROWS rows or more (argmin/argmax
  * twice that, and at most the columns) and at most SPLIT_ELEMENTS

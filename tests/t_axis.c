@@ -260,8 +260,8 @@ static int add_kernel(const struct cuspec__variant *v, void *user)
     return 0;
 }
 
-/* The record-free kernel and launch of an op's call on rows x cols. */
-/* The same with rows ld elements apart (0: cols). */
+/* The record-free kernel and launch of an op's call on rows x cols, rows
+ * ld elements apart (0: cols). */
 static struct cuspec__variant chosen_ld(int family, int op, int dtype, unsigned long long rows,
                                         unsigned long long cols, unsigned long long ld)
 {
@@ -273,6 +273,7 @@ static struct cuspec__variant chosen_ld(int family, int op, int dtype, unsigned 
     return v;
 }
 
+/* The same with rows cols elements apart. */
 static struct cuspec__variant chosen_op(int family, int op, int dtype, unsigned long long rows,
                                         unsigned long long cols)
 {
@@ -462,6 +463,7 @@ TEST(selection_covers_every_shape_class)
         {AMAX, CUSPEC_F32, 4096, 4096, 512, 2, 8, 8, 0},
         {AMIN, CUSPEC_F32, 2048, 4224, 512, 2, 8, 8, 0},
         {AMIN, CUSPEC_F32, 2048, 4225, 512, 1, 8, 16, 0},
+        {AMIN, CUSPEC_F32, 2048, 4226, 512, 1, 8, 16, 0}, /* 265 strips, even */
         /* split_strips, f32 in matrices of 1024 rows or more (argmin/argmax
          * 2048) and at most 2^26 elements, by their 128-byte strips: sums
          * of 100 to 132 strips in 1024 x 2 x 8, of 133 to 264 in 512 x 4 x
@@ -478,6 +480,8 @@ TEST(selection_covers_every_shape_class)
         {SUM, CUSPEC_F32, 4096, 4225, 256, 4, 4, 8, 4228},
         {SUM, CUSPEC_F32, 2048, 8448, 512, 4, 8, 8, 0},
         {SUM, CUSPEC_F32, 2048, 8449, 256, 4, 4, 8, 0},
+        {SUM, CUSPEC_F32, 2048, 8452, 256, 4, 4, 8, 0}, /* 265 strips, whole vectors */
+        {SUM, CUSPEC_F32, 4096, 4228, 256, 4, 4, 8, 4230}, /* ld off the 16-byte vector */
         {SUM, CUSPEC_F32, 8192, 8192, 512, 4, 8, 8, 0},
         {SUM, CUSPEC_F32, 8193, 8192, 256, 4, 4, 8, 0},
         {SUM, CUSPEC_I32, 4096, 4096, 256, 4, 4, 8, 0},
