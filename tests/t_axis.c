@@ -663,34 +663,28 @@ TEST(argmax_columns_split_below_2_31_rows_a_thread)
  * kernel reads element by element). */
 TEST(rows_alignment_of_a_call)
 {
-    struct cuspec__axis_call c = {.kop = CUSPEC__AXIS_SUM,
-                                  .dtype = CUSPEC_F32,
-                                  .a = 0x10000,
-                                  .b = 0x10004,
-                                  .rows = 4096,
-                                  .cols = 4096,
-                                  .ld = 4096,
-                                  .batch = 1};
+    struct cuspec__axis_call c = good_call(); /* ld 32, a stride of 3200 */
     CHECK_INT_EQ(cuspec__axis_row_align(&c), 4); /* 16 bytes */
-    c.a = 0x10008;
+    c.a = 0x100008;
     CHECK_INT_EQ(cuspec__axis_row_align(&c), 2);
-    c.a = 0x10004;
+    c.a = 0x100004;
     CHECK_INT_EQ(cuspec__axis_row_align(&c), 1);
-    c.a = 0x10000;
-    c.ld = 4098;
+    c.a = 0x100000;
+    c.ld = 34;
     CHECK_INT_EQ(cuspec__axis_row_align(&c), 2);
-    c.ld = 4096;
+    c.ld = 32;
     c.kop = CUSPEC__AXIS_DOT; /* b too */
+    c.b = 0x200004;
     CHECK_INT_EQ(cuspec__axis_row_align(&c), 1);
     c.kop = CUSPEC__AXIS_SUM;
-    c.batch = 3;
-    c.stride = 4096 * 4096 + 2;
+    c.stride = 3202;
     CHECK_INT_EQ(cuspec__axis_row_align(&c), 2);
+    c.batch = 1; /* no stride */
+    CHECK_INT_EQ(cuspec__axis_row_align(&c), 4);
     c.dtype = CUSPEC_F64;
-    c.stride = 4096 * 4096;
     CHECK_INT_EQ(cuspec__axis_row_align(&c), 2);
     c.dtype = CUSPEC_U8;
-    c.a = 0x10003;
+    c.a = 0x100003;
     CHECK_INT_EQ(cuspec__axis_row_align(&c), 1);
 
     static const struct {
