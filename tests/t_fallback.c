@@ -75,6 +75,7 @@ TEST(every_record_free_choice_is_listed_and_every_listed_one_is_made)
 {
     static const int families[] = {CUSPEC__FAM_REDUCE, CUSPEC__FAM_TRANSPOSE,
                                    CUSPEC__FAM_REDUCE_ROWS, CUSPEC__FAM_REDUCE_COLS};
+    static const int aligns[] = {0, 1, 2, 4};
     unsigned outside = 0, unmade = 0, lists = 0;
     for (size_t fi = 0; fi < sizeof families / sizeof *families; fi++) {
         const struct cuspec__family *f = cuspec__family(families[fi]);
@@ -92,9 +93,12 @@ TEST(every_record_free_choice_is_listed_and_every_listed_one_is_made)
                         random_transpose(&s);
                     } else if (families[fi] != CUSPEC__FAM_REDUCE) {
                         /* rows to 2^22: columns' argmin/argmax of 4-byte
-                         * integers change vectors past 2^25 elements */
+                         * integers change vectors past 2^25 elements; ld
+                         * and the rows' start (0: unknown) change f32's */
                         s.rows = random_side_below(23);
                         s.cols = random_side();
+                        s.ld_in = s.cols + next_random() % 2 * (next_random() % 4);
+                        s.align = aligns[next_random() % 4];
                     } else if (i < 3 * 64) { /* each power of two and either side */
                         s.n = (1ULL << (i / 3)) + (unsigned long long)(i % 3) - 1;
                     } else {
@@ -106,8 +110,8 @@ TEST(every_record_free_choice_is_listed_and_every_listed_one_is_made)
                     if (at < 0 && outside++ < 3) {
                         char name[256];
                         cuspec__variant_name(&v, name, sizeof name);
-                        TAP_FAIL("%s for n=%llu, %llux%llu align %d is not listed", name, s.n,
-                                 s.rows, s.cols, s.align);
+                        TAP_FAIL("%s for n=%llu, %llux%llu ld %llu align %d is not listed", name,
+                                 s.n, s.rows, s.cols, s.ld_in, s.align);
                     }
                     /* A kernel listed with other launch parameters too
                      * (sizes that differ in the load policy) is made. */
