@@ -19,7 +19,7 @@ struct cuspec__spec {
     unsigned long long n;             /* one-dimensional: elements */
     unsigned long long rows, cols;    /* matrices */
     int align;                        /* matrices: alignment class (elements);
-                                       * axis calls: cuspec__axis_row_align */
+                                       * axis calls: cuspec__axis_spec */
     unsigned long long ld_in, ld_out; /* matrices: leading dimensions, checked */
 };
 

@@ -58,9 +58,11 @@ int cuspec__axis_check(const struct cuspec__axis_call *c, unsigned long long *re
 int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspec__spec *spec,
                      const struct cuspec__axis_call *c, CUstream stream,
                      const struct cuspec__scratch *held);
-/* The elements every row of c starts on (a power of two, at most 16 bytes'
- * worth): its input(s), ld and, batched, the stride; a call's spec.align. */
-int cuspec__axis_row_align(const struct cuspec__axis_call *c);
+/* What a checked call c chooses its kernel by: the family, op, dtype and
+ * shape (rows: the batch's rows together), ld, and in align the elements
+ * every row starts on (its pointers, ld and, batched, the stride; a power
+ * of two, at most 16 bytes' worth). */
+struct cuspec__spec cuspec__axis_spec(const struct cuspec__axis_call *c);
 /* The public call behind cuspec_reduce_rows/_cols and cuspec_dot_rows/_cols
  * (`what` names it in errors): checks, chooses, runs. */
 int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_call *c,

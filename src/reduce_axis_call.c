@@ -293,7 +293,9 @@ static int check_pointers(cuspec_ctx *ctx, const struct cuspec__axis_call *c, in
     return rc;
 }
 
-int cuspec__axis_row_align(const struct cuspec__axis_call *c)
+/* The elements every row of c starts on (a power of two, at most 16 bytes'
+ * worth): its input(s), ld and, batched, the stride. */
+static int row_align(const struct cuspec__axis_call *c)
 {
     const unsigned long long size = cuspec_dtype_size(c->dtype);
     unsigned long long bits = 16 | c->a | c->ld * size;
@@ -302,6 +304,18 @@ int cuspec__axis_row_align(const struct cuspec__axis_call *c)
     if (c->batch > 1)
         bits |= c->stride * size;
     return (int)((bits & (~bits + 1)) / size);
+}
+
+struct cuspec__spec cuspec__axis_spec(const struct cuspec__axis_call *c)
+{
+    return (struct cuspec__spec){
+        .family = c->rows_axis ? CUSPEC__FAM_REDUCE_ROWS : CUSPEC__FAM_REDUCE_COLS,
+        .op = c->kop,
+        .dtype = c->dtype,
+        .rows = c->rows * (c->rows_axis ? c->batch : 1),
+        .cols = c->cols,
+        .ld_in = c->ld,
+        .align = row_align(c)};
 }
 
 int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_call *c,
@@ -327,14 +341,7 @@ int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_cal
     rc = check_pointers(ctx, c, (c->rows_axis ? c->cols : c->rows) > 0);
     if (rc == CUSPEC_OK) {
         struct cuspec__variant v;
-        struct cuspec__spec spec = {.family = c->rows_axis ? CUSPEC__FAM_REDUCE_ROWS
-                                                           : CUSPEC__FAM_REDUCE_COLS,
-                                    .op = c->kop,
-                                    .dtype = c->dtype,
-                                    .rows = c->rows * (c->rows_axis ? c->batch : 1),
-                                    .cols = c->cols,
-                                    .ld_in = c->ld,
-                                    .align = cuspec__axis_row_align(c)};
+        struct cuspec__spec spec = cuspec__axis_spec(c);
         cuspec__ops(spec.family)->choose(ctx, &spec, &v);
         rc = cuspec__axis_run(ctx, &v, &spec, c, (CUstream)stream, NULL);
     } else {

@@ -657,53 +657,67 @@ TEST(argmax_columns_split_below_2_31_rows_a_thread)
             }
 }
 
-/* The elements a call's rows start on: its pointers, ld and, batched, the
- * stride, at most 16 bytes' worth; the f32 columns rules take their
- * vectors only where the rows start on them (else, as with an odd ld, the
- * kernel reads element by element). */
-TEST(rows_alignment_of_a_call)
+/* What a call chooses its kernel by: its shape, ld and the elements its
+ * rows start on (its pointers, ld and, batched, the stride, at most 16
+ * bytes' worth); the f32 columns rules take their vectors only where the
+ * rows start on them (else, as with an odd ld, the kernel reads element by
+ * element). */
+TEST(what_a_call_chooses_by)
 {
     struct cuspec__axis_call c = good_call(); /* ld 32, a stride of 3200 */
-    CHECK_INT_EQ(cuspec__axis_row_align(&c), 4); /* 16 bytes */
+    struct cuspec__spec sp = cuspec__axis_spec(&c);
+    CHECK_INT_EQ(sp.family, CUSPEC__FAM_REDUCE_ROWS);
+    CHECK_UINT_EQ(sp.rows, 200); /* the batch's rows together */
+    CHECK_INT_EQ(sp.op, CUSPEC__AXIS_ARGMAX);
+    c.rows_axis = 0;
+    sp = cuspec__axis_spec(&c);
+    CHECK_INT_EQ(sp.family, CUSPEC__FAM_REDUCE_COLS);
+    CHECK_UINT_EQ(sp.rows, 100);
+    CHECK_UINT_EQ(sp.cols, 30);
+    CHECK_UINT_EQ(sp.ld_in, 32);
+    CHECK_INT_EQ(sp.align, 4); /* 16 bytes */
     c.a = 0x100008;
-    CHECK_INT_EQ(cuspec__axis_row_align(&c), 2);
+    CHECK_INT_EQ(cuspec__axis_spec(&c).align, 2);
     c.a = 0x100004;
-    CHECK_INT_EQ(cuspec__axis_row_align(&c), 1);
+    CHECK_INT_EQ(cuspec__axis_spec(&c).align, 1);
     c.a = 0x100000;
     c.ld = 34;
-    CHECK_INT_EQ(cuspec__axis_row_align(&c), 2);
+    CHECK_INT_EQ(cuspec__axis_spec(&c).align, 2);
     c.ld = 32;
     c.kop = CUSPEC__AXIS_DOT; /* b too */
     c.b = 0x200004;
-    CHECK_INT_EQ(cuspec__axis_row_align(&c), 1);
+    CHECK_INT_EQ(cuspec__axis_spec(&c).align, 1);
     c.kop = CUSPEC__AXIS_SUM;
     c.stride = 3202;
-    CHECK_INT_EQ(cuspec__axis_row_align(&c), 2);
+    CHECK_INT_EQ(cuspec__axis_spec(&c).align, 2);
     c.batch = 1; /* no stride */
-    CHECK_INT_EQ(cuspec__axis_row_align(&c), 4);
+    CHECK_INT_EQ(cuspec__axis_spec(&c).align, 4);
     c.dtype = CUSPEC_F64;
-    CHECK_INT_EQ(cuspec__axis_row_align(&c), 2);
+    CHECK_INT_EQ(cuspec__axis_spec(&c).align, 2);
     c.dtype = CUSPEC_U8;
     c.a = 0x100003;
-    CHECK_INT_EQ(cuspec__axis_row_align(&c), 1);
+    CHECK_INT_EQ(cuspec__axis_spec(&c).align, 1);
 
+    /* the choice of a columns call on side x side f32, its input `off`
+     * bytes past 16-byte alignment */
     static const struct {
-        int op, align;
+        int op, off;
         unsigned long long side;
         int block, vec;
     } rules[] = {
-        {CUSPEC__AXIS_SUM, 0, 4096, 1024, 2},   {CUSPEC__AXIS_SUM, 2, 4096, 1024, 2},
-        {CUSPEC__AXIS_SUM, 1, 4096, 256, 4},    {CUSPEC__AXIS_SUM, 4, 8192, 512, 4},
-        {CUSPEC__AXIS_SUM, 2, 8192, 256, 4},    {CUSPEC__AXIS_ARGMAX, 2, 4096, 512, 2},
-        {CUSPEC__AXIS_ARGMAX, 1, 4096, 512, 1}, {CUSPEC__AXIS_ARGMAX, 1, 8192, 1024, 1},
+        {CUSPEC__AXIS_SUM, 0, 4096, 1024, 2},   {CUSPEC__AXIS_SUM, 8, 4096, 1024, 2},
+        {CUSPEC__AXIS_SUM, 4, 4096, 256, 4},    {CUSPEC__AXIS_SUM, 0, 8192, 512, 4},
+        {CUSPEC__AXIS_SUM, 8, 8192, 256, 4},    {CUSPEC__AXIS_ARGMAX, 8, 4096, 512, 2},
+        {CUSPEC__AXIS_ARGMAX, 4, 4096, 512, 1}, {CUSPEC__AXIS_ARGMAX, 4, 8192, 1024, 1},
     };
+    c = good_call();
+    c.rows_axis = 0;
+    c.batch = 1;
     for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
-        struct cuspec__spec sp = {.family = CUSPEC__FAM_REDUCE_COLS,
-                                  .op = rules[i].op,
-                                  .dtype = CUSPEC_F32,
-                                  .rows = rules[i].side,
-                                  .cols = rules[i].side,
-                                  .align = rules[i].align};
+        c.kop = rules[i].op;
+        c.rows = c.cols = c.ld = rules[i].side;
+        c.a = 0x100000 + (unsigned)rules[i].off;
+        sp = cuspec__axis_spec(&c);
         struct cuspec__variant v;
         cuspec__variant_choose(&sp, 90, &v);
         CHECK_INT_EQ(v.p[P_BLOCK], rules[i].block);
@@ -756,4 +770,4 @@ TAP_MAIN(TAP_ENTRY(argument_checks), TAP_ENTRY(what_each_op_writes), TAP_ENTRY(r
          TAP_ENTRY(selection_covers_every_shape_class),
          TAP_ENTRY(tx_wider_than_the_block_is_refused),
          TAP_ENTRY(argmax_columns_split_below_2_31_rows_a_thread),
-         TAP_ENTRY(rows_alignment_of_a_call), TAP_ENTRY(template_takes_every_element_type))
+         TAP_ENTRY(what_a_call_chooses_by), TAP_ENTRY(template_takes_every_element_type))
