@@ -133,6 +133,12 @@ int cuspec__axis_class(int family, int rows_log2, int cols_log2, size_t elem_siz
     return cols_log2 + cuspec__log2_floor(elem_size) >= CUSPEC__AXIS_ROWBLOCK_LOG2 ? 4 : 2;
 }
 
+/* Pieces of `width` columns across a row of s, the last one perhaps partial. */
+static unsigned long long across(const struct cuspec__spec *s, unsigned long long width)
+{
+    return (s->cols + width - 1) / width;
+}
+
 /* Columns with TX threads across a strip: the rounds of ITEMS loads each
  * thread takes down its columns, and the strips of TX * VEC columns. */
 static unsigned long long rounds(const struct cuspec__variant *v, int tx,
@@ -144,8 +150,7 @@ static unsigned long long rounds(const struct cuspec__variant *v, int tx,
 static unsigned long long strips(const struct cuspec__variant *v, int tx,
                                  const struct cuspec__spec *s)
 {
-    unsigned long long width = (unsigned long long)tx * (unsigned)v->p[P_VEC];
-    return (s->cols + width - 1) / width;
+    return across(s, (unsigned long long)tx * (unsigned)v->p[P_VEC]);
 }
 
 /* Short rows of `need` vectors: the fewest lanes that cover a row, each
@@ -234,9 +239,8 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
 
 /* Columns' argmin/argmax of 4-byte elements in matrices of SQUARE_SIDE
  * rows or more, SQUARE_SIDE to SQUARE_COLS columns and at most
- * SQUARE_ELEMENTS (under WIDE_STRIPS strips: never widened): strips of
- * SQUARE_STRIP_BYTES, more of them and fewer splits of their rows, in
- * few_strips' blocks (512 of 8 items); f32 in 4-byte vectors (8-byte ones
+ * SQUARE_ELEMENTS: strips of SQUARE_STRIP_BYTES in few_strips' blocks
+ * (512 of 8 items); f32 in 4-byte vectors (8-byte ones
  * in more than HALF_WAVE to twice that strips, where rows_take them), i32
  * and u32 in 8-byte ones and only where rows are at most the columns
  * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of square
@@ -246,24 +250,10 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
 #define SQUARE_ELEMENTS (1ULL << 24)
 #define SQUARE_STRIP_BYTES 64
 
-/* An H200's SMs: where there are at most HALF_WAVE strips, a wave of 2
- * blocks of 1024 threads (4 of 512 for twice the strips) an SM splits each
- * strip in two or more. square_args counts its 64-byte strips against it,
- * split_strips 128-byte ones; other GPUs take the same bounds, unmeasured. */
+/* An H200's SMs (docs/experiments/reduce_axis.md: "f32 columns by their count of strips"). */
 #define HALF_WAVE 132
 
-/* Strips of `bytes` across the columns of s. */
-static unsigned long long strips_of(const struct cuspec__spec *s, unsigned bytes)
-{
-    const unsigned long long per = bytes / cuspec_dtype_size(s->dtype);
-    return (s->cols + per - 1) / per;
-}
-
-/* Whether every row of s starts on a vector of vec elements (ld, and a
- * call's align: its pointers) and ends with a whole one: else the columns
- * kernel reads a strip (a ragged edge) or all of them (an odd ld or a
- * pointer off the vector) element by element (reduce_axis.cuh, "the edge
- * and odd ld"), where the rules below measured slower. */
+/* Whether every row of s starts (ld, align) and ends on a vector of vec elements. */
 static int rows_take(const struct cuspec__spec *s, unsigned vec)
 {
     return s->cols % vec == 0 && (s->ld_in ? s->ld_in : s->cols) % vec == 0 &&
@@ -285,7 +275,7 @@ static void square_args(struct cuspec__variant *v, const struct cuspec__spec *s)
         s->cols < SQUARE_SIDE || s->cols > SQUARE_COLS ||
         !elements_at_most(s, SQUARE_ELEMENTS) || (!f32 && s->rows > s->cols))
         return;
-    const unsigned long long n = strips_of(s, SQUARE_STRIP_BYTES);
+    const unsigned long long n = across(s, SQUARE_STRIP_BYTES / size);
     const int vec = !f32 || (n > HALF_WAVE && n <= 2 * HALF_WAVE && rows_take(s, 2)) ? 2 : 1;
     set_shape(v, FEW_BLOCK, vec, SQUARE_STRIP_BYTES / (vec * size));
 }
@@ -311,7 +301,7 @@ static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s
         s->rows < (arg ? 2 * SPLIT_ROWS : SPLIT_ROWS) || (arg && s->rows > s->cols) ||
         !elements_at_most(s, SPLIT_ELEMENTS))
         return;
-    const unsigned long long n = strips_of(s, 128);
+    const unsigned long long n = across(s, 128 / sizeof(float));
     if (n > 2 * HALF_WAVE || n < (arg ? SPLIT_ARG_LEAST : SPLIT_LEAST))
         return;
     if (arg)
@@ -349,7 +339,7 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
     if (from_record)
         return;
     int vec = v->p[P_VEC];
-    unsigned long long need = (s->cols + (unsigned)vec - 1) / (unsigned)vec;
+    unsigned long long need = across(s, (unsigned)vec);
     if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
         const size_t size = cuspec_dtype_size(v->dtype);
         int cls = cuspec__axis_class(v->family, cuspec__log2_floor(s->rows),
