@@ -253,11 +253,11 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
 /* An H200's SMs (docs/experiments/reduce_axis.md: "f32 columns by their count of strips"). */
 #define HALF_WAVE 132
 
-/* Whether every row of s starts (ld, align) and ends on a vector of vec elements. */
+/* Whether every row of s starts on a vector of vec elements (ld, align): the
+ * columns kernel then reads whole vectors, the edge strip's too. */
 static int rows_take(const struct cuspec__spec *s, unsigned vec)
 {
-    return s->cols % vec == 0 && (s->ld_in ? s->ld_in : s->cols) % vec == 0 &&
-           (s->align == 0 || s->align % (int)vec == 0);
+    return (s->ld_in ? s->ld_in : s->cols) % vec == 0 && (s->align == 0 || s->align % (int)vec == 0);
 }
 
 static void set_shape(struct cuspec__variant *v, int block, int vec, int tx)

@@ -52,7 +52,9 @@
 // COLS: TX = 1 << tx_log2 (1..BLOCK) threads along the columns, each owning VEC adjacent
 // columns, by BLOCK / TX along the rows; block (x, y, z) takes column tile x, rows
 // chunk y of `splits`, matrix z. With splits > 1, partials hold batch * splits * cols
-// A and tickets[z * gridDim.x + x] the tile's count.
+// A and tickets[z * gridDim.x + x] the tile's count. Where ld and the pointers are
+// multiples of VEC, the last tile's vectors read past cols into the padding between
+// rows (never past a matrix's last row, which is read element by element).
 //
 // POLICIES
 //   An empty reduction (cols = 0 for rows, rows = 0 for columns) writes the identity:
@@ -1047,10 +1049,26 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
     for (int k = 0; k < VEC; ++k)
         acc[k] = R::identity();
-    if (cnt == VEC && ld % VEC == 0 && aligned<VEC>(p) && (!TWO || aligned<VEC>(q)))
-        column_strip<R, T, VEC, ITEMS, TWO, true>(p, q, ld, lo, hi, ty, TY, cnt, acc);
-    else if (cnt > 0) // element by element, a row at a time: the edge and odd ld
+    // Whole vectors where ld and the pointers are on them, the edge strip's too
+    // (0 < cnt < VEC): its vectors end in the padding between rows, but for
+    // the matrix's last row, which may end its allocation: the first row of
+    // threads adds that row's cnt elements last. Element by element, a row at
+    // a time, where ld or a pointer is off the vector.
+    const bool vectors = ld % VEC == 0 && aligned<VEC>(p) && (!TWO || aligned<VEC>(q));
+    const bool edge_end = vectors && cnt > 0 && cnt < VEC && hi == rows && lo < rows;
+    if (cnt > 0 && vectors)
+        column_strip<R, T, VEC, ITEMS, TWO, true>(p, q, ld, lo, edge_end ? rows - 1 : hi, ty, TY,
+                                                  cnt, acc);
+    else if (cnt > 0)
         column_strip<R, T, VEC, 1, TWO, false>(p, q, ld, lo, hi, ty, TY, cnt, acc);
+    if (edge_end && ty == 0) {
+        const unsigned long long last = (rows - 1) * ld;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            if (k < (int)cnt)
+                acc[k] = R::step(acc[k], load1(p + last + k), load1(q + last + k),
+                                 (long long)(rows - 1));
+    }
     CUSPEC_LET_NEXT_GRID();
 
     // One combine serves both passes (one copy of its code): the block's

@@ -455,11 +455,11 @@ TEST(selection_covers_every_shape_class)
         {AMAX, CUSPEC_U8, 2048, 2048, 256, 16, 4, 2, 0},
         {SUM, CUSPEC_F32, 2048, 2048, 256, 4, 4, 8, 0},
         /* f32 in 64-byte strips of 8-byte vectors where there are 133 to
-         * 264 of them and cols and ld are even */
+         * 264 of them and ld is even (cols need not be) */
         {AMAX, CUSPEC_F32, 2048, 2112, 512, 1, 8, 16, 0},
         {AMAX, CUSPEC_F32, 2048, 2114, 512, 2, 8, 8, 0},
         {AMAX, CUSPEC_F32, 2048, 2114, 512, 1, 8, 16, 2115}, /* odd ld: 4-byte vectors */
-        {AMAX, CUSPEC_F32, 2048, 2113, 512, 1, 8, 16, 2114}, /* a ragged edge */
+        {AMAX, CUSPEC_F32, 2048, 2113, 512, 2, 8, 8, 2114}, /* a ragged edge, even ld */
         {AMAX, CUSPEC_F32, 4096, 4096, 512, 2, 8, 8, 0},
         {AMIN, CUSPEC_F32, 2048, 4224, 512, 2, 8, 8, 0},
         {AMIN, CUSPEC_F32, 2048, 4225, 512, 1, 8, 16, 0},
@@ -467,17 +467,18 @@ TEST(selection_covers_every_shape_class)
         /* split_strips, f32 in matrices of 1024 rows or more (argmin/argmax
          * 2048) and at most 2^26 elements, by their 128-byte strips: sums
          * of 100 to 132 strips in 1024 x 2 x 8, of 133 to 264 in 512 x 4 x
-         * 8 (where cols and ld are multiples of the vector); argmin/argmax
+         * 8 (where ld is a multiple of the vector); argmin/argmax
          * of 192 to 264 in 1024 x 1 x 8 where rows are at most the columns */
         {SUM, CUSPEC_F32, 1024, 3168, 256, 4, 4, 8, 0},
         {SUM, CUSPEC_F32, 1024, 3170, 1024, 2, 8, 16, 0},
         {SUM, CUSPEC_F32, 1024, 3170, 256, 4, 4, 8, 3171}, /* odd ld: the defaults */
-        {SUM, CUSPEC_F32, 1024, 3169, 256, 4, 4, 8, 3170}, /* a ragged edge */
+        {SUM, CUSPEC_F32, 1024, 3169, 1024, 2, 8, 16, 3170}, /* a ragged edge, even ld */
         {SUM, CUSPEC_F32, 1023, 4096, 256, 4, 4, 8, 0},
         {SUM, CUSPEC_F32, 4096, 4224, 1024, 2, 8, 16, 0},
         {SUM, CUSPEC_F32, 4096, 4228, 512, 4, 8, 8, 0},
         {SUM, CUSPEC_F32, 4096, 4226, 256, 4, 4, 8, 0},
-        {SUM, CUSPEC_F32, 4096, 4225, 256, 4, 4, 8, 4228},
+        {SUM, CUSPEC_F32, 4096, 4225, 512, 4, 8, 8, 4228}, /* padded rows */
+        {SUM, CUSPEC_F32, 4096, 4225, 256, 4, 4, 8, 4226}, /* ld off the 16-byte vector */
         {SUM, CUSPEC_F32, 2048, 8448, 512, 4, 8, 8, 0},
         {SUM, CUSPEC_F32, 2048, 8449, 256, 4, 4, 8, 0},
         {SUM, CUSPEC_F32, 2048, 8452, 256, 4, 4, 8, 0}, /* 265 strips, whole vectors */

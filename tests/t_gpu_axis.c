@@ -9,7 +9,9 @@
  * (values are multiples of 1/4 in [-2, 2], whose sums are exact in f64 and
  * tie often); the output past the results untouched. Then argmin/argmax
  * ties and NaNs (the first NaN wins, also across split blocks) at every
- * element position of a vector and a row's last, for every dtype, empty
+ * element position of a vector and a row's last, for every dtype, pitched
+ * rows whose last vector is partial (each input an allocation of exactly
+ * its extent, its padding poisoned), empty
  * reductions (the identity), bad arguments, a sample of non-default
  * parameters (every lanes and tx value and the block-a-row kernel, blocks of
  * 128 and 1024, scalar and vector loads, 1 and 4 items, a strided batch)
@@ -458,6 +460,74 @@ TEST(arg_ties_and_nans_at_every_position)
     group_end();
 }
 
+/* Padded rows whose last vector is partial (cols off the vector, ld and
+ * the stride on it): the columns kernels read that vector whole into the
+ * padding between rows, but the last row of each matrix element by element.
+ * Each input sits in an allocation of exactly its extent (so
+ * compute-sanitizer's memcheck sees any read past it: TAP_ONLY runs this
+ * test alone), its padding NaN (floats) or the type's largest (integers),
+ * which would show in any result it reached; the edge columns' extremes are
+ * in their last row, some also earlier (ties: the earlier wins). Every op
+ * and dtype on small shapes and batches, f32 on the shapes of the f32
+ * columns rules. */
+TEST(padded_rows_with_a_partial_last_vector)
+{
+    static const struct {
+        size_t rows, cols, batch;
+        int all; /* every dtype and op, else f32's sum, argmin and argmax */
+    } shapes[] = {
+        {1, 5, 1, 1},        {2, 13, 1, 1},      {1000, 33, 1, 1},   {37, 45, 3, 1},
+        {65536, 7, 1, 1},    {4096, 4225, 1, 0}, {1024, 3169, 1, 0}, {2048, 2113, 1, 0},
+        {4096, 6113, 1, 0},
+    };
+    group_begin();
+    CUdeviceptr keep[2] = {d_in[0], d_in[1]};
+    for (size_t d = 0; d < N_DTYPES; d++) {
+        int dtype = dtypes[d];
+        size_t size = cuspec_dtype_size(dtype), vec = 16 / size;
+        for (size_t w = 0; w < sizeof shapes / sizeof *shapes; w++) {
+            if (!shapes[w].all && dtype != CUSPEC_F32)
+                continue;
+            size_t rows = shapes[w].rows, cols = shapes[w].cols;
+            size_t ld = (cols + vec - 1) / vec * vec;
+            struct shape s = {rows, cols, ld, shapes[w].batch, rows * ld + vec, 0};
+            size_t n = extent(&s);
+            fill(h_in[0], dtype, n);
+            fill(h_in[1], dtype, n);
+            for (size_t m = 0; m < s.batch; m++)
+                for (size_t r = 0; r < rows; r++)
+                    for (size_t c = cols; c < (r + 1 < rows ? ld : cols); c++)
+                        for (int k = 0; k < 2; k++)
+                            set_value(h_in[k], dtype, m * s.stride + r * ld + c,
+                                      cuspec__dtype_is_float(dtype) ? NAN
+                                      : cuspec__dtype_is_unsigned(dtype) ? -1.0
+                                      : size == 8 ? 0x1p62
+                                                  : (double)((1ull << (8 * size - 1)) - 1));
+            for (size_t m = 0; m < s.batch; m++)
+                for (size_t c = cols - cols % vec; c < cols; c++) {
+                    size_t last = m * s.stride + (rows - 1) * ld + c;
+                    set_value(h_in[0], dtype, last, (c % 2) ? 3 : -3);
+                    if (c % 3 == 0 && rows > 1)
+                        set_value(h_in[0], dtype, last - ld * (rows / 2), (c % 2) ? 3 : -3);
+                }
+            for (int k = 0; k < 2; k++) {
+                CU_OK(drv->cuMemAlloc(&d_in[k], n * size));
+                CU_OK(drv->cuMemcpyHtoD(d_in[k], h_in[k], n * size));
+            }
+            for (int axis = 1; axis >= 0; axis--)
+                for (int kop = 0; kop < CUSPEC__AXIS_N_OPS; kop++)
+                    if (shapes[w].all || kop == CUSPEC__AXIS_SUM ||
+                        kop == CUSPEC__AXIS_ARGMIN || kop == CUSPEC__AXIS_ARGMAX)
+                        run_case(axis, kop, dtype, &s);
+            for (int k = 0; k < 2; k++)
+                CU_OK(drv->cuMemFree(d_in[k]));
+        }
+    }
+    d_in[0] = keep[0];
+    d_in[1] = keep[1];
+    group_end();
+}
+
 /* Zeros of random sign only: every float dtype's argmin and argmax give the
  * first element of each row or column, its bytes (-0.0 where that is
  * -0.0): both zeros are equal, also where a warp ranks values by key
@@ -688,6 +758,7 @@ int main(void)
         TAP_ENTRY(arg_value_or_index_alone),
         TAP_ENTRY(ties_and_nans),
         TAP_ENTRY(arg_ties_and_nans_at_every_position),
+        TAP_ENTRY(padded_rows_with_a_partial_last_vector),
         TAP_ENTRY(signed_zeros_tie),
         TAP_ENTRY(empty_reductions_write_the_identity),
         TAP_ENTRY(bad_arguments_rejected),
