@@ -186,6 +186,20 @@ static int short_pairs(const struct cuspec__variant *v, int op, unsigned long lo
     return cuspec__axis_is_arg(op) && cuspec__dtype_is_float(v->dtype) && need > items;
 }
 
+/* Many long rows' argmin/argmax, at least ARG_LANES_ROWS of at most
+ * ARG_LANES_VECTORS vectors: 8 lanes a row (4 where a row is at most 64
+ * vectors), not a warp (docs/experiments/reduce_axis.md: "Rows'
+ * argmin/argmax: 8 lanes a row"). */
+#define ARG_LANES_ROWS 16384
+#define ARG_LANES_VECTORS 256
+
+static int long_lanes(const struct cuspec__spec *s, unsigned long long need)
+{
+    if (!cuspec__axis_is_arg(s->op) || s->rows < ARG_LANES_ROWS || need > ARG_LANES_VECTORS)
+        return 32;
+    return need <= 64 ? 4 : 8;
+}
+
 /* A strip's threads in tall matrices: 128 bytes, and for argmin/argmax at
  * most 32 elements, 16 for halves and bfloat16s (half_columns_arg; docs/
  * experiments/reduce_axis.md: "Columns' argmax: strips of 32 elements"). */
@@ -323,7 +337,8 @@ static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s
  * a warp reads whole rows side by side, or from ITEMS to 31 vectors a row
  * (dots more than 2 x ITEMS) fewer lanes of ITEMS vectors each
  * (short_lanes), some 2 vectors at a time (short_pairs).
- * Many long rows a warp each, or from 8 KB a block each
+ * Many long rows a warp each (argmin/argmax of up to ARG_LANES_VECTORS
+ * vectors fewer lanes: long_lanes), or from 8 KB a block each
  * (cuspec_reduce_rows_block); where there are few of them the whole block
  * (split across blocks at launch).
  * Columns: strips of 128 bytes (a warp reads 4 rows of them; argmin/argmax
@@ -351,7 +366,9 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
             v->p[P_BLOCK] = wide ? 256 : 128;
             v->p[P_ITEMS] = wide ? 4 : 2;
         }
-        v->p[P_LANES] = cls == 1 ? short_lanes(v, s->op, need) : cls == 2 ? 32 : 0;
+        v->p[P_LANES] = cls == 1   ? short_lanes(v, s->op, need)
+                        : cls == 2 ? long_lanes(s, need)
+                                   : 0;
         if (cls == 1 && short_pairs(v, s->op, need))
             v->p[P_ITEMS] = 2;
         return;

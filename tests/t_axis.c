@@ -317,6 +317,20 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 16).p[P_LANES], 1);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 7).p[P_LANES], 2);
+    /* many long rows' argmin/argmax (16384 or more): 4 lanes to 64
+     * vectors, 8 to 256, then a warp */
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 14, 1024).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, (1 << 14) - 1, 1024).p[P_LANES],
+                 32);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 128).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 1 << 18, 256).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 18, 257).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 16, 1024).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 16, 1025).p[P_LANES], 32);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F16, 1 << 16, 1024).p[P_LANES], 8);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F64, 1 << 16, 768).p[P_LANES], 32);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_I8, 1 << 16, 1024).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 16, 1024).p[P_LANES], 32);
     /* those lanes 2 vectors at a time (ITEMS 2): halves and bfloat16s
      * always, dots of 4 and 8 bytes to 2 x ITEMS vectors, argmin/argmax of
      * f32 and f64 from ITEMS + 1 vectors; the rest ITEMS (4) */
@@ -577,9 +591,11 @@ TEST(selection_covers_every_shape_class)
         memset(&k, 0, sizeof k);
         cuspec__family_choices(R, CUSPEC_U32, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 2 : 3 + dot);
-        /* short rows of 1, 2, 4 or 32 lanes (dots also 8), a warp, the block */
+        /* short rows of 1, 2, 4 or 32 lanes (dots also 8), a warp, the
+         * block; argmin/argmax of 1024-column rows 8 (long_lanes) */
         const unsigned lanes = 1u | 2u << 0 | 2u << 1 | 2u << 2 | 2u << 5;
-        CHECK_UINT_EQ(k.lanes, op == CUSPEC__AXIS_DOT ? lanes | 2u << 3 : lanes);
+        CHECK_UINT_EQ(k.lanes, op == CUSPEC__AXIS_DOT || cuspec__axis_is_arg(op) ? lanes | 2u << 3
+                                                                                : lanes);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_I64, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, 1);
