@@ -488,7 +488,8 @@ CUSPEC_EXPORT int cuspec_argreduce(cuspec_ctx *ctx, int op, int dtype, cuspec_de
  * Short rows and long, many columns and few, are read at close to the copy
  * bandwidth (columns in vectors of up to 16 bytes where every row, by ld
  * and the pointer, starts on one: the last vector of a row then reads on
- * into the padding between rows, never past the last row's cols; element
+ * into the padding between rows, never past the last row's cols, so
+ * compute-sanitizer's initcheck reports padding never written; element
  * by element, slower, where not);
  * a long row (or a tall column) with few results is split across blocks,
  * whose partial results take scratch as cuspec_reduce's do (see "The rule

@@ -189,7 +189,8 @@ static int short_pairs(const struct cuspec__variant *v, int op, unsigned long lo
 /* Many long rows' argmin/argmax, at least ARG_LANES_ROWS of at most
  * ARG_LANES_VECTORS vectors: 8 lanes a row (4 where a row is at most 64
  * vectors), not a warp (docs/experiments/reduce_axis.md: "Rows'
- * argmin/argmax: 8 lanes a row"). */
+ * argmin/argmax: 8 lanes a row"). The bounds are exact sizes; a record,
+ * per power-of-two bucket, overrides them for its whole bucket. */
 #define ARG_LANES_ROWS 16384
 #define ARG_LANES_VECTORS 256
 

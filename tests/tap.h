@@ -155,16 +155,27 @@ static inline int tap_remove_tree(const char *dir, int keep_root)
     return nftw(dir, tap_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* Runs the tests; with TAP_ONLY set, only the one of that name (the others
- * report as skipped), as for a run under compute-sanitizer. */
+/* Whether `name` is one of the comma-separated names in `list`. */
+static inline int tap_listed(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; *p != '\0'; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        if (strcspn(p, ",") == len && strncmp(p, name, len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Runs the tests; with TAP_ONLY set (names, comma-separated), only those
+ * (the others report as skipped), as for a run under compute-sanitizer. */
 static inline int tap_run(const struct tap_test *tests, size_t n)
 {
-    int failed = 0;
+    int failed = 0, ran = 0;
     const char *only = getenv("TAP_ONLY");
     printf("1..%zu\n", n);
     fflush(stdout);
     for (size_t i = 0; i < n; i++) {
-        if (only != NULL && strcmp(only, tests[i].name) != 0) {
+        if (only != NULL && !tap_listed(only, tests[i].name)) {
             printf("ok %zu - %s # SKIP TAP_ONLY=%s\n", i + 1, tests[i].name, only);
             continue;
         }
@@ -173,6 +184,11 @@ static inline int tap_run(const struct tap_test *tests, size_t n)
         printf("%s %zu - %s\n", tap_current_failed ? "not ok" : "ok", i + 1, tests[i].name);
         fflush(stdout);
         failed += tap_current_failed;
+        ran++;
+    }
+    if (only != NULL && ran == 0) {
+        printf("Bail out! TAP_ONLY=%s names none of these tests\n", only);
+        return 1;
     }
     return failed ? 1 : 0;
 }
