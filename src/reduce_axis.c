@@ -272,7 +272,8 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
  * columns kernel then reads whole vectors, the edge strip's too. */
 static int rows_take(const struct cuspec__spec *s, unsigned vec)
 {
-    return (s->ld_in ? s->ld_in : s->cols) % vec == 0 && (s->align == 0 || s->align % (int)vec == 0);
+    return (s->ld_in ? s->ld_in : s->cols) % vec == 0 &&
+           (s->align == 0 || s->align % (int)vec == 0);
 }
 
 static void set_shape(struct cuspec__variant *v, int block, int vec, int tx)
