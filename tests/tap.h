@@ -158,12 +158,15 @@ static inline int tap_remove_tree(const char *dir, int keep_root)
 /* Whether `name` is one of the comma-separated names in `list`. */
 static inline int tap_listed(const char *list, const char *name)
 {
-    size_t len = strlen(name);
-    for (const char *p = list; *p != '\0'; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-        if (strcspn(p, ",") == len && strncmp(p, name, len) == 0)
+    const size_t len = strlen(name);
+    for (const char *p = list;; p++) {
+        const size_t n = strcspn(p, ",");
+        if (n == len && strncmp(p, name, len) == 0)
             return 1;
+        p += n;
+        if (*p == '\0')
+            return 0;
     }
-    return 0;
 }
 
 /* Runs the tests; with TAP_ONLY set (names, comma-separated), only those

@@ -64,27 +64,37 @@ __global__ void offsets(long long *begin, long long *end, size_t rows, size_t co
     }
 }
 
-static float launches_ms(cudaStream_t st, cudaGraphExec_t ge, int launches, cudaEvent_t a,
-                         cudaEvent_t b)
-{
-    CK(cudaEventRecord(a, st));
-    for (int r = 0; r < launches; r++)
-        CK(cudaGraphLaunch(ge, st));
-    CK(cudaEventRecord(b, st));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    return ms;
-}
-
 // The warm-up before each timing: the clocks of an idle GPU take
 // milliseconds to rise.
 static const float WARM_MS = 50.0f;
 
+// Device milliseconds of `times` runs of `run()` between two events, after a
+// warm-up: single runs, each waited for, until their time adds up to WARM_MS.
+template <typename F> static float warm_then_ms(cudaStream_t st, int times, F run)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    auto timed = [&](int k) {
+        CK(cudaEventRecord(a, st));
+        for (int r = 0; r < k; r++)
+            run();
+        CK(cudaEventRecord(b, st));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        return ms;
+    };
+    for (float warm = 0; warm < WARM_MS;)
+        warm += timed(1);
+    float ms = timed(times);
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    return ms;
+}
+
 // Device microseconds per call of `call(i)` (i: the pool slot), `n` calls
-// captured in one graph, the graph launched `reps` times after a warm-up:
-// single launches, each waited for, until their device time adds up to
-// WARM_MS.
+// captured in one graph, the graph launched `reps` times after the warm-up.
 template <typename F> static double graph_us(cudaStream_t st, int n, int reps, F call)
 {
     cudaGraph_t g;
@@ -94,43 +104,17 @@ template <typename F> static double graph_us(cudaStream_t st, int n, int reps, F
         call(i);
     CK(cudaStreamEndCapture(st, &g));
     CK(cudaGraphInstantiate(&ge, g, 0));
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (float warm = 0; warm < WARM_MS;)
-        warm += launches_ms(st, ge, 1, a, b);
-    float ms = launches_ms(st, ge, reps, a, b);
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
+    float ms = warm_then_ms(st, reps, [&]() { CK(cudaGraphLaunch(ge, st)); });
     CK(cudaGraphExecDestroy(ge));
     CK(cudaGraphDestroy(g));
     return ms * 1e3 / ((double)n * reps);
 }
 
 // Device microseconds per call of `call()`, `n` calls launched one by one
-// between two events, after single calls adding up to WARM_MS.
+// after the warm-up.
 template <typename F> static double events_us(cudaStream_t st, int n, F call)
 {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    float ms = 0;
-    for (float warm = 0; warm < WARM_MS; warm += ms) {
-        CK(cudaEventRecord(a, st));
-        call();
-        CK(cudaEventRecord(b, st));
-        CK(cudaEventSynchronize(b));
-        CK(cudaEventElapsedTime(&ms, a, b));
-    }
-    CK(cudaEventRecord(a, st));
-    for (int i = 0; i < n; i++)
-        call();
-    CK(cudaEventRecord(b, st));
-    CK(cudaEventSynchronize(b));
-    CK(cudaEventElapsedTime(&ms, a, b));
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return ms * 1e3 / n;
+    return warm_then_ms(st, n, call) * 1e3 / n;
 }
 
 struct torch_row {
