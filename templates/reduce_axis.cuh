@@ -590,11 +590,12 @@ __device__ __forceinline__ void strip_row(pack<T, VEC> &x, const T *row, unsigne
     }
 }
 
-// Rows r, r + TY, .. r + (ITEMS - 1) * TY of the strip (those below hi) into x
-// (and q's into y, for dot). MOVE: row r at pr (qr), each next gap elements
-// on; else pr (qr) is the strip's row 0 and gap its rows' distance (ld).
-template <typename T, int VEC, int ITEMS, bool TWO, bool FULL, bool MOVE>
-__device__ __forceinline__ void strip_tile(pack<T, VEC> (&x)[ITEMS], pack<T, VEC> (&y)[ITEMS],
+// Rows r, r + TY, .. r + (ITEMS - 1) * TY of the strip (those below hi; ALL:
+// every one is) into x (and q's into y, for dot). MOVE: row r at pr (qr),
+// each next gap elements on; else pr (qr) is the strip's row 0 and gap its
+// rows' distance (ld).
+template <typename T, int VEC, int ITEMS, bool TWO, bool FULL, bool MOVE, bool ALL>
+__device__ __forceinline__ void strip_rows(pack<T, VEC> (&x)[ITEMS], pack<T, VEC> (&y)[ITEMS],
                                            const T *pr, const T *qr, unsigned long long r,
                                            unsigned TY, unsigned long long hi,
                                            unsigned long long gap, unsigned cnt)
@@ -602,7 +603,7 @@ __device__ __forceinline__ void strip_tile(pack<T, VEC> (&x)[ITEMS], pack<T, VEC
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
         const unsigned long long rr = r + (unsigned long long)j * TY;
-        if (rr < hi) {
+        if (ALL || rr < hi) {
             strip_row<T, VEC, FULL>(x[j], MOVE ? pr : pr + rr * gap, cnt);
             if constexpr (TWO)
                 strip_row<T, VEC, FULL>(y[j], MOVE ? qr : qr + rr * gap, cnt);
@@ -611,6 +612,55 @@ __device__ __forceinline__ void strip_tile(pack<T, VEC> (&x)[ITEMS], pack<T, VEC
             pr += gap;
             qr += gap;
         }
+    }
+}
+
+// A tile of rows from r (below hi) on: without a test a row where its last
+// row, span = (ITEMS - 1) * TY on, is below hi (every tile but a thread's last).
+template <typename T, int VEC, int ITEMS, bool TWO, bool FULL, bool MOVE>
+__device__ __forceinline__ void strip_tile(pack<T, VEC> (&x)[ITEMS], pack<T, VEC> (&y)[ITEMS],
+                                           const T *pr, const T *qr, unsigned long long r,
+                                           unsigned TY, unsigned long long hi,
+                                           unsigned long long gap, unsigned cnt,
+                                           unsigned long long span)
+{
+    if (hi - r > span)
+        strip_rows<T, VEC, ITEMS, TWO, FULL, MOVE, true>(x, y, pr, qr, r, TY, hi, gap, cnt);
+    else
+        strip_rows<T, VEC, ITEMS, TWO, FULL, MOVE, false>(x, y, pr, qr, r, TY, hi, gap, cnt);
+}
+
+// Folds a tile's rows (those below hi; ALL: every one is) into each column's
+// best and its row count (BEST), or acc.
+template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool FULL, bool BEST, bool ALL>
+__device__ __forceinline__ void strip_fold(const pack<T, VEC> (&x)[ITEMS],
+                                           const pack<T, VEC> (&y)[ITEMS], unsigned long long r,
+                                           unsigned TY, unsigned long long hi, unsigned n,
+                                           unsigned cnt, typename R::C (&best)[VEC],
+                                           unsigned (&at)[VEC], typename R::A (&acc)[VEC])
+{
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+        const unsigned long long rr = r + (unsigned long long)j * TY;
+        if (ALL || rr < hi)
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+                if (FULL || k < (int)cnt) {
+                    if constexpr (BEST) {
+                        const typename R::C c = R::E::val(x[j].x[k]);
+                        if (R::wins(c, best[k])) {
+                            best[k] = c;
+                            at[k] = n + j;
+                        }
+                    } else if constexpr (R::ARG) { // rows come in order
+                        pack<T, 1> e;
+                        e.x[0] = x[j].x[k];
+                        acc[k] = R::template step_after<1>(acc[k], e, (long long)rr);
+                    } else {
+                        acc[k] = R::step(acc[k], x[j].x[k], TWO ? y[j].x[k] : x[j].x[k],
+                                         (long long)rr);
+                    }
+                }
     }
 }
 
@@ -648,42 +698,30 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
     // Steps pr, qr a tile at a time: the same file, "Columns: addresses a tile at a time".
     constexpr bool MOVE = BEST || !R::ARG;
     const unsigned long long step = (unsigned long long)TY * ITEMS, gap = MOVE ? TY * ld : ld;
+    // Whole tiles (every row below hi) without a test a row for argmin/argmax
+    // of floats of 4 and 8 bytes: the same file, "Columns: whole tiles". span,
+    // a tile's first row to its last, is past any row where they do not.
+    constexpr bool WHOLE = R::ARG && R::E::is_float && sizeof(T) >= 4;
+    const unsigned long long span = WHOLE ? step - TY : ~0ull;
     const T *pr = MOVE ? p + r0 * ld : p, *qr = MOVE ? q + r0 * ld : q;
     pack<T, VEC> x[ITEMS], y[ITEMS];
     if constexpr (AHEAD)
-        strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r0, TY, hi, gap, cnt);
+        strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r0, TY, hi, gap, cnt, span);
     unsigned n = 0; // the thread's rows before r
 #pragma unroll 1
     for (unsigned long long r = r0; r < hi; r += step, n += ITEMS) {
         pack<T, VEC> nx[ITEMS];
         if constexpr (!AHEAD)
-            strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r, TY, hi, gap, cnt);
+            strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r, TY, hi, gap, cnt, span);
         else if (r + step < hi) // no dot: y is not written
             strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(nx, y, pr + ITEMS * gap, qr + ITEMS * gap,
-                                                       r + step, TY, hi, gap, cnt);
-#pragma unroll
-        for (int j = 0; j < ITEMS; ++j) {
-            const unsigned long long rr = r + (unsigned long long)j * TY;
-            if (rr < hi)
-#pragma unroll
-                for (int k = 0; k < VEC; ++k)
-                    if (FULL || k < (int)cnt) {
-                        if constexpr (BEST) {
-                            const C c = R::E::val(x[j].x[k]);
-                            if (R::wins(c, best[k])) {
-                                best[k] = c;
-                                at[k] = n + j;
-                            }
-                        } else if constexpr (R::ARG) { // rows come in order
-                            pack<T, 1> e;
-                            e.x[0] = x[j].x[k];
-                            acc[k] = R::template step_after<1>(acc[k], e, (long long)rr);
-                        } else {
-                            acc[k] = R::step(acc[k], x[j].x[k], TWO ? y[j].x[k] : x[j].x[k],
-                                             (long long)rr);
-                        }
-                    }
-        }
+                                                       r + step, TY, hi, gap, cnt, span);
+        if (hi - r > span)
+            strip_fold<R, T, VEC, ITEMS, TWO, FULL, BEST, true>(x, y, r, TY, hi, n, cnt, best, at,
+                                                                acc);
+        else
+            strip_fold<R, T, VEC, ITEMS, TWO, FULL, BEST, false>(x, y, r, TY, hi, n, cnt, best, at,
+                                                                 acc);
         if constexpr (AHEAD)
 #pragma unroll
             for (int j = 0; j < ITEMS; ++j)
