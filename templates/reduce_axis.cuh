@@ -285,7 +285,7 @@ template <typename T, int OP> struct op {
                 return (x > y || x != x) ? x : y;
             else
                 return y > x ? y : x;
-        } else {
+        } else if constexpr (sizeof(C) == 8) {
             if constexpr (E::is_float) {
                 const bool xn = x.v != x.v, yn = y.v != y.v;
                 if (xn || yn)
@@ -293,6 +293,17 @@ template <typename T, int OP> struct op {
             }
             const bool better = OP == ARGMIN ? y.v < x.v : y.v > x.v;
             return better || (y.v == x.v && y.i < x.i) ? y : x;
+        } else {
+            // Values under 8 bytes by selects, with no branch, so that the
+            // loads of the next pairs need not wait on it (docs/experiments/
+            // reduce_axis.md, "Columns: partials combined without a branch").
+            const bool first = y.i < x.i;
+            bool take = (OP == ARGMIN ? y.v < x.v : y.v > x.v) || (y.v == x.v && first);
+            if constexpr (E::is_float) {
+                const bool xn = x.v != x.v, yn = y.v != y.v;
+                take = xn || yn ? yn && (!xn || first) : take;
+            }
+            return take ? y : x;
         }
     }
 
