@@ -220,7 +220,10 @@ __device__ __forceinline__ typename elem<T>::V extreme(const pack<T, V> &x)
 }
 
 // ---- the operation: its accumulator A, its output, and how elements fold in.
-template <typename T, int OP> struct op {
+// COLS: the columns kernel's, whose argmin/argmax of 4-byte floats and
+// halves combine by selects (SELECTS; the rows kernels and the other types
+// lost with them).
+template <typename T, int OP, bool COLS = false> struct op {
     typedef elem<T> E;
     typedef typename E::V C; // elements are compared in C
     // sums accumulate in S: floats in C (f32 for halves), integers in 64 bits
@@ -228,6 +231,7 @@ template <typename T, int OP> struct op {
                           typename pick<E::is_signed, long long, unsigned long long>::type>::type S;
     enum : bool { ARG = OP == ARGMIN || OP == ARGMAX, LOW = OP == ARGMIN };
     enum : bool { SUMS = OP == SUM || OP == DOT };
+    enum : bool { SELECTS = COLS && ARG && E::is_float && sizeof(C) == 4 };
     struct pair {
         C v;
         long long i;
@@ -285,7 +289,7 @@ template <typename T, int OP> struct op {
                 return (x > y || x != x) ? x : y;
             else
                 return y > x ? y : x;
-        } else if constexpr (sizeof(C) == 8) {
+        } else if constexpr (!SELECTS) {
             if constexpr (E::is_float) {
                 const bool xn = x.v != x.v, yn = y.v != y.v;
                 if (xn || yn)
@@ -294,9 +298,9 @@ template <typename T, int OP> struct op {
             const bool better = OP == ARGMIN ? y.v < x.v : y.v > x.v;
             return better || (y.v == x.v && y.i < x.i) ? y : x;
         } else {
-            // Values under 8 bytes by selects, with no branch, so that the
-            // loads of the next pairs need not wait on it (docs/experiments/
-            // reduce_axis.md, "Columns: partials combined without a branch").
+            // By selects, with no branch, so that the loads of the next pairs
+            // need not wait on it (docs/experiments/reduce_axis.md, "Columns:
+            // argmin/argmax combined without a branch").
             const bool first = y.i < x.i;
             bool take = (OP == ARGMIN ? y.v < x.v : y.v > x.v) || (y.v == x.v && first);
             if constexpr (E::is_float) {
@@ -1078,7 +1082,7 @@ __global__ void __launch_bounds__(BLOCK)
                        unsigned *__restrict__ tickets)
 {
     using namespace cuspec_axis;
-    typedef op<T, OP> R;
+    typedef op<T, OP, true> R;
     typedef typename R::A A;
     constexpr bool TWO = OP == DOT;
     static_assert(legal<T, OP, BLOCK, VEC, ITEMS>::value, "");
