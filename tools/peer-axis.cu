@@ -8,7 +8,8 @@
 // per call. Prints us, GB/s (bytes read), the ratios to the copy ceiling
 // (cudaMemcpy's bytes read + written per second) and to the read ceiling
 // (cuspec's f32 sum of 2^28 elements, GB/s read: issue 26 asks 0.9 of it),
-// and the fastest peer's time over cuspec's (> 1: cuspec is faster).
+// and the fastest peer's time over cuspec's (> 1: cuspec is faster); and
+// for each shape the read floor, a kernel that only reads the matrix.
 //
 // Build and run: tools/peer-axis.sh (nvcc, the tree's libcuspec).
 #include <cub/cub.cuh>
@@ -62,6 +63,23 @@ __global__ void offsets(long long *begin, long long *end, size_t rows, size_t co
         begin[i] = (long long)(i * cols);
         end[i] = (long long)(i * cols + cols);
     }
+}
+
+// The read floor of a matrix: each block reads a 16 KB tile once through L1
+// and adds it up, and writes nothing (`keep` is never set): no reduction of
+// the same bytes takes less (docs/experiments/reduce_axis.md, "A floor in
+// the same run"). n4: 16-byte vectors (a last partial one is not read).
+__global__ void __launch_bounds__(256) read_floor(const float4 *x, size_t n4, int keep, float *out)
+{
+    const size_t i = blockIdx.x * (size_t)1024 + threadIdx.x;
+    float4 v[4];
+    for (int j = 0; j < 4; j++)
+        v[j] = i + j * 256 < n4 ? __ldg(x + i + j * 256) : make_float4(0, 0, 0, 0);
+    float s = 0;
+    for (int j = 0; j < 4; j++)
+        s += v[j].x + v[j].y + v[j].z + v[j].w;
+    if (keep)
+        out[blockIdx.x] = s;
 }
 
 // The warm-up before each timing: the clocks of an idle GPU take
@@ -209,6 +227,13 @@ int main(int argc, char **argv)
         CK(cudaMalloc(&temp, temp_sum > temp_arg ? temp_sum : temp_arg));
         CK(cudaDeviceSynchronize());
         cuspec_matrix m = {rows, cols, cols, 1, 0};
+        double floor_us = graph_us(st, calls, 3, [&](int i) {
+            read_floor<<<(unsigned)((n / 4 + 1023) / 1024), 256, 0, st>>>(
+                (const float4 *)in[i % pool], n / 4, 0, val);
+        });
+        printf("%-12s %-4s %-6s %-16s %10.2f %9.0f %8.3f %8.3f\n", tok, "-", "read", "floor",
+               floor_us, bytes / floor_us / 1e3, bytes / floor_us / 1e3 / copy_gbs,
+               bytes / floor_us / 1e3 / read_gbs);
 
         for (int axis = 0; axis < 2; axis++)
             for (int op = 0; op < 2; op++) {
