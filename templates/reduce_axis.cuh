@@ -24,7 +24,7 @@
 //
 // TEMPLATE PARAMETERS
 //   T      float, double, int, long long, unsigned int, unsigned long long, signed char,
-//          unsigned char, short, unsigned short, cuspec_axis::f16, cuspec_axis::bf16
+//          unsigned char, short, unsigned short, cuspec_f16, cuspec_bf16
 //          (elem<T> below: one entry per type).
 //   OP     0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot (sum of a*b; b only read for 5).
 //   BLOCK  threads per block, a multiple of 32.
@@ -300,7 +300,7 @@ template <typename T, int OP, bool COLS = false> struct op {
         } else {
             // By selects, with no branch, so that the loads of the next pairs
             // need not wait on it (docs/experiments/reduce_axis.md, "Columns:
-            // argmin/argmax combined without a branch").
+            // what the finish costs, and argmin/argmax combined without a branch").
             const bool first = y.i < x.i;
             bool take = (OP == ARGMIN ? y.v < x.v : y.v > x.v) || (y.v == x.v && first);
             if constexpr (E::is_float) {
@@ -631,7 +631,8 @@ __device__ __forceinline__ void strip_rows(pack<T, VEC> (&x)[ITEMS], pack<T, VEC
 }
 
 // A tile of rows from r (below hi) on: without a test a row where its last
-// row, span = (ITEMS - 1) * TY on, is below hi (every tile but a thread's last).
+// row, span rows on, is below hi. span: (ITEMS - 1) * TY where whole tiles
+// are used, else ~0ull (every row tested).
 template <typename T, int VEC, int ITEMS, bool TWO, bool FULL, bool MOVE>
 __device__ __forceinline__ void strip_tile(pack<T, VEC> (&x)[ITEMS], pack<T, VEC> (&y)[ITEMS],
                                            const T *pr, const T *qr, unsigned long long r,

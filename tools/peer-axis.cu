@@ -66,9 +66,10 @@ __global__ void offsets(long long *begin, long long *end, size_t rows, size_t co
 }
 
 // The read floor of a matrix: each block reads a 16 KB tile once through L1
-// and adds it up, and writes nothing (`keep` is never set): no reduction of
-// the same bytes takes less (docs/experiments/reduce_axis.md, "A floor in
-// the same run"). n4: 16-byte vectors (a last partial one is not read).
+// and adds it up, and writes nothing (`keep`, which would add it to *out, is
+// never set): no reduction of the same bytes takes less (docs/experiments/
+// reduce_axis.md, "A floor in the same run"). n4: 16-byte vectors (a last
+// partial one is not read).
 __global__ void __launch_bounds__(256) read_floor(const float4 *x, size_t n4, int keep, float *out)
 {
     const size_t i = blockIdx.x * (size_t)1024 + threadIdx.x;
@@ -79,7 +80,7 @@ __global__ void __launch_bounds__(256) read_floor(const float4 *x, size_t n4, in
     for (int j = 0; j < 4; j++)
         s += v[j].x + v[j].y + v[j].z + v[j].w;
     if (keep)
-        out[blockIdx.x] = s;
+        atomicAdd(out, s);
 }
 
 // The warm-up before each timing: the clocks of an idle GPU take
@@ -227,13 +228,15 @@ int main(int argc, char **argv)
         CK(cudaMalloc(&temp, temp_sum > temp_arg ? temp_sum : temp_arg));
         CK(cudaDeviceSynchronize());
         cuspec_matrix m = {rows, cols, cols, 1, 0};
-        double floor_us = graph_us(st, calls, 3, [&](int i) {
-            read_floor<<<(unsigned)((n / 4 + 1023) / 1024), 256, 0, st>>>(
-                (const float4 *)in[i % pool], n / 4, 0, val);
-        });
-        printf("%-12s %-4s %-6s %-16s %10.2f %9.0f %8.3f %8.3f\n", tok, "-", "read", "floor",
-               floor_us, bytes / floor_us / 1e3, bytes / floor_us / 1e3 / copy_gbs,
-               bytes / floor_us / 1e3 / read_gbs);
+        if (n >= 4) { // a vector at least
+            double floor_us = graph_us(st, calls, 3, [&](int i) {
+                read_floor<<<(unsigned)((n / 4 + 1023) / 1024), 256, 0, st>>>(
+                    (const float4 *)in[i % pool], n / 4, 0, val);
+            });
+            printf("%-12s %-4s %-6s %-16s %10.2f %9.0f %8.3f %8.3f\n", tok, "-", "read", "floor",
+                   floor_us, bytes / floor_us / 1e3, bytes / floor_us / 1e3 / copy_gbs,
+                   bytes / floor_us / 1e3 / read_gbs);
+        }
 
         for (int axis = 0; axis < 2; axis++)
             for (int op = 0; op < 2; op++) {
