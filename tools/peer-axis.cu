@@ -136,6 +136,19 @@ template <typename F> static double events_us(cudaStream_t st, int n, F call)
     return warm_then_ms(st, n, call) * 1e3 / n;
 }
 
+// One line of the table: `who` took `us` a call to read `bytes`; x peer
+// where x_peer is not negative.
+static void print_row(const char *shape, const char *axis, const char *op, const char *who,
+                      double us, size_t bytes, double copy_gbs, double read_gbs, double x_peer)
+{
+    const double gbs = bytes / us / 1e3;
+    printf("%-12s %-4s %-6s %-16s %10.2f %9.0f %8.3f %8.3f", shape, axis, op, who, us, gbs,
+           gbs / copy_gbs, gbs / read_gbs);
+    if (x_peer >= 0)
+        printf(" %9.3f", x_peer);
+    printf("\n");
+}
+
 struct torch_row {
     std::string shape, axis, op;
     double us;
@@ -233,9 +246,7 @@ int main(int argc, char **argv)
                 read_floor<<<(unsigned)((n / 4 + 1023) / 1024), 256, 0, st>>>(
                     (const float4 *)in[i % pool], n / 4, 0, val);
             });
-            printf("%-12s %-4s %-6s %-16s %10.2f %9.0f %8.3f %8.3f\n", tok, "-", "read", "floor",
-                   floor_us, bytes / floor_us / 1e3, bytes / floor_us / 1e3 / copy_gbs,
-                   bytes / floor_us / 1e3 / read_gbs);
+            print_row(tok, "-", "read", "floor", floor_us, bytes, copy_gbs, read_gbs, -1);
         }
 
         for (int axis = 0; axis < 2; axis++)
@@ -276,14 +287,11 @@ int main(int argc, char **argv)
                 for (int p = 0; p < n_peers; p++)
                     if (best_peer == 0 || peers[p].us < best_peer)
                         best_peer = peers[p].us;
-                printf("%-12s %-4s %-6s %-16s %10.2f %9.0f %8.3f %8.3f %9.3f\n", tok, an, on,
-                       "cuspec", us, bytes / us / 1e3, bytes / us / 1e3 / copy_gbs,
-                       bytes / us / 1e3 / read_gbs, best_peer > 0 ? best_peer / us : 0.0);
+                print_row(tok, an, on, "cuspec", us, bytes, copy_gbs, read_gbs,
+                          best_peer > 0 ? best_peer / us : 0.0);
                 for (int p = 0; p < n_peers; p++)
-                    printf("%-12s %-4s %-6s %-16s %10.2f %9.0f %8.3f %8.3f\n", tok, an, on,
-                           peers[p].who, peers[p].us, bytes / peers[p].us / 1e3,
-                           bytes / peers[p].us / 1e3 / copy_gbs,
-                           bytes / peers[p].us / 1e3 / read_gbs);
+                    print_row(tok, an, on, peers[p].who, peers[p].us, bytes, copy_gbs, read_gbs,
+                              -1);
             }
         for (int p = 0; p < pool; p++)
             CK(cudaFree(in[p]));
