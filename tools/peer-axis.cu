@@ -9,7 +9,8 @@
 // (cudaMemcpy's bytes read + written per second) and to the read ceiling
 // (cuspec's f32 sum of 2^28 elements, GB/s read: issue 26 asks 0.9 of it),
 // and the fastest peer's time over cuspec's (> 1: cuspec is faster); and
-// for each shape the read floor, a kernel that only reads the matrix.
+// for each shape the read floor, a kernel that only reads the matrix, and
+// for each call that floor writing the call's results' bytes alongside.
 //
 // Build and run: tools/peer-axis.sh (nvcc, the tree's libcuspec).
 #include <cub/cub.cuh>
@@ -65,12 +66,16 @@ __global__ void offsets(long long *begin, long long *end, size_t rows, size_t co
     }
 }
 
-// The read floor of a matrix: each block reads a 16 KB tile once through L1
-// and adds it up, and writes nothing (`keep`, which would add it to *out, is
-// never set): no reduction of the same bytes takes less (docs/experiments/
-// reduce_axis.md, "A floor in the same run"). n4: 16-byte vectors (a last
-// partial one is not read).
-__global__ void __launch_bounds__(256) read_floor(const float4 *x, size_t n4, int keep, float *out)
+// The floor of a matrix: each block reads a 16 KB tile once through L1 and
+// adds it up (`keep`, which would add it to *out, is never set); where w4 is
+// not 0, each block then writes its share of w4 16-byte vectors to w, a run
+// of them, as a reduction writes its results behind its reads. With w4 = 0
+// no reduction of the same bytes takes less; with its results' bytes,
+// none that writes them (docs/experiments/reduce_axis.md, "A floor in the
+// same run", "A floor with the results' writes in the same run"). n4:
+// 16-byte vectors (a last partial one is not read).
+__global__ void __launch_bounds__(256)
+    floor_kernel(const float4 *x, size_t n4, int keep, float *out, float4 *w, size_t w4)
 {
     const size_t i = blockIdx.x * (size_t)1024 + threadIdx.x;
     float4 v[4];
@@ -81,6 +86,10 @@ __global__ void __launch_bounds__(256) read_floor(const float4 *x, size_t n4, in
         s += v[j].x + v[j].y + v[j].z + v[j].w;
     if (keep)
         atomicAdd(out, s);
+    const size_t share = (w4 + gridDim.x - 1) / gridDim.x;
+    for (size_t k = threadIdx.x; k < share; k += 256)
+        if (blockIdx.x * share + k < w4)
+            w[blockIdx.x * share + k] = make_float4(s, s, s, s);
 }
 
 // The warm-up before each timing: the clocks of an idle GPU take
@@ -230,6 +239,8 @@ int main(int argc, char **argv)
         cub::KeyValuePair<int, float> *kv;
         CK(cudaMalloc(&val, most * sizeof(float)));
         CK(cudaMalloc(&idx, most * sizeof(long long)));
+        float4 *written; // the floor's results: a value and an index each, at most
+        CK(cudaMalloc(&written, most * (sizeof(float) + sizeof(long long)) + 16));
         CK(cudaMalloc(&kv, rows * sizeof *kv));
         CK(cudaMalloc(&begin, rows * sizeof(long long)));
         CK(cudaMalloc(&end, rows * sizeof(long long)));
@@ -241,13 +252,15 @@ int main(int argc, char **argv)
         CK(cudaMalloc(&temp, temp_sum > temp_arg ? temp_sum : temp_arg));
         CK(cudaDeviceSynchronize());
         cuspec_matrix m = {rows, cols, cols, 1, 0};
-        if (n >= 4) { // a vector at least
-            double floor_us = graph_us(st, calls, 3, [&](int i) {
-                read_floor<<<(unsigned)((n / 4 + 1023) / 1024), 256, 0, st>>>(
-                    (const float4 *)in[i % pool], n / 4, 0, val);
+        // The floor reading the matrix and writing `results` bytes (a vector at least).
+        auto floor_us = [&](size_t results) {
+            return graph_us(st, calls, 3, [&](int i) {
+                floor_kernel<<<(unsigned)((n / 4 + 1023) / 1024), 256, 0, st>>>(
+                    (const float4 *)in[i % pool], n / 4, 0, val, written, (results + 15) / 16);
             });
-            print_row(tok, "-", "read", "floor", floor_us, bytes, copy_gbs, read_gbs, -1);
-        }
+        };
+        if (n >= 4)
+            print_row(tok, "-", "read", "floor", floor_us(0), bytes, copy_gbs, read_gbs, -1);
 
         for (int axis = 0; axis < 2; axis++)
             for (int op = 0; op < 2; op++) {
@@ -292,11 +305,18 @@ int main(int argc, char **argv)
                 for (int p = 0; p < n_peers; p++)
                     print_row(tok, an, on, peers[p].who, peers[p].us, bytes, copy_gbs, read_gbs,
                               -1);
+                // The floor with this call's results: a value (and argmax's 8-byte
+                // index) a row or a column.
+                if (n >= 4)
+                    print_row(tok, an, on, "floor + results",
+                              floor_us((axis ? cols : rows) * (op ? 12 : 4)), bytes, copy_gbs,
+                              read_gbs, -1);
             }
         for (int p = 0; p < pool; p++)
             CK(cudaFree(in[p]));
         CK(cudaFree(val));
         CK(cudaFree(idx));
+        CK(cudaFree(written));
         CK(cudaFree(kv));
         CK(cudaFree(begin));
         CK(cudaFree(end));
