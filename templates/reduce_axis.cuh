@@ -630,17 +630,15 @@ __device__ __forceinline__ void strip_rows(pack<T, VEC> (&x)[ITEMS], pack<T, VEC
     }
 }
 
-// A tile of rows from r (below hi) on: without a test a row where its last
-// row, span rows on, is below hi. span: (ITEMS - 1) * TY where whole tiles
-// are used, else ~0ull (every row tested).
+// A tile of rows from r (below hi) on: without a test a row where all of
+// them are below hi.
 template <typename T, int VEC, int ITEMS, bool TWO, bool FULL, bool MOVE>
 __device__ __forceinline__ void strip_tile(pack<T, VEC> (&x)[ITEMS], pack<T, VEC> (&y)[ITEMS],
                                            const T *pr, const T *qr, unsigned long long r,
                                            unsigned TY, unsigned long long hi,
-                                           unsigned long long gap, unsigned cnt,
-                                           unsigned long long span)
+                                           unsigned long long gap, unsigned cnt, bool all)
 {
-    if (hi - r > span)
+    if (all)
         strip_rows<T, VEC, ITEMS, TWO, FULL, MOVE, true>(x, y, pr, qr, r, TY, hi, gap, cnt);
     else
         strip_rows<T, VEC, ITEMS, TWO, FULL, MOVE, false>(x, y, pr, qr, r, TY, hi, gap, cnt);
@@ -715,24 +713,25 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
     constexpr bool MOVE = BEST || !R::ARG;
     const unsigned long long step = (unsigned long long)TY * ITEMS, gap = MOVE ? TY * ld : ld;
     // Whole tiles (every row below hi) without a test a row for argmin/argmax
-    // of floats of 4 and 8 bytes: the same file, "Columns: whole tiles". span,
-    // a tile's first row to its last, is past any row where they do not.
+    // of floats of 4 and 8 bytes: the same file, "Columns: whole tiles"
+    // (never with AHEAD, whose tiles all test their rows).
     constexpr bool WHOLE = R::ARG && R::E::is_float && sizeof(T) >= 4;
-    const unsigned long long span = WHOLE ? step - TY : ~0ull;
+    static_assert(!(WHOLE && AHEAD), "");
     const T *pr = MOVE ? p + r0 * ld : p, *qr = MOVE ? q + r0 * ld : q;
     pack<T, VEC> x[ITEMS], y[ITEMS];
     if constexpr (AHEAD)
-        strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r0, TY, hi, gap, cnt, span);
+        strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r0, TY, hi, gap, cnt, false);
     unsigned n = 0; // the thread's rows before r
 #pragma unroll 1
     for (unsigned long long r = r0; r < hi; r += step, n += ITEMS) {
         pack<T, VEC> nx[ITEMS];
+        const bool all = WHOLE && hi - r > step - TY; // the tile's last row is below hi
         if constexpr (!AHEAD)
-            strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r, TY, hi, gap, cnt, span);
+            strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r, TY, hi, gap, cnt, all);
         else if (r + step < hi) // no dot: y is not written
             strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(nx, y, pr + ITEMS * gap, qr + ITEMS * gap,
-                                                       r + step, TY, hi, gap, cnt, span);
-        if (hi - r > span)
+                                                       r + step, TY, hi, gap, cnt, false);
+        if (all)
             strip_fold<R, T, VEC, ITEMS, TWO, FULL, BEST, true>(x, y, r, TY, hi, n, cnt, best, at,
                                                                 acc);
         else

@@ -86,10 +86,9 @@ __global__ void __launch_bounds__(256)
         s += v[j].x + v[j].y + v[j].z + v[j].w;
     if (keep)
         atomicAdd(out, s);
-    const size_t share = (w4 + gridDim.x - 1) / gridDim.x;
-    for (size_t k = threadIdx.x; k < share; k += 256)
-        if (blockIdx.x * share + k < w4)
-            w[blockIdx.x * share + k] = make_float4(s, s, s, s);
+    const size_t share = (w4 + gridDim.x - 1) / gridDim.x, first = blockIdx.x * share;
+    for (size_t k = first + threadIdx.x; k < first + share && k < w4; k += 256)
+        w[k] = make_float4(s, s, s, s);
 }
 
 // The warm-up before each timing: the clocks of an idle GPU take
