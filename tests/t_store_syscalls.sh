@@ -31,8 +31,11 @@ done
 
 # calls ARGS...: the system calls of `store_lookups ARGS`, all threads; a
 # run whose lookups did not give what they should leaves $scratch/failed.
+# LeakSanitizer cannot run under ptrace (--enable-sanitizers): no leak
+# check there; AddressSanitizer still runs.
 calls() {
-    strace -f -c -o "$scratch/count" "$lookups" "$@" >/dev/null || touch "$scratch/failed"
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        strace -f -c -o "$scratch/count" "$lookups" "$@" >/dev/null || touch "$scratch/failed"
     awk '$NF == "total" { print $(NF - 2) }' "$scratch/count"
 }
 
@@ -62,9 +65,16 @@ check_calls "a hit" 6 1 100 hit
 check_calls "a miss in both stores" 2 1 100 miss
 # Each in a folder not yet checked: an fstatat of it and a geteuid more.
 check_calls "a miss in both stores, each in another folder" 6 1 100 spread
-# A process's first lookup opens the entries folders too.
-check_calls "a process's first hit" 10 0 1 hit
-check_calls "a process's first miss in both stores" 12 0 1 miss
+# A process's first lookup opens the entries folders too. In a sanitizer
+# build AddressSanitizer's allocator maps memory at its first uses (4 mmap
+# more in the first hit): those counts are not the library's.
+if [ -n "$SAN_FLAGS" ]; then
+    ok 0 "# SKIP a process's first hit: AddressSanitizer's allocator makes system calls too"
+    ok 0 "# SKIP a process's first miss: AddressSanitizer's allocator makes system calls too"
+else
+    check_calls "a process's first hit" 10 0 1 hit
+    check_calls "a process's first miss in both stores" 12 0 1 miss
+fi
 
 # Without openat2 (an old kernel, a seccomp filter that does not know it),
 # each lookup goes step by step, as right and dearer: the fan-out folder is
