@@ -73,7 +73,7 @@ check_exit 0 "and runs" "$tmp/client-pc"
 if command -v cmake >/dev/null; then
     cmake_client() {
         cmake -S "$top_srcdir/tests/install" -B "$tmp/$1" -DCMAKE_PREFIX_PATH="$D$prefix" \
-            -DCMAKE_C_COMPILER="${CC%% *}" -DCMAKE_C_FLAGS="$SAN_FLAGS" -DCUSPEC_WANT="$2" && cmake --build "$tmp/$1"
+            -DCMAKE_C_COMPILER="${CC%% *}" ${SAN_FLAGS:+"-DCMAKE_C_FLAGS=$SAN_FLAGS"} -DCUSPEC_WANT="$2" && cmake --build "$tmp/$1"
     }
     check_exit 0 "a client builds with CMake's find_package(cuspec $version CONFIG)" \
         cmake_client cm "$version"
@@ -95,7 +95,7 @@ check_exit 0 "the example builds with pkg-config and the toolkit's libcuda" \
 if command -v cmake >/dev/null && command -v "$cuda_dir/bin/nvcc" >/dev/null; then
     check_exit 0 "the example builds with CMake (cuspec::cuspec, CUDA::cuda_driver)" \
         sh -c 'cmake -S "$1/examples" -B "$2/ex" -DCMAKE_PREFIX_PATH="$3" \
-                  -DCUDAToolkit_ROOT="$4" -DCMAKE_C_FLAGS="$5" && cmake --build "$2/ex"' \
+                  -DCUDAToolkit_ROOT="$4" ${5:+"-DCMAKE_C_FLAGS=$5"} && cmake --build "$2/ex"' \
         sh "$top_srcdir" "$tmp" "$D$prefix" "$cuda_dir" "$SAN_FLAGS"
 else
     ok 0 "# SKIP no cmake or no nvcc in $cuda_dir/bin: CMake's FindCUDAToolkit needs both"
