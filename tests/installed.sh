@@ -8,8 +8,9 @@
 #
 # Usage: tests/installed.sh DESTDIR (empty: the tree `make install` put in
 # place, as `make installcheck` checks it). Environment: top_srcdir,
-# top_builddir, MAKE, CC, SAN_FLAGS (a sanitizer build's: its library's
-# clients need them too); the install folders come from `make install-dirs`.
+# top_builddir, MAKE, CC (exported: CMake takes it too; with a sanitizer
+# build's flags, which its clients need); the install folders come
+# from `make install-dirs`.
 . "$top_srcdir/tests/tap.sh"
 D=$1
 unset MAKEFLAGS MFLAGS
@@ -66,14 +67,14 @@ check_grep "$tap_out" "^$version\$" "is the version"
 flags=$(pkg-config --cflags --libs cuspec)
 # shellcheck disable=SC2086 # the flags are words
 check_exit 0 "a client builds with pkg-config --cflags --libs cuspec ($flags)" \
-    $CC $SAN_FLAGS -o "$tmp/client-pc" "$top_srcdir/tests/install/client.c" $flags -Wl,-rpath,"$D$libdir"
+    $CC -o "$tmp/client-pc" "$top_srcdir/tests/install/client.c" $flags -Wl,-rpath,"$D$libdir"
 check_exit 0 "and runs" "$tmp/client-pc"
 
 # CMake: find_package(cuspec VERSION CONFIG) and the target cuspec::cuspec.
 if command -v cmake >/dev/null; then
     cmake_client() {
         cmake -S "$top_srcdir/tests/install" -B "$tmp/$1" -DCMAKE_PREFIX_PATH="$D$prefix" \
-            -DCMAKE_C_COMPILER="${CC%% *}" ${SAN_FLAGS:+"-DCMAKE_C_FLAGS=$SAN_FLAGS"} -DCUSPEC_WANT="$2" && cmake --build "$tmp/$1"
+            -DCUSPEC_WANT="$2" && cmake --build "$tmp/$1"
     }
     check_exit 0 "a client builds with CMake's find_package(cuspec $version CONFIG)" \
         cmake_client cm "$version"
@@ -90,13 +91,13 @@ fi
 cuda_flags="-I$cuda_dir/include -L$cuda_libdir/stubs -lcuda"
 # shellcheck disable=SC2086 # the flags are words
 check_exit 0 "the example builds with pkg-config and the toolkit's libcuda" \
-    $CC $SAN_FLAGS -o "$tmp/example" "$top_srcdir/examples/reduce_transpose.c" $flags $cuda_flags \
+    $CC -o "$tmp/example" "$top_srcdir/examples/reduce_transpose.c" $flags $cuda_flags \
     -Wl,-rpath,"$D$libdir"
 if command -v cmake >/dev/null && command -v "$cuda_dir/bin/nvcc" >/dev/null; then
     check_exit 0 "the example builds with CMake (cuspec::cuspec, CUDA::cuda_driver)" \
         sh -c 'cmake -S "$1/examples" -B "$2/ex" -DCMAKE_PREFIX_PATH="$3" \
-                  -DCUDAToolkit_ROOT="$4" ${5:+"-DCMAKE_C_FLAGS=$5"} && cmake --build "$2/ex"' \
-        sh "$top_srcdir" "$tmp" "$D$prefix" "$cuda_dir" "$SAN_FLAGS"
+                  -DCUDAToolkit_ROOT="$4" && cmake --build "$2/ex"' \
+        sh "$top_srcdir" "$tmp" "$D$prefix" "$cuda_dir"
 else
     ok 0 "# SKIP no cmake or no nvcc in $cuda_dir/bin: CMake's FindCUDAToolkit needs both"
 fi

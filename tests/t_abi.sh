@@ -61,7 +61,7 @@ int main(void)
                                      CUSPEC_VERSION_PATCH);
 }
 END
-$CC $SAN_FLAGS -I"$top_srcdir/src" -o "$tmp/v" "$tmp/v.c" "$LIBCUSPEC" -Wl,-rpath,"$(dirname "$LIBCUSPEC")" 2>"$tap_err" &&
+$CC -I"$top_srcdir/src" -o "$tmp/v" "$tmp/v.c" "$LIBCUSPEC" -Wl,-rpath,"$(dirname "$LIBCUSPEC")" 2>"$tap_err" &&
     "$tmp/v" >"$tap_out"
 rc=$?
 sed 's/^/#   /' "$tap_out" "$tap_err"

@@ -50,7 +50,7 @@ int main(void)
     return 0;
 }
 END
-$CC $SAN_FLAGS -I"$top_srcdir/src" -o "$tmp/names" "$tmp/names.c" "$LIBCUSPEC" -Wl,-rpath,"$(dirname "$LIBCUSPEC")" &&
+$CC -I"$top_srcdir/src" -o "$tmp/names" "$tmp/names.c" "$LIBCUSPEC" -Wl,-rpath,"$(dirname "$LIBCUSPEC")" &&
     "$tmp/names" >"$tmp/library"
 bash -c '. "$1"; for l in dtypes families lessons; do eval "for n in \$_cuspec_$l; do echo \$l \$n; done"; done' \
     sh "$top_srcdir/completions/cuspec" >"$tmp/completion"
