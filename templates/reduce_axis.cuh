@@ -469,8 +469,9 @@ template <typename R, int K> struct fold<R, 1, K> {
     static __device__ __forceinline__ void run(typename R::A (&)[K]) {}
 };
 
-// Takes ticket t for one of `count` arrivals (release: this thread's partials
-// are published; acquire: the last sees every other's). The last arrival's
+// Takes ticket t for one of `count` arrivals (release: the partials this
+// thread stored, or saw stored before a barrier, are published; acquire:
+// the last sees every other's). The last arrival's
 // wrap stores 0, ready for the next launch. 1 for the last.
 __device__ __forceinline__ bool last_arrival(unsigned *t, unsigned count)
 {
@@ -1135,13 +1136,13 @@ __global__ void __launch_bounds__(BLOCK)
         if (splits == 1 || pass == 1)
             break;
         // Split rows: this block's partials, then the tile's ticket.
-        if (threadIdx.x < TX) {
+        if (threadIdx.x < TX)
 #pragma unroll
             for (int k = 0; k < VEC; ++k)
                 if (k < (int)cnt)
                     part[blockIdx.y * cols + k] = acc[k];
-            __threadfence();
-        }
+        // The barrier orders these stores before thread 0's release, which
+        // publishes them with its own (cumulative): no fence a thread.
         __syncthreads();
         __shared__ int s_last;
         if (threadIdx.x == 0)
