@@ -471,8 +471,8 @@ template <typename R, int K> struct fold<R, 1, K> {
 
 // Takes ticket t for one of `count` arrivals (release: the partials this
 // thread stored, or saw stored before a barrier, are published; acquire:
-// the last sees every other's). The last arrival's
-// wrap stores 0, ready for the next launch. 1 for the last.
+// the last sees every other's). The last arrival's wrap stores 0, ready
+// for the next launch. 1 for the last.
 __device__ __forceinline__ bool last_arrival(unsigned *t, unsigned count)
 {
     unsigned prev;
