@@ -236,7 +236,18 @@ TEST(record_buckets)
     CHECK_INT_EQ(cuspec__axis_class(R, 11, 13, 1), 4);
     CHECK_INT_EQ(cuspec__axis_class(R, 11, 12, 1), 2);
     CHECK_INT_EQ(cuspec__axis_class(R, 11, 12, 2), 4);
-    CHECK_INT_EQ(cuspec__axis_class(R, 10, 13, 4), 3);
+    /* 1024 to 2047 rows of 8 KB to under 64 KB: rows_block's, as many rows
+     * take, so their records serve each other and many rows', not fewer
+     * rows' nor 64 KB rows' */
+    CHECK_INT_EQ(offered(R, &f32, 10, 12, 1, 10, 11, 14), 3);
+    CHECK_INT_EQ(offered(R, &f32, 10, 13, 1, 10, 12, 14), 2);
+    CHECK_INT_EQ(cuspec__axis_class(R, 10, 13, 4), 4);
+    CHECK_INT_EQ(cuspec__axis_class(R, 10, 11, 4), 4);
+    CHECK_INT_EQ(cuspec__axis_class(R, 10, 10, 4), 3);
+    CHECK_INT_EQ(cuspec__axis_class(R, 10, 14, 4), 3);
+    CHECK_INT_EQ(cuspec__axis_class(R, 10, 12, 8), 4);
+    CHECK_INT_EQ(cuspec__axis_class(R, 10, 13, 8), 3);
+    CHECK_INT_EQ(cuspec__axis_class(R, 9, 13, 4), 3);
 }
 
 /* The distinct kernels among record-free choices. */
@@ -389,7 +400,16 @@ TEST(selection_covers_every_shape_class)
     v = chosen(R, CUSPEC_F32, 65536, 1024);
     CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
     CHECK_INT_EQ(v.p[P_LANES], 32);
-    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 2047, 8192).p[P_ROWBLOCK], 0);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1023, 8192).p[P_ROWBLOCK], 0);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 2047, 16384).p[P_ROWBLOCK], 0);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F16, 1024, 2048).p[P_ROWBLOCK], 0);
+    v = chosen(R, CUSPEC_F32, 2047, 8192);
+    CHECK_INT_EQ(v.p[P_ROWBLOCK], 1);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<float, 0, 256, 4, 4>");
+    v = chosen(R, CUSPEC_F64, 1024, 1024);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<double, 0, 128, 2, 2>");
     v = chosen(R, CUSPEC_F32, 32, 1 << 20);
     CHECK_INT_EQ(v.p[P_LANES], 0);
     CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
