@@ -131,7 +131,6 @@ int cuspec__axis_class(int family, int rows_log2, int cols_log2, size_t elem_siz
     const int bytes_log2 = cols_log2 + cuspec__log2_floor(elem_size);
     if (rows_log2 < CUSPEC__AXIS_MANY_ROWS_LOG2)
         return rows_log2 == CUSPEC__AXIS_MANY_ROWS_LOG2 - 1 &&
-                       bytes_log2 >= CUSPEC__AXIS_ROWBLOCK_LOG2 &&
                        bytes_log2 <= CUSPEC__AXIS_FEW_ROWBLOCK_LOG2
                    ? 4
                    : 3;
@@ -334,11 +333,11 @@ static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s
 }
 
 /* Many rows of 2^CUSPEC__AXIS_ROWBLOCK_LOG2 bytes or more, and 1024 to
- * 2047 of under 64 KB (class 4; docs/experiments/reduce_axis.md: "1024 to
- * 2047 rows in rows_block"): a block each, through L1, of 128 threads with 2 loads of 16 bytes in
- * flight; sums, dots, min and max of 4-byte elements in rows of
- * ROWBLOCK_WIDE_BYTES or more 256 with 4 (docs/experiments/reduce_axis.md:
- * "A block a row through L1"). */
+ * 2047 long rows of under 64 KB (class 4; docs/experiments/reduce_axis.md:
+ * "1024 to 2047 rows in rows_block"): a block each, through L1, of 128
+ * threads with 2 loads of 16 bytes in flight; sums, dots, min and max of
+ * 4-byte elements in rows of ROWBLOCK_WIDE_BYTES or more 256 with 4
+ * (docs/experiments/reduce_axis.md: "A block a row through L1"). */
 #define ROWBLOCK_WIDE_BYTES 16384
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
@@ -347,7 +346,7 @@ static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s
  * (short_lanes), some 2 vectors at a time (short_pairs).
  * Many long rows a warp each (argmin/argmax of up to ARG_LANES_VECTORS
  * vectors fewer lanes: long_lanes), or from 8 KB a block each
- * (cuspec_reduce_rows_block), from 1024 rows of 8 KB to under 64 KB too; where
+ * (cuspec_reduce_rows_block), and 1024 to 2047 of under 64 KB; where
  * there are fewer the whole block (split across blocks at launch).
  * Columns: strips of 128 bytes (a warp reads 4 rows of them; argmin/argmax
  * of narrow types fewer: strip_threads), narrower where the matrix is,

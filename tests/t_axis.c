@@ -236,14 +236,16 @@ TEST(record_buckets)
     CHECK_INT_EQ(cuspec__axis_class(R, 11, 13, 1), 4);
     CHECK_INT_EQ(cuspec__axis_class(R, 11, 12, 1), 2);
     CHECK_INT_EQ(cuspec__axis_class(R, 11, 12, 2), 4);
-    /* 1024 to 2047 rows of 8 KB to under 64 KB: rows_block's, as many rows
-     * take, so their records serve each other and many rows', not fewer
-     * rows' nor 64 KB rows' */
+    /* 1024 to 2047 long rows of under 64 KB: rows_block's, as many rows of
+     * 8 KB or more take, so their records serve each other and many rows',
+     * not fewer rows' nor 64 KB rows' */
     CHECK_INT_EQ(offered(R, &f32, 10, 12, 1, 10, 11, 14), 3);
     CHECK_INT_EQ(offered(R, &f32, 10, 13, 1, 10, 12, 14), 2);
+    CHECK_INT_EQ(offered(R, &f32, 10, 8, 1, 10, 7, 10), 2);
     CHECK_INT_EQ(cuspec__axis_class(R, 10, 13, 4), 4);
     CHECK_INT_EQ(cuspec__axis_class(R, 10, 11, 4), 4);
-    CHECK_INT_EQ(cuspec__axis_class(R, 10, 10, 4), 3);
+    CHECK_INT_EQ(cuspec__axis_class(R, 10, 7, 1), 4);
+    CHECK_INT_EQ(cuspec__axis_class(R, 10, 6, 4), 1);
     CHECK_INT_EQ(cuspec__axis_class(R, 10, 14, 4), 3);
     CHECK_INT_EQ(cuspec__axis_class(R, 10, 12, 8), 4);
     CHECK_INT_EQ(cuspec__axis_class(R, 10, 13, 8), 3);
@@ -402,7 +404,8 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(v.p[P_LANES], 32);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1023, 8192).p[P_ROWBLOCK], 0);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 2047, 16384).p[P_ROWBLOCK], 0);
-    CHECK_INT_EQ(chosen(R, CUSPEC_F16, 1024, 2048).p[P_ROWBLOCK], 0);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F16, 2048, 2048).p[P_ROWBLOCK], 0);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F16, 2047, 128).p[P_ROWBLOCK], 1);
     v = chosen(R, CUSPEC_F32, 2047, 8192);
     CHECK_INT_EQ(v.p[P_ROWBLOCK], 1);
     cuspec__variant_name(&v, name, sizeof name);

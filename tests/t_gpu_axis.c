@@ -1,8 +1,8 @@
 /* GPU: reductions along an axis against a CPU reference.
  *
  * Through the public API: every op (sum, min, max, argmin, argmax, dot) x
- * dtype (all twelve) x axis on 1x1, 1x1000, 1000x1, 3x7, 1048576x32 and
- * 32x1048576 (split over blocks), 3x1000000, 8191x8193 and 8192x8192 for
+ * dtype (all twelve) x axis on 1x1, 1x1000, 1000x1, 3x7, 1100x300 (rows:
+ * a block a row), 1048576x32 and 32x1048576 (split over blocks), 3x1000000, 8191x8193 and 8192x8192 for
  * some, with ld > cols (pitched)
  * and batches (contiguous and strided), the input 1 element into its
  * allocation; integers exact, floats within the bound cuspec.h states
@@ -271,6 +271,7 @@ static void all_ops(int dtype, int big)
         {3, 7, 8, 5, 24, 1},     /* a contiguous batch */
         {5, 70, 72, 3, 401, 1},  /* a strided batch */
         {40, 3000, 3001, 2, 1 << 17, 1},
+        {1100, 300, 303, 1, 0, 1},       /* 1024 to 2047 rows: rows_block */
         {1 << 20, 32, 32, 1, 0, 1},      /* short rows, tall columns: split */
         {32, 1 << 20, 1 << 20, 1, 0, 1}, /* long rows: split; few rows of columns */
     };
