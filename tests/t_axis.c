@@ -233,23 +233,21 @@ TEST(record_buckets)
     CHECK_INT_GE(offered(R, &f32, 15, 10, 2, 0, 0, 11), 3);
     CHECK_INT_GE(offered(R, &f32, 14, 11, 2, 0, 11, 64), 3);
     CHECK_INT_EQ(offered(R, &f64, 15, 10, 1, 0, 10, 64), 3);
-    CHECK_INT_EQ(cuspec__axis_class(R, 11, 13, 1), 4);
-    CHECK_INT_EQ(cuspec__axis_class(R, 11, 12, 1), 2);
-    CHECK_INT_EQ(cuspec__axis_class(R, 11, 12, 2), 4);
     /* 1024 to 2047 long rows of under 64 KB: rows_block's, as many rows of
      * 8 KB or more take, so their records serve each other and many rows',
      * not fewer rows' nor 64 KB rows' */
     CHECK_INT_EQ(offered(R, &f32, 10, 12, 1, 10, 11, 14), 3);
     CHECK_INT_EQ(offered(R, &f32, 10, 13, 1, 10, 12, 14), 2);
     CHECK_INT_EQ(offered(R, &f32, 10, 8, 1, 10, 7, 10), 2);
-    CHECK_INT_EQ(cuspec__axis_class(R, 10, 13, 4), 4);
-    CHECK_INT_EQ(cuspec__axis_class(R, 10, 11, 4), 4);
-    CHECK_INT_EQ(cuspec__axis_class(R, 10, 7, 1), 4);
-    CHECK_INT_EQ(cuspec__axis_class(R, 10, 6, 4), 1);
-    CHECK_INT_EQ(cuspec__axis_class(R, 10, 14, 4), 3);
-    CHECK_INT_EQ(cuspec__axis_class(R, 10, 12, 8), 4);
-    CHECK_INT_EQ(cuspec__axis_class(R, 10, 13, 8), 3);
-    CHECK_INT_EQ(cuspec__axis_class(R, 9, 13, 4), 3);
+    /* log2 rows, log2 cols, element size: class */
+    static const int classes[][4] = {
+        {11, 13, 1, 4}, {11, 12, 1, 2}, {11, 12, 2, 4}, {10, 13, 4, 4},
+        {10, 11, 4, 4}, {10, 7, 1, 4},  {10, 6, 4, 1},  {10, 14, 4, 3},
+        {10, 12, 8, 4}, {10, 13, 8, 3}, {9, 13, 4, 3},
+    };
+    for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
+        CHECK_INT_EQ(cuspec__axis_class(R, classes[i][0], classes[i][1], (size_t)classes[i][2]),
+                     classes[i][3]);
 }
 
 /* The distinct kernels among record-free choices. */
@@ -405,14 +403,21 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1023, 8192).p[P_ROWBLOCK], 0);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 2047, 16384).p[P_ROWBLOCK], 0);
     CHECK_INT_EQ(chosen(R, CUSPEC_F16, 2048, 2048).p[P_ROWBLOCK], 0);
-    CHECK_INT_EQ(chosen(R, CUSPEC_F16, 2047, 128).p[P_ROWBLOCK], 1);
-    v = chosen(R, CUSPEC_F32, 2047, 8192);
-    CHECK_INT_EQ(v.p[P_ROWBLOCK], 1);
-    cuspec__variant_name(&v, name, sizeof name);
-    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<float, 0, 256, 4, 4>");
-    v = chosen(R, CUSPEC_F64, 1024, 1024);
-    cuspec__variant_name(&v, name, sizeof name);
-    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<double, 0, 128, 2, 2>");
+    /* 1024 to 2047 long rows under 64 KB: rows_block, 8 KB rows and 256 bytes alike */
+    static const struct {
+        int dtype;
+        unsigned long long rows, cols;
+        const char *name;
+    } few[] = {
+        {CUSPEC_F32, 2047, 8192, "cuspec_reduce_rows_block<float, 0, 256, 4, 4>"},
+        {CUSPEC_F64, 1024, 1024, "cuspec_reduce_rows_block<double, 0, 128, 2, 2>"},
+        {CUSPEC_F16, 2047, 128, "cuspec_reduce_rows_block<cuspec_f16, 0, 128, 8, 2>"},
+    };
+    for (size_t i = 0; i < sizeof few / sizeof *few; i++) {
+        v = chosen(R, few[i].dtype, few[i].rows, few[i].cols);
+        cuspec__variant_name(&v, name, sizeof name);
+        CHECK_STR_EQ(name, few[i].name);
+    }
     v = chosen(R, CUSPEC_F32, 32, 1 << 20);
     CHECK_INT_EQ(v.p[P_LANES], 0);
     CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
