@@ -73,9 +73,9 @@ int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_cal
  * ones, with at least MANY_ROWS_LOG2 rows (a warp per row, or in rows of
  * 2^ROWBLOCK_LOG2 bytes or more of elements of elem_size bytes a block per
  * row: rows_block) or fewer (a block per row, split across blocks where it
- * is long; from half MANY_ROWS_LOG2's rows, in rows of less than
- * 2^(FEW_ROWBLOCK_LOG2 + 1) bytes, rows_block's as many long rows take);
- * columns, one class. */
+ * is long; from 2^(MANY_ROWS_LOG2 - 1) rows of less than
+ * 2^(FEW_ROWBLOCK_LOG2 + 1) bytes, rows_block as for many rows); columns,
+ * one class. */
 enum {
     CUSPEC__AXIS_SHORT_LOG2 = 6,
     CUSPEC__AXIS_MANY_ROWS_LOG2 = 11,

@@ -2,8 +2,8 @@
  *
  * Through the public API: every op (sum, min, max, argmin, argmax, dot) x
  * dtype (all twelve) x axis on 1x1, 1x1000, 1000x1, 3x7, 1100x300 (rows:
- * a block a row), 1048576x32 and 32x1048576 (split over blocks), 3x1000000, 8191x8193 and 8192x8192 for
- * some, with ld > cols (pitched)
+ * a block a row), 1048576x32 and 32x1048576 (split over blocks),
+ * 3x1000000, 8191x8193 and 8192x8192 for some, with ld > cols (pitched)
  * and batches (contiguous and strided), the input 1 element into its
  * allocation; integers exact, floats within the bound cuspec.h states
  * (values are multiples of 1/4 in [-2, 2], whose sums are exact in f64 and
