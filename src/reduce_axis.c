@@ -129,12 +129,12 @@ int cuspec__axis_class(int family, int rows_log2, int cols_log2, size_t elem_siz
         return 1;
     /* elem_size a power of two: every row of the bucket on one side */
     const int bytes_log2 = cols_log2 + cuspec__log2_floor(elem_size);
-    if (rows_log2 < CUSPEC__AXIS_MANY_ROWS_LOG2)
-        return rows_log2 == CUSPEC__AXIS_MANY_ROWS_LOG2 - 1 &&
-                       bytes_log2 <= CUSPEC__AXIS_FEW_ROWBLOCK_LOG2
-                   ? 4
-                   : 3;
-    return bytes_log2 >= CUSPEC__AXIS_ROWBLOCK_LOG2 ? 4 : 2;
+    if (rows_log2 >= CUSPEC__AXIS_MANY_ROWS_LOG2)
+        return bytes_log2 >= CUSPEC__AXIS_ROWBLOCK_LOG2 ? 4 : 2;
+    if (rows_log2 >= CUSPEC__AXIS_FEW_ROWBLOCK_ROWS_LOG2 &&
+        bytes_log2 <= CUSPEC__AXIS_FEW_ROWBLOCK_LOG2)
+        return 4;
+    return 3;
 }
 
 /* Pieces of `width` columns across a row of s, the last one perhaps partial. */

@@ -73,13 +73,14 @@ int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_cal
  * ones, with at least MANY_ROWS_LOG2 rows (a warp per row, or in rows of
  * 2^ROWBLOCK_LOG2 bytes or more of elements of elem_size bytes a block per
  * row: rows_block) or fewer (a block per row, split across blocks where it
- * is long; from 2^(MANY_ROWS_LOG2 - 1) rows of less than
+ * is long; from 2^FEW_ROWBLOCK_ROWS_LOG2 rows of less than
  * 2^(FEW_ROWBLOCK_LOG2 + 1) bytes, rows_block as for many rows); columns,
  * one class. */
 enum {
     CUSPEC__AXIS_SHORT_LOG2 = 6,
     CUSPEC__AXIS_MANY_ROWS_LOG2 = 11,
     CUSPEC__AXIS_ROWBLOCK_LOG2 = 13,
+    CUSPEC__AXIS_FEW_ROWBLOCK_ROWS_LOG2 = 10,
     CUSPEC__AXIS_FEW_ROWBLOCK_LOG2 = 15
 };
 int cuspec__axis_class(int family, int rows_log2, int cols_log2, size_t elem_size);
