@@ -121,7 +121,7 @@ static int pow2_at_least(unsigned long long x, int cap)
     return p;
 }
 
-int cuspec__axis_class(int family, int rows_log2, int cols_log2, size_t elem_size)
+int cuspec__axis_class(int family, int kop, int rows_log2, int cols_log2, size_t elem_size)
 {
     if (family != CUSPEC__FAM_REDUCE_ROWS)
         return 0;
@@ -130,7 +130,7 @@ int cuspec__axis_class(int family, int rows_log2, int cols_log2, size_t elem_siz
     /* elem_size a power of two: every row of the bucket on one side */
     const int bytes_log2 = cols_log2 + cuspec__log2_floor(elem_size);
     if (rows_log2 >= CUSPEC__AXIS_MANY_ROWS_LOG2)
-        return bytes_log2 >= CUSPEC__AXIS_ROWBLOCK_LOG2 ? 4 : 2;
+        return bytes_log2 + (kop == CUSPEC__AXIS_DOT) >= CUSPEC__AXIS_ROWBLOCK_LOG2 ? 4 : 2;
     if (rows_log2 >= CUSPEC__AXIS_FEW_ROWBLOCK_ROWS_LOG2 &&
         bytes_log2 <= CUSPEC__AXIS_FEW_ROWBLOCK_LOG2)
         return 4;
@@ -332,8 +332,9 @@ static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s
         set_shape(v, FEW_BLOCK, 4, 8);
 }
 
-/* Many rows of 2^CUSPEC__AXIS_ROWBLOCK_LOG2 bytes or more, and 1024 to
- * 2047 long rows of under 64 KB (class 4; docs/experiments/reduce_axis.md:
+/* Many rows that read 2^CUSPEC__AXIS_ROWBLOCK_LOG2 bytes or more (a dot's
+ * both inputs: docs/experiments/reduce_axis.md, "Dots of many rows by the
+ * bytes they read"), and 1024 to 2047 long rows of under 64 KB (class 4;
  * "1024 to 2047 rows in rows_block"): a block each, through L1, of 128
  * threads with 2 loads of 16 bytes in flight; sums, dots, min and max of
  * 4-byte elements in rows of ROWBLOCK_WIDE_BYTES or more 256 with 4
@@ -345,7 +346,7 @@ static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s
  * (dots more than 2 x ITEMS) fewer lanes of ITEMS vectors each
  * (short_lanes), some 2 vectors at a time (short_pairs).
  * Many long rows a warp each (argmin/argmax of up to ARG_LANES_VECTORS
- * vectors fewer lanes: long_lanes), or from 8 KB a block each
+ * vectors fewer lanes: long_lanes), or from 8 KB read a block each
  * (cuspec_reduce_rows_block), and 1024 to 2047 of under 64 KB; where
  * there are fewer the whole block (split across blocks at launch).
  * Columns: strips of 128 bytes (a warp reads 4 rows of them; argmin/argmax
@@ -364,7 +365,7 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
     unsigned long long need = across(s, (unsigned)vec);
     if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
         const size_t size = cuspec_dtype_size(v->dtype);
-        int cls = cuspec__axis_class(v->family, cuspec__log2_floor(s->rows),
+        int cls = cuspec__axis_class(v->family, s->op, cuspec__log2_floor(s->rows),
                                      cuspec__log2_floor(s->cols), size);
         v->p[P_ROWBLOCK] = cls == 4;
         if (cls == 4) {

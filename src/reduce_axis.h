@@ -70,12 +70,12 @@ int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_cal
 
 /* The shape classes the record-free choice tells apart, which tuning
  * records never cross: rows, short rows (log2 cols <= SHORT_LOG2) and long
- * ones, with at least MANY_ROWS_LOG2 rows (a warp per row, or in rows of
- * 2^ROWBLOCK_LOG2 bytes or more of elements of elem_size bytes a block per
- * row: rows_block) or fewer (a block per row, split across blocks where it
- * is long; from 2^FEW_ROWBLOCK_ROWS_LOG2 rows of less than
- * 2^(FEW_ROWBLOCK_LOG2 + 1) bytes, rows_block as for many rows); columns,
- * one class. */
+ * ones, with at least MANY_ROWS_LOG2 rows (a warp per row, or where a row
+ * reads 2^ROWBLOCK_LOG2 bytes or more, a dot's row both inputs' elements of
+ * elem_size bytes, a block per row: rows_block) or fewer (a block per row,
+ * split across blocks where it is long; from 2^FEW_ROWBLOCK_ROWS_LOG2 rows
+ * of less than 2^(FEW_ROWBLOCK_LOG2 + 1) bytes an input, rows_block as for
+ * many rows); columns, one class. kop: the kernel op. */
 enum {
     CUSPEC__AXIS_SHORT_LOG2 = 6,
     CUSPEC__AXIS_MANY_ROWS_LOG2 = 11,
@@ -83,7 +83,7 @@ enum {
     CUSPEC__AXIS_FEW_ROWBLOCK_ROWS_LOG2 = 10,
     CUSPEC__AXIS_FEW_ROWBLOCK_LOG2 = 15
 };
-int cuspec__axis_class(int family, int rows_log2, int cols_log2, size_t elem_size);
+int cuspec__axis_class(int family, int kop, int rows_log2, int cols_log2, size_t elem_size);
 
 static inline int cuspec__axis_is_arg(int kop)
 {

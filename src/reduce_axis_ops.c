@@ -73,13 +73,13 @@ static int nearby_in(int family, const struct cuspec__spec *s, int bucket, int d
 {
     const size_t size = cuspec_dtype_size(s->dtype);
     int rb = bucket >> 8, cb = bucket & 0xff;
-    int cls = cuspec__axis_class(family, rb, cb, size);
+    int cls = cuspec__axis_class(family, s->op, rb, cb, size);
     for (int dr = -d; dr <= d; dr++) {
         int rest = d - abs(dr);
         for (int sign = -1; sign <= 1; sign += 2) {
             int nr = rb + dr, nc = cb + sign * rest, rc;
             if (nr < 0 || nc < 0 || nr > 63 || nc > 63 || (rest == 0 && sign > 0) ||
-                cuspec__axis_class(family, nr, nc, size) != cls)
+                cuspec__axis_class(family, s->op, nr, nc, size) != cls)
                 continue;
             if ((rc = fn(nr << 8 | nc, user)) != 0)
                 return rc;

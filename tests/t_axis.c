@@ -239,15 +239,25 @@ TEST(record_buckets)
     CHECK_INT_EQ(offered(R, &f32, 10, 12, 1, 10, 11, 14), 3);
     CHECK_INT_EQ(offered(R, &f32, 10, 13, 1, 10, 12, 14), 2);
     CHECK_INT_EQ(offered(R, &f32, 10, 8, 1, 10, 7, 10), 2);
-    /* log2 rows, log2 cols, element size: class */
-    static const int classes[][4] = {
-        {11, 13, 1, 4}, {11, 12, 1, 2}, {11, 12, 2, 4}, {10, 13, 4, 4},
-        {10, 11, 4, 4}, {10, 7, 1, 4},  {10, 6, 4, 1},  {10, 14, 4, 3},
-        {10, 12, 8, 4}, {10, 13, 8, 3}, {9, 13, 4, 3},
+    /* A dot's many rows by the bytes they read, both inputs: f32 dots take
+     * rows_block from 2^10 columns (8 KB read a row), and records on either
+     * side of that serve only their own */
+    const struct cuspec__spec f32dot = {.dtype = CUSPEC_F32, .op = CUSPEC__AXIS_DOT};
+    CHECK_INT_EQ(offered(R, &f32dot, 14, 10, 1, 0, 10, 64), 3);
+    CHECK_INT_EQ(offered(R, &f32dot, 14, 9, 1, 0, 0, 10), 3);
+    /* kernel op, log2 rows, log2 cols, element size: class */
+    enum { SUM = CUSPEC__AXIS_SUM, DOT = CUSPEC__AXIS_DOT, ARG = CUSPEC__AXIS_ARGMAX };
+    static const int classes[][5] = {
+        {SUM, 11, 13, 1, 4}, {SUM, 11, 12, 1, 2}, {SUM, 11, 12, 2, 4}, {SUM, 10, 13, 4, 4},
+        {SUM, 10, 11, 4, 4}, {SUM, 10, 7, 1, 4},  {SUM, 10, 6, 4, 1},  {SUM, 10, 14, 4, 3},
+        {SUM, 10, 12, 8, 4}, {SUM, 10, 13, 8, 3}, {SUM, 9, 13, 4, 3},  {DOT, 11, 10, 4, 4},
+        {DOT, 16, 9, 4, 2},  {DOT, 16, 11, 1, 2}, {DOT, 16, 12, 1, 4}, {DOT, 10, 12, 8, 4},
+        {DOT, 10, 13, 8, 3}, {DOT, 11, 6, 8, 1},  {ARG, 11, 12, 2, 4}, {ARG, 11, 11, 2, 2},
     };
     for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
-        CHECK_INT_EQ(cuspec__axis_class(R, classes[i][0], classes[i][1], (size_t)classes[i][2]),
-                     classes[i][3]);
+        CHECK_INT_EQ(cuspec__axis_class(R, classes[i][0], classes[i][1], classes[i][2],
+                                        (size_t)classes[i][3]),
+                     classes[i][4]);
 }
 
 /* The distinct kernels among record-free choices. */
@@ -403,6 +413,15 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1023, 8192).p[P_ROWBLOCK], 0);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 2047, 16384).p[P_ROWBLOCK], 0);
     CHECK_INT_EQ(chosen(R, CUSPEC_F16, 2048, 2048).p[P_ROWBLOCK], 0);
+    /* a dot's rows by the bytes they read, both inputs: 8 KB from 1024
+     * columns of f32, 2048 of f16 */
+    v = chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 65536, 1024);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_block<float, 5, 128, 4, 2>");
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F16, 2048, 2048).p[P_ROWBLOCK], 1);
+    v = chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 65536, 1023);
+    CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
+    CHECK_INT_EQ(v.p[P_LANES], 32);
     /* 1024 to 2047 long rows under 64 KB: rows_block, 8 KB rows and 256 bytes alike */
     static const struct {
         int dtype;

@@ -272,6 +272,7 @@ static void all_ops(int dtype, int big)
         {5, 70, 72, 3, 401, 1},  /* a strided batch */
         {40, 3000, 3001, 2, 1 << 17, 1},
         {1100, 300, 303, 1, 0, 1},       /* 1024 to 2047 rows: rows_block */
+        {2048, 1030, 1031, 1, 0, 1},     /* 4-byte dots of many rows: rows_block, pitched */
         {1 << 20, 32, 32, 1, 0, 1},      /* short rows, tall columns: split */
         {32, 1 << 20, 1 << 20, 1, 0, 1}, /* long rows: split; few rows of columns */
     };
