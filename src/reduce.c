@@ -192,6 +192,11 @@ static const struct shape {
     /* up to 1024 elements of 4 and 8 bytes: one block, an element a thread */
     {0, KB(4), ALL, B4, 1024, 1, 4, 4, 0},
     {0, KB(8), ALL, B8, 1024, 1, 8, 4, 0},
+    /* dots of exactly 16 KB of integers of 2 and 4 bytes: one block of 512
+     * x 4 x 16 B, as to 32 KB, not one whole round of the defaults' (of 8
+     * bytes the defaults' row would then hold no power of two of its own;
+     * docs/experiments/reduce.md: "A row for dots of exactly 16 KB") */
+    {KB(16) - 1, KB(16), IDOT, B2 | B4, 512, 4, 16, 2, 0},
     /* the defaults (this row also holds the empty calls of 1 and 2 bytes) */
     {0, KB(16), ALL, ANY, 256, 4, 16, 4, 0},
     /* f64 sums: one block of 1024 x 8 x 8 B */
@@ -262,10 +267,11 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
 }
 
 /* A call at every power of two of bytes from 16 KB to twice L1_FROM_BYTES,
- * then one of 1024 elements, the smallest last (a fallback takes the
- * classes in this order): every row of shapes above 1024 elements ends at
- * a power of two, so a call lands in each, and a row added needs no size of
- * its own. */
+ * one an element short of 16 KB (the defaults' row, which the dots' row of
+ * exactly 16 KB ends), then one of 1024 elements, the smallest last (a
+ * fallback takes the classes in this order): every row of shapes above
+ * 1024 elements ends at a power of two or an element short of 16 KB, so a
+ * call lands in each, and a row added needs no size of its own. */
 static int classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
                    void *user)
 {
@@ -275,6 +281,9 @@ static int classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, vo
         s.n = bytes / cuspec_dtype_size(dtype);
         rc = fn(&s, user);
     }
+    s.n = KB(16) / cuspec_dtype_size(dtype) - 1;
+    if (rc == 0)
+        rc = fn(&s, user);
     s.n = 1024;
     return rc != 0 ? rc : fn(&s, user);
 }

@@ -169,11 +169,18 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_U64, DOT, 1024, {1024, 1, 1, 1, 4, 0, 0}},
         /* up to 16 KB an input: the defaults, one block of 256 x 4 x 16 B */
         {CUSPEC_I32, MAX, 1025, {256, 4, 4, 1, 4, 0, 0}},
-        {CUSPEC_I32, DOT, 4096, {256, 4, 4, 1, 4, 0, 0}},
+        {CUSPEC_I32, DOT, 4095, {256, 4, 4, 1, 4, 0, 0}},
         {CUSPEC_F32, SUM, 4096, {256, 4, 4, 1, 4, 0, 0}},
+        {CUSPEC_F32, DOT, 4096, {256, 4, 4, 1, 4, 0, 0}},
+        {CUSPEC_I8, DOT, 16384, {256, 4, 16, 1, 4, 0, 0}},
         {CUSPEC_I8, SUM, 1000, {256, 4, 16, 1, 4, 0, 0}},
         {CUSPEC_F16, SUM, 1024, {256, 4, 8, 1, 4, 0, 0}},
         {CUSPEC_I8, ARGMAX, 16384, {256, 4, 16, 1, 4, 0, 0}},
+        /* dots of exactly 16 KB of integers of 2 and 4 bytes: one block of
+         * 512 x 4 x 16 B, as to 32 KB */
+        {CUSPEC_I32, DOT, 4096, {512, 4, 4, 1, 2, 0, 0}},
+        {CUSPEC_U16, DOT, 8192, {512, 4, 8, 1, 2, 0, 0}},
+        {CUSPEC_I64, DOT, 2048, {256, 4, 2, 1, 4, 0, 0}},
         /* f64 sums to 32 KB: one block of 1024 x 8 x 8 B */
         {CUSPEC_F64, SUM, 2049, {1024, 8, 1, 1, 2, 0, 0}},
         {CUSPEC_F64, SUM, 4096, {1024, 8, 1, 1, 2, 0, 0}},
