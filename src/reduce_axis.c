@@ -228,7 +228,8 @@ static int strip_threads(const struct cuspec__variant *v, int op)
  * (argmin/argmax half as many) of at least 2 threads, not widened, with a
  * round of rows for them: blocks of 512 of 8 items; argmin/argmax of f32,
  * and of i32 and u32 in matrices of at most FEW_VEC2_ELEMENTS, in 8-byte
- * vectors, twice the strips of the same tx (docs/experiments/
+ * vectors (never wider than the call's: f32 off the vector keeps a column
+ * a thread), twice the strips of the same tx (docs/experiments/
  * reduce_axis.md: "Columns: 512 threads of 8 items where strips are few",
  * "Columns' argmin/argmax in a few strips", "i32 and u32 too"). */
 #define FEW_STRIPS 4
@@ -251,7 +252,8 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
     if (cuspec_dtype_size(v->dtype) != 4 || tx == 1 || tx != narrow ||
         strips(v, tx, s) > (arg ? FEW_STRIPS / 2 : FEW_STRIPS) || rounds(&w, tx, s) < 1)
         return;
-    if (arg && (v->dtype == CUSPEC_F32 || elements_at_most(s, FEW_VEC2_ELEMENTS)))
+    if (arg && v->p[P_VEC] > 2 &&
+        (v->dtype == CUSPEC_F32 || elements_at_most(s, FEW_VEC2_ELEMENTS)))
         w.p[P_VEC] = 2;
     *v = w;
 }
@@ -341,6 +343,36 @@ static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s
  * (docs/experiments/reduce_axis.md: "A block a row through L1"). */
 #define ROWBLOCK_WIDE_BYTES 16384
 
+/* Columns: v's strips of its vectors (the defaults' block for every shape
+ * but few_strips', split_strips' and square_args': a second block
+ * everywhere, 1024 for tall matrices, doubled the columns kernels the
+ * prebuilt store compiles: docs/experiments/reduce_axis.md, "Build time"). */
+static void fit_cols(struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    const int vec = v->p[P_VEC];
+    const int narrow = pow2_at_least(across(s, (unsigned)vec), strip_threads(v, s->op));
+    int tx = narrow;
+    const struct cuspec__param *txs = &cuspec__family_reduce_cols.params[P_LANES];
+    const int widest = v->p[P_BLOCK] < txs->values[txs->n - 1] ? v->p[P_BLOCK]
+                                                               : txs->values[txs->n - 1];
+    for (; tx < widest && (unsigned long long)tx * (unsigned)vec < s->cols; tx *= 2) {
+        unsigned long long r = rounds(v, tx, s);
+        if (r >= 1 && (r >= WIDE_ROUNDS || strips(v, 2 * tx, s) < WIDE_STRIPS))
+            break;
+    }
+    v->p[P_LANES] = tx;
+    few_strips(v, narrow, s);
+    split_strips(v, s);
+    square_args(v, s);
+}
+
+/* f32 columns (but dots) of OFF_ROWS rows or more whose chosen vector
+ * their rows do not all start on (an odd ld, a pointer off it), which
+ * would read each strip element by element, a row at a time: a column a
+ * thread in few_strips' blocks (512 of 8 items), fitted anew (docs/
+ * experiments/reduce_axis.md: "f32 columns off the vector"). */
+#define OFF_ROWS 1000
+
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
  * a warp reads whole rows side by side, or from ITEMS to 31 vectors a row
  * (dots more than 2 x ITEMS) fewer lanes of ITEMS vectors each
@@ -356,14 +388,14 @@ static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s
  * are few and columns many (WIDE_ROUNDS); tall ones of a few strips
  * of 4-byte elements in blocks of 512 of 8 items (few_strips), and so
  * argmin/argmax of 4-byte elements in square matrices (square_args); f32
- * in blocks of 1024 or 512 of 8 items by the count of strips (split_strips). */
+ * in blocks of 1024 or 512 of 8 items by the count of strips (split_strips),
+ * and a column a thread where its rows are off the vector (OFF_ROWS). */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
     if (from_record)
         return;
-    int vec = v->p[P_VEC];
-    unsigned long long need = across(s, (unsigned)vec);
     if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
+        const unsigned long long need = across(s, (unsigned)v->p[P_VEC]);
         const size_t size = cuspec_dtype_size(v->dtype);
         int cls = cuspec__axis_class(v->family, s->op, cuspec__log2_floor(s->rows),
                                      cuspec__log2_floor(s->cols), size);
@@ -381,24 +413,16 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
             v->p[P_ITEMS] = 2;
         return;
     }
-    /* The defaults' block for every shape but few_strips', split_strips'
-     * and square_args': a second block everywhere (1024 for tall matrices)
-     * doubled the columns kernels the prebuilt store compiles
-     * (docs/experiments/reduce_axis.md: "Build time"). */
-    const int narrow = pow2_at_least(need, strip_threads(v, s->op));
-    int tx = narrow;
-    const struct cuspec__param *txs = &cuspec__family_reduce_cols.params[P_LANES];
-    const int widest = v->p[P_BLOCK] < txs->values[txs->n - 1] ? v->p[P_BLOCK]
-                                                               : txs->values[txs->n - 1];
-    for (; tx < widest && (unsigned long long)tx * (unsigned)vec < s->cols; tx *= 2) {
-        unsigned long long r = rounds(v, tx, s);
-        if (r >= 1 && (r >= WIDE_ROUNDS || strips(v, 2 * tx, s) < WIDE_STRIPS))
-            break;
+    struct cuspec__variant w = *v;
+    fit_cols(v, s);
+    if (v->dtype == CUSPEC_F32 && s->op != CUSPEC__AXIS_DOT && s->rows >= OFF_ROWS &&
+        !rows_take(s, (unsigned)v->p[P_VEC])) {
+        w.p[P_VEC] = 1;
+        w.p[P_BLOCK] = FEW_BLOCK;
+        w.p[P_ITEMS] = FEW_ITEMS;
+        fit_cols(&w, s);
+        *v = w;
     }
-    v->p[P_LANES] = tx;
-    few_strips(v, narrow, s);
-    split_strips(v, s);
-    square_args(v, s);
 }
 
 static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
@@ -410,7 +434,7 @@ static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
  * strips (from 5 columns, for 4-byte columns also few_strips' kernels); with
  * few rows, where strips widen; rows of 8 KB and 32 KB of 4-byte elements
  * (the two rows_block shapes); square ones for square_args' and
- * split_strips' kernels. */
+ * split_strips' kernels; an odd ld for f32 columns off the vector. */
 static int classes(int family, int dtype, int op,
                    int (*fn)(const struct cuspec__spec *s, void *user), void *user)
 {
@@ -418,7 +442,7 @@ static int classes(int family, int dtype, int op,
         {1 << 20, 1},  {1 << 20, 2},    {1 << 20, 4},   {1 << 20, 8},  {1 << 20, 16},
         {1 << 20, 32}, {1 << 20, 64},   {1 << 20, 127}, {8192, 8192},  {32, 1 << 20},
         {1, 1000},     {1 << 16, 1024}, {4, 1 << 16},   {16, 1 << 16}, {2048, 2048},
-        {4096, 4096},
+        {4096, 4096},  {4096, 4097},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         struct cuspec__spec s = {

@@ -478,7 +478,8 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(v.p[P_VEC], 2);
     CHECK_INT_EQ(v.p[P_LANES], 8);
     CHECK_INT_EQ(v.p[P_BLOCK], 512);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 65).p[P_VEC], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 68).p[P_VEC], 4);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 65).p[P_VEC], 1);
     /* i32 and u32 too in matrices of at most 2^25 elements */
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 20, 32).p[P_VEC], 2);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 19, 64).p[P_VEC], 2);
@@ -508,9 +509,15 @@ TEST(selection_covers_every_shape_class)
         {AMIN, CUSPEC_F32, 16385, 1024, 256, 4, 4, 8, 0},
         {AMAX, CUSPEC_F32, 3276, 5120, 512, 1, 8, 16, 0},
         {AMAX, CUSPEC_F32, 3277, 5120, 256, 4, 4, 8, 0},
-        {AMAX, CUSPEC_F32, 1024, 5121, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 1024, 5124, 256, 4, 4, 8, 0},
         {AMAX, CUSPEC_F32, 1023, 2048, 256, 4, 4, 8, 0},
-        {AMAX, CUSPEC_F32, 2048, 1023, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 2048, 1020, 256, 4, 4, 8, 0},
+        /* f32 off the 16-byte vector, 1000 rows or more, but dots: a column
+         * a thread, 512 x 8, fitted anew (square_args' where it is theirs) */
+        {AMAX, CUSPEC_F32, 1024, 5121, 512, 1, 8, 32, 0},
+        {AMAX, CUSPEC_F32, 2048, 1023, 512, 1, 8, 32, 0},
+        {AMAX, CUSPEC_F32, 999, 1023, 256, 4, 4, 8, 0},
+        {CUSPEC__AXIS_DOT, CUSPEC_F32, 2048, 1023, 256, 4, 4, 8, 0},
         {AMAX, CUSPEC_F64, 2048, 2048, 256, 2, 4, 8, 0},
         {AMAX, CUSPEC_F16, 2048, 2048, 256, 4, 8, 4, 0},
         {AMAX, CUSPEC_U8, 2048, 2048, 256, 16, 4, 2, 0},
@@ -520,7 +527,7 @@ TEST(selection_covers_every_shape_class)
         {AMAX, CUSPEC_F32, 2048, 2112, 512, 1, 8, 16, 0},
         {AMAX, CUSPEC_F32, 2048, 2114, 512, 2, 8, 8, 0},
         {AMAX, CUSPEC_F32, 2048, 2114, 512, 1, 8, 16, 2115}, /* odd ld: 4-byte vectors */
-        {AMAX, CUSPEC_F32, 2048, 2113, 512, 2, 8, 8, 2114}, /* a ragged edge, even ld */
+        {AMAX, CUSPEC_F32, 2048, 2113, 512, 2, 8, 8, 2114},  /* a ragged edge, even ld */
         {AMAX, CUSPEC_F32, 4096, 4096, 512, 2, 8, 8, 0},
         {AMIN, CUSPEC_F32, 2048, 4224, 512, 2, 8, 8, 0},
         {AMIN, CUSPEC_F32, 2048, 4225, 512, 1, 8, 16, 0},
@@ -532,18 +539,18 @@ TEST(selection_covers_every_shape_class)
          * of 192 to 264 in 1024 x 1 x 8 where rows are at most the columns */
         {SUM, CUSPEC_F32, 1024, 3168, 256, 4, 4, 8, 0},
         {SUM, CUSPEC_F32, 1024, 3170, 1024, 2, 8, 16, 0},
-        {SUM, CUSPEC_F32, 1024, 3170, 256, 4, 4, 8, 3171}, /* odd ld: the defaults */
+        {SUM, CUSPEC_F32, 1024, 3170, 512, 1, 8, 32, 3171},  /* odd ld: a column a thread */
         {SUM, CUSPEC_F32, 1024, 3169, 1024, 2, 8, 16, 3170}, /* a ragged edge, even ld */
         {SUM, CUSPEC_F32, 1023, 4096, 256, 4, 4, 8, 0},
         {SUM, CUSPEC_F32, 4096, 4224, 1024, 2, 8, 16, 0},
         {SUM, CUSPEC_F32, 4096, 4228, 512, 4, 8, 8, 0},
-        {SUM, CUSPEC_F32, 4096, 4226, 256, 4, 4, 8, 0},
-        {SUM, CUSPEC_F32, 4096, 4225, 512, 4, 8, 8, 4228}, /* padded rows */
-        {SUM, CUSPEC_F32, 4096, 4225, 256, 4, 4, 8, 4226}, /* ld off the 16-byte vector */
+        {SUM, CUSPEC_F32, 4096, 4226, 512, 1, 8, 32, 0},
+        {SUM, CUSPEC_F32, 4096, 4225, 512, 4, 8, 8, 4228},  /* padded rows */
+        {SUM, CUSPEC_F32, 4096, 4225, 512, 1, 8, 32, 4226}, /* ld off the 16-byte vector */
         {SUM, CUSPEC_F32, 2048, 8448, 512, 4, 8, 8, 0},
-        {SUM, CUSPEC_F32, 2048, 8449, 256, 4, 4, 8, 0},
-        {SUM, CUSPEC_F32, 2048, 8452, 256, 4, 4, 8, 0}, /* 265 strips, whole vectors */
-        {SUM, CUSPEC_F32, 4096, 4228, 256, 4, 4, 8, 4230}, /* ld off the 16-byte vector */
+        {SUM, CUSPEC_F32, 2048, 8449, 512, 1, 8, 32, 0},
+        {SUM, CUSPEC_F32, 2048, 8452, 256, 4, 4, 8, 0},     /* 265 strips, whole vectors */
+        {SUM, CUSPEC_F32, 4096, 4228, 512, 1, 8, 32, 4230}, /* ld off the 16-byte vector */
         {SUM, CUSPEC_F32, 8192, 8192, 512, 4, 8, 8, 0},
         {SUM, CUSPEC_F32, 8193, 8192, 256, 4, 4, 8, 0},
         {SUM, CUSPEC_I32, 4096, 4096, 256, 4, 4, 8, 0},
@@ -553,7 +560,8 @@ TEST(selection_covers_every_shape_class)
         {AMAX, CUSPEC_F32, 2047, 8192, 256, 4, 4, 8, 0},
         {AMAX, CUSPEC_F32, 2048, 8192, 1024, 1, 8, 32, 0},
         {AMIN, CUSPEC_F32, 2048, 8448, 1024, 1, 8, 32, 0},
-        {AMIN, CUSPEC_F32, 2048, 8449, 256, 4, 4, 8, 0},
+        {AMIN, CUSPEC_F32, 2048, 8449, 512, 1, 8, 32, 0},
+        {AMIN, CUSPEC_F32, 2048, 8452, 256, 4, 4, 8, 0},
         {AMAX, CUSPEC_F32, 8192, 8192, 1024, 1, 8, 32, 0},
         {AMAX, CUSPEC_F32, 8193, 8192, 256, 4, 4, 8, 0},
         {AMAX, CUSPEC_F32, 6145, 6144, 256, 4, 4, 8, 0}, /* rows above the columns */
@@ -572,7 +580,9 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 1000).p[P_BLOCK], 256); /* widened: 1 strip of 256 */
     /* narrower where the matrix is */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 1).p[P_LANES], 1);
-    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen(C, CUSPEC_I32, 1 << 20, 9).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 12).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 16); /* off the vector */
     /* wider, in blocks of 256, where rows are few: up to the block while
      * each thread would take fewer than 16 rounds of 4 rows and 512 strips
      * remain */
@@ -648,10 +658,12 @@ TEST(selection_covers_every_shape_class)
         CHECK_UINT_EQ(k.n, 1);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_F32, op, 90, add_kernel, &k);
-        /* sums also split_strips' 1024 x 2 x 8; argmin/argmax a few
-         * strips' 512 x 2 x 8, square_args' 512 x 1 x 8 and split_strips'
-         * 1024 x 1 x 8 */
-        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 4 : 2 + (op == CUSPEC__AXIS_SUM));
+        /* 512 x 1 x 8 off the vector (but dots); sums also split_strips'
+         * 1024 x 2 x 8; argmin/argmax a few strips' 512 x 2 x 8,
+         * square_args' 512 x 1 x 8 (the same) and split_strips' 1024 x 1 x
+         * 8 */
+        const unsigned off = op != CUSPEC__AXIS_DOT;
+        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 4 : 2 + off + (op == CUSPEC__AXIS_SUM));
         /* argmin/argmax of u32: the default, and 8- and 16-byte vectors in
          * a few strips (8-byte ones in square matrices too) */
         memset(&k, 0, sizeof k);
@@ -770,8 +782,8 @@ TEST(what_a_call_chooses_by)
         int block, vec;
     } rules[] = {
         {CUSPEC__AXIS_SUM, 0, 4096, 1024, 2},   {CUSPEC__AXIS_SUM, 8, 4096, 1024, 2},
-        {CUSPEC__AXIS_SUM, 4, 4096, 256, 4},    {CUSPEC__AXIS_SUM, 0, 8192, 512, 4},
-        {CUSPEC__AXIS_SUM, 8, 8192, 256, 4},    {CUSPEC__AXIS_ARGMAX, 8, 4096, 512, 2},
+        {CUSPEC__AXIS_SUM, 4, 4096, 512, 1},    {CUSPEC__AXIS_SUM, 0, 8192, 512, 4},
+        {CUSPEC__AXIS_SUM, 8, 8192, 512, 1},    {CUSPEC__AXIS_ARGMAX, 8, 4096, 512, 2},
         {CUSPEC__AXIS_ARGMAX, 4, 4096, 512, 1}, {CUSPEC__AXIS_ARGMAX, 4, 8192, 1024, 1},
     };
     c = good_call();
