@@ -266,24 +266,24 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
     v->p[P_CACHE] = in >= L1_FROM_BYTES / (dot ? 2 : 1);
 }
 
-/* A call at every power of two of bytes from 16 KB to twice L1_FROM_BYTES,
- * one an element short of 16 KB (the defaults' row, which the dots' row of
- * exactly 16 KB ends), then one of 1024 elements, the smallest last (a
- * fallback takes the classes in this order): every row of shapes above
- * 1024 elements ends at a power of two or an element short of 16 KB, so a
- * call lands in each, and a row added needs no size of its own. */
+/* A call at every power of two of bytes from 16 KB to twice L1_FROM_BYTES
+ * and one an element short of each, then one of 1024 elements, the
+ * smallest last (a fallback takes the classes in this order): every row of
+ * shapes above 1024 elements ends at a power of two, or an element short
+ * of one where a row of that one size follows, so a call lands in each,
+ * and a row added needs no size of its own. */
 static int classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
                    void *user)
 {
     struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE, .op = op, .dtype = dtype};
     int rc = 0;
     for (unsigned long long bytes = KB(16); rc == 0 && bytes <= 2 * L1_FROM_BYTES; bytes *= 2) {
-        s.n = bytes / cuspec_dtype_size(dtype);
+        s.n = bytes / cuspec_dtype_size(dtype) - 1;
         rc = fn(&s, user);
+        s.n++;
+        if (rc == 0)
+            rc = fn(&s, user);
     }
-    s.n = KB(16) / cuspec_dtype_size(dtype) - 1;
-    if (rc == 0)
-        rc = fn(&s, user);
     s.n = 1024;
     return rc != 0 ? rc : fn(&s, user);
 }
