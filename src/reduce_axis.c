@@ -366,12 +366,26 @@ static void fit_cols(struct cuspec__variant *v, const struct cuspec__spec *s)
     square_args(v, s);
 }
 
-/* f32 columns (but dots) of OFF_ROWS rows or more whose chosen vector
- * their rows do not all start on (an odd ld, a pointer off it), which
- * would read each strip element by element, a row at a time: a column a
- * thread in few_strips' blocks (512 of 8 items), fitted anew (docs/
- * experiments/reduce_axis.md: "f32 columns off the vector"). */
+/* Columns of OFF_ROWS rows or more whose chosen vector their rows do not
+ * all start on (an odd ld, a pointer off it), which would read each strip
+ * element by element, a row at a time: a column a thread in few_strips'
+ * blocks (512 of 8 items), fitted anew, for f32, i32 and u32 (but dots),
+ * f64 sums, and argmin/argmax of 1- and 2-byte types in rows of OFF_COLS
+ * elements or more (docs/experiments/reduce_axis.md: "f32 columns off the
+ * vector", "Columns off the vector: other types"). */
 #define OFF_ROWS 1000
+#define OFF_COLS 128
+
+static int column_a_thread(const struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    if (s->op == CUSPEC__AXIS_DOT || s->rows < OFF_ROWS || rows_take(s, (unsigned)v->p[P_VEC]))
+        return 0;
+    if (v->dtype == CUSPEC_F32 || v->dtype == CUSPEC_I32 || v->dtype == CUSPEC_U32)
+        return 1;
+    if (v->dtype == CUSPEC_F64)
+        return s->op == CUSPEC__AXIS_SUM;
+    return cuspec_dtype_size(v->dtype) <= 2 && cuspec__axis_is_arg(s->op) && s->cols >= OFF_COLS;
+}
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
  * a warp reads whole rows side by side, or from ITEMS to 31 vectors a row
@@ -388,8 +402,8 @@ static void fit_cols(struct cuspec__variant *v, const struct cuspec__spec *s)
  * are few and columns many (WIDE_ROUNDS); tall ones of a few strips
  * of 4-byte elements in blocks of 512 of 8 items (few_strips), and so
  * argmin/argmax of 4-byte elements in square matrices (square_args); f32
- * in blocks of 1024 or 512 of 8 items by the count of strips (split_strips),
- * and a column a thread where its rows are off the vector (OFF_ROWS). */
+ * in blocks of 1024 or 512 of 8 items by the count of strips (split_strips);
+ * a column a thread where rows are off the vector (column_a_thread). */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
     if (from_record)
@@ -415,8 +429,7 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
     }
     struct cuspec__variant w = *v;
     fit_cols(v, s);
-    if (v->dtype == CUSPEC_F32 && s->op != CUSPEC__AXIS_DOT && s->rows >= OFF_ROWS &&
-        !rows_take(s, (unsigned)v->p[P_VEC])) {
+    if (column_a_thread(v, s)) {
         w.p[P_VEC] = 1;
         w.p[P_BLOCK] = FEW_BLOCK;
         w.p[P_ITEMS] = FEW_ITEMS;
@@ -434,7 +447,7 @@ static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
  * strips (from 5 columns, for 4-byte columns also few_strips' kernels); with
  * few rows, where strips widen; rows of 8 KB and 32 KB of 4-byte elements
  * (the two rows_block shapes); square ones for square_args' and
- * split_strips' kernels; an odd ld for f32 columns off the vector. */
+ * split_strips' kernels; an odd ld for columns off the vector. */
 static int classes(int family, int dtype, int op,
                    int (*fn)(const struct cuspec__spec *s, void *user), void *user)
 {

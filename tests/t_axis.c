@@ -468,7 +468,7 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(v.p[P_BLOCK], 512);
     CHECK_INT_EQ(v.p[P_ITEMS], 8);
     CHECK_INT_EQ(chosen(C, CUSPEC_I32, 1 << 20, 128).p[P_BLOCK], 512);
-    CHECK_INT_EQ(chosen(C, CUSPEC_I32, 1 << 20, 129).p[P_BLOCK], 256);
+    CHECK_INT_EQ(chosen(C, CUSPEC_I32, 1 << 20, 132).p[P_BLOCK], 256);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 4).p[P_BLOCK], 256); /* 1 thread across */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 5).p[P_BLOCK], 512);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 64).p[P_BLOCK], 512);
@@ -487,7 +487,7 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 22, 32).p[P_VEC], 4);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 22, 32).p[P_VEC], 2);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 32).p[P_VEC], 4);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 20, 65).p[P_BLOCK], 256);
+    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 20, 68).p[P_BLOCK], 256);
     /* argmin/argmax of 4-byte elements in matrices of 1024 rows or more,
      * 1024 to 5120 columns and at most 2^24 elements: 512 x 8 in 64-byte
      * strips, f32 in 4-byte vectors, i32 and u32 in 8-byte ones where rows
@@ -518,6 +518,29 @@ TEST(selection_covers_every_shape_class)
         {AMAX, CUSPEC_F32, 2048, 1023, 512, 1, 8, 32, 0},
         {AMAX, CUSPEC_F32, 999, 1023, 256, 4, 4, 8, 0},
         {CUSPEC__AXIS_DOT, CUSPEC_F32, 2048, 1023, 256, 4, 4, 8, 0},
+        /* so i32 and u32 (but dots), f64 sums, and argmin/argmax of 1-
+         * and 2-byte types in rows of 128 elements or more: strips of 128
+         * bytes, argmin/argmax of 32 elements (halves 16); the narrow
+         * types' sums, min and max, f64's other ops and i64 keep the vector */
+        {SUM, CUSPEC_I32, 4096, 4097, 512, 1, 8, 32, 0},
+        {CUSPEC__AXIS_MIN, CUSPEC_U32, 1000, 1001, 512, 1, 8, 32, 0},
+        {AMIN, CUSPEC_U32, 1000, 1001, 512, 1, 8, 32, 0},
+        {AMAX, CUSPEC_I32, 8192, 8192, 512, 1, 8, 32, 8194},
+        {SUM, CUSPEC_I32, 999, 1001, 256, 4, 4, 8, 0},
+        {CUSPEC__AXIS_DOT, CUSPEC_I32, 4096, 4097, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F16, 4096, 4097, 512, 1, 8, 16, 0},
+        {AMIN, CUSPEC_BF16, 2049, 6001, 512, 1, 8, 16, 0},
+        {AMAX, CUSPEC_I8, 65536, 1025, 512, 1, 8, 32, 0},
+        {AMAX, CUSPEC_U16, 4096, 4096, 512, 1, 8, 32, 4098},
+        {SUM, CUSPEC_F16, 4096, 4097, 256, 8, 4, 8, 0},
+        {CUSPEC__AXIS_MAX, CUSPEC_U8, 4096, 4097, 256, 16, 4, 8, 0},
+        {AMAX, CUSPEC_F64, 4096, 4097, 256, 2, 4, 8, 0},
+        {SUM, CUSPEC_F64, 4096, 4097, 512, 1, 8, 16, 0},
+        {SUM, CUSPEC_I64, 4096, 4097, 256, 2, 4, 8, 0},
+        {AMAX, CUSPEC_I16, 1048575, 128, 512, 1, 8, 32, 129},
+        {AMAX, CUSPEC_I16, 1048575, 127, 256, 8, 4, 4, 0},
+        {AMAX, CUSPEC_U8, 1048575, 127, 256, 16, 4, 2, 0},
+        {AMAX, CUSPEC_U8, 1048575, 129, 512, 1, 8, 32, 0},
         {AMAX, CUSPEC_F64, 2048, 2048, 256, 2, 4, 8, 0},
         {AMAX, CUSPEC_F16, 2048, 2048, 256, 4, 8, 4, 0},
         {AMAX, CUSPEC_U8, 2048, 2048, 256, 16, 4, 2, 0},
@@ -580,7 +603,8 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1, 1000).p[P_BLOCK], 256); /* widened: 1 strip of 256 */
     /* narrower where the matrix is */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 1).p[P_LANES], 1);
-    CHECK_INT_EQ(chosen(C, CUSPEC_I32, 1 << 20, 9).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen(C, CUSPEC_I32, 1 << 20, 12).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen(C, CUSPEC_I32, 1 << 20, 9).p[P_LANES], 16); /* off the vector */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 12).p[P_LANES], 4);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 16); /* off the vector */
     /* wider, in blocks of 256, where rows are few: up to the block while
@@ -664,11 +688,16 @@ TEST(selection_covers_every_shape_class)
          * 8 */
         const unsigned off = op != CUSPEC__AXIS_DOT;
         CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 4 : 2 + off + (op == CUSPEC__AXIS_SUM));
-        /* argmin/argmax of u32: the default, and 8- and 16-byte vectors in
-         * a few strips (8-byte ones in square matrices too) */
+        /* u32: the default, 512 x 1 x 8 off the vector (but dots), a few
+         * strips' 512 x 4 x 8 and for argmin/argmax 512 x 2 x 8 (also
+         * square matrices'); 1- and 2-byte types: the default, and for
+         * argmin/argmax 512 x 1 x 8 */
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_U32, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, 2 + (unsigned)cuspec__axis_is_arg(op));
+        CHECK_UINT_EQ(k.n, 2 + off + (unsigned)cuspec__axis_is_arg(op));
+        memset(&k, 0, sizeof k);
+        cuspec__family_choices(C, CUSPEC_I16, op, 90, add_kernel, &k);
+        CHECK_UINT_EQ(k.n, 1 + (unsigned)cuspec__axis_is_arg(op));
     }
 }
 
