@@ -1,6 +1,7 @@
 /* The axis reduction families' operation hooks (ops.h): their public spec
  * (rows, cols and the leading dimension of one matrix), their size buckets
- * (log2 of rows and of cols, never crossing a shape class), the parameters
+ * (log2 of rows and of cols and the rows' alignment, never crossing a
+ * shape class), the parameters
  * a call picks, and how a workload runs one and checks it against the
  * CPU's answer. */
 #include "reduce_axis.h"
@@ -41,38 +42,70 @@ static int from_public(const cuspec_tune_spec *in, struct cuspec__spec *s)
     return CUSPEC_OK;
 }
 
+/* A bucket is log2 rows and log2 cols, and the rows' alignment class: the
+ * elements every row starts on (ld, and a call's pointers), where that is
+ * short of the 16-byte vector; a record made where rows are off the vector
+ * never serves rows on it, nor the other way round (their best kernels
+ * differ: docs/experiments/reduce_axis.md, "Records by alignment"). In the
+ * bucket, log2 of that plus one; 0 on the vector, whose text (and so its
+ * records' keys) is as before the class. */
+static int align_code(const struct cuspec__spec *s)
+{
+    const unsigned long long size = cuspec_dtype_size(s->dtype);
+    if (size == 0)
+        return 0;
+    const unsigned long long bits =
+        16 | (s->ld_in ? s->ld_in : s->cols) * size | (unsigned long long)s->align * size;
+    const unsigned long long a = (bits & (~bits + 1)) / size;
+    return a * size >= 16 ? 0 : cuspec__log2_floor(a) + 1;
+}
+
 static int bucket(const struct cuspec__spec *s)
 {
-    return cuspec__log2_floor(s->rows) << 8 | cuspec__log2_floor(s->cols);
+    return align_code(s) << 16 | cuspec__log2_floor(s->rows) << 8 | cuspec__log2_floor(s->cols);
 }
 
 static void bucket_text(int bucket, char *buf, size_t size)
 {
-    snprintf(buf, size, "rows=2^%d cols=2^%d", bucket >> 8, bucket & 0xff);
+    const int code = bucket >> 16;
+    int n = snprintf(buf, size, "rows=2^%d cols=2^%d", bucket >> 8 & 0xff, bucket & 0xff);
+    if (code > 0 && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " align=%d", 1 << (code - 1));
 }
 
+/* The bucket's smallest shape, its rows starting on the class's elements. */
 static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
 {
-    int r, c;
+    const size_t size = cuspec_dtype_size(s->dtype);
+    const int aligned = strstr(text, " align=") == NULL;
+    int r, c, a = 0;
     const char *p;
     int ok = strncmp(text, "rows=2^", 7) == 0 &&
              (p = cuspec__parse_int(text + 7, ' ', 0, 63, &r)) && strncmp(p, " cols=2^", 8) == 0 &&
-             cuspec__parse_int(p + 8, '\0', 0, 63, &c);
+             (p = cuspec__parse_int(p + 8, aligned ? '\0' : ' ', 0, 63, &c)) &&
+             (aligned || (strncmp(p, " align=", 7) == 0 &&
+                          cuspec__parse_int(p + 7, '\0', 1, 8, &a) && (a & (a - 1)) == 0 &&
+                          a * size < 16));
     CUSPEC__RETURN_IF(!ok, CUSPEC_ERR_CORRUPT,
-                      "a record names bucket '%s' (rows=2^R cols=2^C, R and C from 0 to 63)", text);
-    *bucket = r << 8 | c;
+                      "a record names bucket '%s' (rows=2^R cols=2^C, R and C from 0 to 63, "
+                      "then for rows off the 16-byte vector align=A, A a power of two of "
+                      "fewer than 16 bytes of its dtype)",
+                      text);
+    *bucket = (a ? cuspec__log2_floor((unsigned long long)a) + 1 : 0) << 16 | r << 8 | c;
     s->rows = 1ULL << r;
     s->cols = 1ULL << c;
+    s->align = a;
     return CUSPEC_OK;
 }
 
-/* Rows and cols together, in the same shape class (of s's element size):
- * a record made for another class's kernel choice never serves this one. */
+/* Rows and cols together, in the same shape class (of s's element size)
+ * and alignment class: a record made for another class's kernel choice
+ * never serves this one. */
 static int nearby_in(int family, const struct cuspec__spec *s, int bucket, int d,
                      int (*fn)(int bucket, void *user), void *user)
 {
     const size_t size = cuspec_dtype_size(s->dtype);
-    int rb = bucket >> 8, cb = bucket & 0xff;
+    int rb = bucket >> 8 & 0xff, cb = bucket & 0xff, code = bucket >> 16;
     int cls = cuspec__axis_class(family, s->op, rb, cb, size);
     for (int dr = -d; dr <= d; dr++) {
         int rest = d - abs(dr);
@@ -81,7 +114,7 @@ static int nearby_in(int family, const struct cuspec__spec *s, int bucket, int d
             if (nr < 0 || nc < 0 || nr > 63 || nc > 63 || (rest == 0 && sign > 0) ||
                 cuspec__axis_class(family, s->op, nr, nc, size) != cls)
                 continue;
-            if ((rc = fn(nr << 8 | nc, user)) != 0)
+            if ((rc = fn(code << 16 | nr << 8 | nc, user)) != 0)
                 return rc;
         }
     }

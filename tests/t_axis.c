@@ -204,20 +204,87 @@ TEST(record_buckets)
     for (int f = 0; f < 2; f++) {
         const struct cuspec__family_ops *ops = cuspec__ops(fams[f]);
         CHECK(ops != NULL);
-        struct cuspec__spec s = {.family = fams[f], .rows = 8192, .cols = 1000};
+        struct cuspec__spec s = {
+            .family = fams[f], .dtype = CUSPEC_F32, .rows = 8192, .cols = 1000};
         int b = ops->bucket(&s), back;
         char text[64];
         ops->bucket_text(b, text, sizeof text);
         CHECK_STR_EQ(text, "rows=2^13 cols=2^9");
-        struct cuspec__spec parsed = {0};
+        struct cuspec__spec parsed = {.dtype = CUSPEC_F32};
         CHECK_INT_EQ(ops->bucket_parse(text, &back, &parsed), CUSPEC_OK);
         CHECK_INT_EQ(back, b);
         CHECK_UINT_EQ(parsed.rows, 8192);
         CHECK_UINT_EQ(parsed.cols, 512);
-        static const char *const bad[] = {"rows=2^64 cols=2^1", "rows=2^3", "n=2^20",
-                                          "rows=2^3 cols=2^3 align=4", ""};
+        CHECK_INT_EQ(parsed.align, 0);
+        /* Rows off the 16-byte vector (ld, or a call's pointers): a bucket
+         * of their own, by the elements they start on */
+        static const struct {
+            int dtype;
+            unsigned long long ld;
+            int align;
+            const char *text;
+        } classes[] = {
+            {CUSPEC_F32, 1001, 0, "rows=2^13 cols=2^9 align=1"},
+            {CUSPEC_F32, 1002, 0, "rows=2^13 cols=2^9 align=2"},
+            {CUSPEC_F32, 1004, 0, "rows=2^13 cols=2^9"},
+            {CUSPEC_F32, 1004, 2, "rows=2^13 cols=2^9 align=2"}, /* a pointer off 16 bytes */
+            {CUSPEC_F32, 1004, 4, "rows=2^13 cols=2^9"},
+            {CUSPEC_F64, 1001, 0, "rows=2^13 cols=2^9 align=1"},
+            {CUSPEC_F64, 1002, 0, "rows=2^13 cols=2^9"},
+            {CUSPEC_U8, 1000, 0, "rows=2^13 cols=2^9 align=8"},
+            {CUSPEC_U8, 1008, 0, "rows=2^13 cols=2^9"},
+            {CUSPEC_F16, 1003, 0, "rows=2^13 cols=2^9 align=1"},
+        };
+        for (size_t i = 0; i < sizeof classes / sizeof *classes; i++) {
+            struct cuspec__spec c = {.family = fams[f],
+                                     .dtype = classes[i].dtype,
+                                     .rows = 8192,
+                                     .cols = 1000,
+                                     .ld_in = classes[i].ld,
+                                     .align = classes[i].align};
+            b = ops->bucket(&c);
+            ops->bucket_text(b, text, sizeof text);
+            CHECK_STR_EQ(text, classes[i].text);
+            struct cuspec__spec p = {.dtype = classes[i].dtype};
+            CHECK_INT_EQ(ops->bucket_parse(text, &back, &p), CUSPEC_OK);
+            CHECK_INT_EQ(back, b);
+            /* the parsed bucket's shape is in its own class */
+            CHECK_INT_EQ(ops->bucket(&p), b);
+        }
+        static const char *const bad[] = {"rows=2^64 cols=2^1",
+                                          "rows=2^3",
+                                          "n=2^20",
+                                          "rows=2^3 cols=2^3 align=4", /* 16 bytes: no class */
+                                          "rows=2^3 cols=2^3 align=3",
+                                          "rows=2^3 cols=2^3 align=0",
+                                          "rows=2^3 cols=2^3 align=",
+                                          "rows=2^3 cols=2^3 align=2 ",
+                                          "rows=2^3 cols=2^3  align=2",
+                                          ""};
         for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
             CHECK_INT_EQ(ops->bucket_parse(bad[i], &back, &parsed), CUSPEC_ERR_CORRUPT);
+        parsed.dtype = CUSPEC_F64;
+        CHECK_INT_EQ(ops->bucket_parse("rows=2^3 cols=2^3 align=2", &back, &parsed),
+                     CUSPEC_ERR_CORRUPT);
+        parsed.dtype = CUSPEC_U8;
+        CHECK_INT_EQ(ops->bucket_parse("rows=2^3 cols=2^3 align=8", &back, &parsed), CUSPEC_OK);
+        CHECK_INT_EQ(ops->bucket_parse("rows=2^3 cols=2^3 align=16", &back, &parsed),
+                     CUSPEC_ERR_CORRUPT);
+    }
+    /* A record serves its own alignment class only: the buckets offered
+     * near one off the vector are off it by as much. */
+    {
+        const int C = CUSPEC__FAM_REDUCE_COLS;
+        const struct cuspec__spec odd = {.family = C, .dtype = CUSPEC_F32};
+        int near[64] = {0};
+        cuspec__ops(C)->nearby(&odd, 1 << 16 | 13 << 8 | 13, 1, collect_bucket, near);
+        CHECK_INT_EQ(near[0], 4);
+        for (int i = 1; i <= near[0]; i++)
+            CHECK_INT_EQ(near[i] >> 16, 1);
+        near[0] = 0;
+        cuspec__ops(C)->nearby(&odd, 13 << 8 | 13, 2, collect_bucket, near);
+        for (int i = 1; i <= near[0]; i++)
+            CHECK_INT_EQ(near[i] >> 16, 0);
     }
     /* Nearest buckets: rows and cols together, one power of two away. */
     const int R = CUSPEC__FAM_REDUCE_ROWS;

@@ -6,7 +6,7 @@
 # files only, says what else it was given (a FIFO must not hang it), and
 # refuses numbers out of range.
 . "$top_srcdir/tests/tap.sh"
-plan 33
+plan 38
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$scratch/cache" CUSPEC_LIBCUDA=/nonexistent/libcuda.so.1
@@ -100,4 +100,22 @@ record "$scratch/large.tuning" 'n=2^63'
 check_exit 0 "import of bucket n=2^63 succeeds" "$CUSPEC" tune --import "$scratch/large.tuning"
 check_exit 0 "the records are listed" "$CUSPEC" tune --list --all-devices
 check_grep "$tap_out" '^ *reduce +f64 +max +n=2\^63 ' "bucket n=2^63 among them"
+# Axis records name the rows' alignment where it is short of 16 bytes: an
+# f32 columns record of rows on 4 bytes is kept and listed as such; 16
+# bytes of f32 is no class of its own (those records name none).
+axis_record() {
+    record "$1" "$2"
+    sed -i 's/family=reduce/family=reduce_cols/; s/dtype=f64/dtype=f32/; s/op=2/op=0/
+            s/params=.*/params=512 1 8 32 0 0/' "$1"
+}
+axis_record "$scratch/odd.tuning" 'rows=2^12 cols=2^12 align=1'
+check_exit 0 "import of an axis record of rows off the vector succeeds" \
+    "$CUSPEC" tune --import "$scratch/odd.tuning"
+check_exit 0 "the records are listed" "$CUSPEC" tune --list --all-devices
+check_grep "$tap_out" '^ *reduce_cols +f32 +sum +rows=2\^12 cols=2\^12 align=1 ' \
+    "the axis record among them, with its class"
+axis_record "$scratch/vec.tuning" 'rows=2^12 cols=2^12 align=4'
+check_exit 1 "import of an axis record of rows on the vector by name fails" \
+    "$CUSPEC" tune --import "$scratch/vec.tuning"
+check_grep "$tap_err" "fewer than 16 bytes of its dtype" "and says why"
 done_testing

@@ -205,6 +205,39 @@ TEST(nearest_bucket_lookup)
     t.rows = 4096;
     t.align = 1;
     CHECK_INT_EQ(cuspec__record_find(dev, &t, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+
+    /* Axis reductions too: a record tuned where rows are off the 16-byte
+     * vector (f32 column sums, ld 4097) serves that class nearby, never
+     * rows on the vector; one tuned on it, never rows off it. */
+    struct cuspec__spec c = {.family = CUSPEC__FAM_REDUCE_COLS,
+                             .dtype = CUSPEC_F32,
+                             .op = 0, /* sum */
+                             .rows = 4096,
+                             .cols = 4097,
+                             .ld_in = 4097};
+    /* block, vec, items, tx, grid */
+    struct cuspec__record odd = {{512, 1, 8, 32, 0}, "o", 10, 2900, 2800, 3000, 0, 10, 1, 0};
+    struct cuspec__record even = {{256, 4, 4, 8, 0}, "e", 10, 2900, 2800, 3000, 0, 10, 1, 0};
+    CHECK_INT_EQ(cuspec__record_put(dev, &c, cuspec__bucket(&c), &odd), CUSPEC_OK);
+    c.rows = 8191;
+    c.cols = c.ld_in = 8193;
+    CHECK_INT_EQ(cuspec__record_find(dev, &c, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(got.p[0], 512);
+    c.ld_in = 8194; /* 8 bytes: another class */
+    CHECK_INT_EQ(cuspec__record_find(dev, &c, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+    c.ld_in = 8196; /* on the vector */
+    CHECK_INT_EQ(cuspec__record_find(dev, &c, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+    c.rows = c.cols = c.ld_in = 4096;
+    CHECK_INT_EQ(cuspec__record_put(dev, &c, cuspec__bucket(&c), &even), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_find(dev, &c, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(got.p[0], 256);
+    c.ld_in = 4097;
+    CHECK_INT_EQ(cuspec__record_find(dev, &c, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(got.p[0], 512);
+    c.ld_in = 4096;
+    c.align = 1; /* a pointer off the vector: the call's class */
+    CHECK_INT_EQ(cuspec__record_find(dev, &c, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(got.p[0], 512);
 }
 
 /* Misaligned transposes without a record: bytes take tiles of 64 in small
