@@ -369,10 +369,12 @@ static void fit_cols(struct cuspec__variant *v, const struct cuspec__spec *s)
 /* Columns of OFF_ROWS rows or more whose chosen vector their rows do not
  * all start on (an odd ld, a pointer off it), which would read each strip
  * element by element, a row at a time: a column a thread in few_strips'
- * blocks (512 of 8 items), fitted anew, for f32, i32 and u32 (but dots),
- * f64 sums, and argmin/argmax of 1- and 2-byte types in rows of OFF_COLS
- * elements or more (docs/experiments/reduce_axis.md: "f32 columns off the
- * vector", "Columns off the vector: other types"). */
+ * blocks (512 of 8 items), fitted anew, for f32, i32 and u32 (but dots;
+ * i32 and u32 argmin/argmax in square_args' matrices keep its 8-byte
+ * vectors, not measured off them), f64 sums, and argmin/argmax of 1- and
+ * 2-byte types in rows of OFF_COLS elements or more (docs/experiments/
+ * reduce_axis.md: "f32 columns off the vector", "Columns off the vector:
+ * other types"). */
 #define OFF_ROWS 1000
 #define OFF_COLS 128
 

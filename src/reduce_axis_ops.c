@@ -67,13 +67,15 @@ static int bucket(const struct cuspec__spec *s)
 
 static void bucket_text(int bucket, char *buf, size_t size)
 {
-    const int code = bucket >> 16;
-    int n = snprintf(buf, size, "rows=2^%d cols=2^%d", bucket >> 8 & 0xff, bucket & 0xff);
-    if (code > 0 && n >= 0 && (size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, " align=%d", 1 << (code - 1));
+    const int code = bucket >> 16, r = bucket >> 8 & 0xff, c = bucket & 0xff;
+    int n = code > 0 ? snprintf(buf, size, "rows=2^%d cols=2^%d align=%d", r, c, 1 << (code - 1))
+                     : snprintf(buf, size, "rows=2^%d cols=2^%d", r, c);
+    if (size > 0 && (n < 0 || (size_t)n >= size))
+        buf[0] = '\0'; /* cut short, it could name the aligned class */
 }
 
-/* The bucket's smallest shape, its rows starting on the class's elements. */
+/* The bucket's smallest shape, with a leading dimension whose rows start on
+ * exactly the class's elements. */
 static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
 {
     const size_t size = cuspec_dtype_size(s->dtype);
@@ -95,6 +97,10 @@ static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
     s->rows = 1ULL << r;
     s->cols = 1ULL << c;
     s->align = a;
+    const unsigned long long step = a ? (unsigned long long)a : size ? 16 / size : 1;
+    s->ld_in = (s->cols + step - 1) / step * step;
+    if (a && s->ld_in / step % 2 == 0)
+        s->ld_in += step;
     return CUSPEC_OK;
 }
 

@@ -191,7 +191,7 @@ static int offered(int family, const struct cuspec__spec *s, int rows_log2, int 
     int near[64] = {0};
     cuspec__ops(family)->nearby(s, rows_log2 << 8 | cols_log2, d, collect_bucket, near);
     for (int i = 1; i <= near[0]; i++) {
-        CHECK_INT_GE(near[i] >> 8, min_rows);
+        CHECK_INT_GE(near[i] >> 8 & 0xff, min_rows);
         CHECK_INT_GE(near[i] & 0xff, cols_lo);
         CHECK_INT_LT(near[i] & 0xff, cols_hi);
     }
@@ -251,6 +251,21 @@ TEST(record_buckets)
             /* the parsed bucket's shape is in its own class */
             CHECK_INT_EQ(ops->bucket(&p), b);
         }
+        /* ... narrower than the class too */
+        static const struct {
+            int dtype;
+            const char *text;
+        } narrow[] = {{CUSPEC_F32, "rows=2^3 cols=2^0 align=2"}, {CUSPEC_F32, "rows=2^3 cols=2^0"},
+                      {CUSPEC_U8, "rows=2^3 cols=2^2 align=8"},  {CUSPEC_U8, "rows=2^3 cols=2^3"},
+                      {CUSPEC_F64, "rows=2^3 cols=2^0 align=1"}, {CUSPEC_F64, "rows=2^3 cols=2^0"}};
+        for (size_t i = 0; i < sizeof narrow / sizeof *narrow; i++) {
+            struct cuspec__spec p = {.family = fams[f], .dtype = narrow[i].dtype};
+            CHECK_INT_EQ(ops->bucket_parse(narrow[i].text, &back, &p), CUSPEC_OK);
+            CHECK_INT_EQ(ops->bucket(&p), back);
+        }
+        /* A text cut short is empty, not another bucket's. */
+        ops->bucket_text(1 << 16 | 13 << 8 | 9, text, 20);
+        CHECK_STR_EQ(text, "");
         static const char *const bad[] = {"rows=2^64 cols=2^1",
                                           "rows=2^3",
                                           "n=2^20",
@@ -594,6 +609,7 @@ TEST(selection_covers_every_shape_class)
         {AMIN, CUSPEC_U32, 1000, 1001, 512, 1, 8, 32, 0},
         {AMAX, CUSPEC_I32, 8192, 8192, 512, 1, 8, 32, 8194},
         {SUM, CUSPEC_I32, 999, 1001, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_I32, 2048, 2049, 512, 2, 8, 8, 0}, /* square_args' own */
         {CUSPEC__AXIS_DOT, CUSPEC_I32, 4096, 4097, 256, 4, 4, 8, 0},
         {AMAX, CUSPEC_F16, 4096, 4097, 512, 1, 8, 16, 0},
         {AMIN, CUSPEC_BF16, 2049, 6001, 512, 1, 8, 16, 0},
