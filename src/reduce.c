@@ -192,10 +192,8 @@ static const struct shape {
     /* up to 1024 elements of 4 and 8 bytes: one block, an element a thread */
     {0, KB(4), ALL, B4, 1024, 1, 4, 4, 0},
     {0, KB(8), ALL, B8, 1024, 1, 8, 4, 0},
-    /* dots of exactly 16 KB of integers of 2 and 4 bytes: one block of 512
-     * x 4 x 16 B, as to 32 KB, not one whole round of the defaults' (of 8
-     * bytes the defaults' row would then hold no power of two of its own;
-     * docs/experiments/reduce.md: "A row for dots of exactly 16 KB") */
+    /* dots of exactly 16 KB of 2- and 4-byte integers (docs/experiments/
+     * reduce.md: "A row for dots of exactly 16 KB") */
     {KB(16) - 1, KB(16), IDOT, B2 | B4, 512, 4, 16, 2, 0},
     /* the defaults (this row also holds the empty calls of 1 and 2 bytes) */
     {0, KB(16), ALL, ANY, 256, 4, 16, 4, 0},

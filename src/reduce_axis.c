@@ -274,12 +274,19 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
 /* An H200's SMs (docs/experiments/reduce_axis.md: "f32 columns by their count of strips"). */
 #define HALF_WAVE 132
 
-/* Whether every row of s starts on a vector of vec elements (ld, align): the
- * columns kernel then reads whole vectors, the edge strip's too. */
+unsigned long long cuspec__axis_row_start(const struct cuspec__spec *s)
+{
+    const unsigned long long size = cuspec_dtype_size(s->dtype);
+    const unsigned long long bits =
+        (size ? 16 / size : 1) | (s->ld_in ? s->ld_in : s->cols) | (unsigned)s->align;
+    return bits & (~bits + 1);
+}
+
+/* Whether every row of s starts on a vector of vec elements: the columns
+ * kernel then reads whole vectors, the edge strip's too. */
 static int rows_take(const struct cuspec__spec *s, unsigned vec)
 {
-    return (s->ld_in ? s->ld_in : s->cols) % vec == 0 &&
-           (s->align == 0 || s->align % (int)vec == 0);
+    return cuspec__axis_row_start(s) % vec == 0;
 }
 
 static void set_shape(struct cuspec__variant *v, int block, int vec, int tx)
@@ -343,10 +350,9 @@ static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s
  * (docs/experiments/reduce_axis.md: "A block a row through L1"). */
 #define ROWBLOCK_WIDE_BYTES 16384
 
-/* Columns: v's strips of its vectors (the defaults' block for every shape
- * but few_strips', split_strips' and square_args': a second block
- * everywhere, 1024 for tall matrices, doubled the columns kernels the
- * prebuilt store compiles: docs/experiments/reduce_axis.md, "Build time"). */
+/* Columns: v's strips of its vectors, in its block but where few_strips,
+ * split_strips or square_args set one (docs/experiments/reduce_axis.md:
+ * "Build time"). */
 static void fit_cols(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
     const int vec = v->p[P_VEC];
@@ -366,15 +372,11 @@ static void fit_cols(struct cuspec__variant *v, const struct cuspec__spec *s)
     square_args(v, s);
 }
 
-/* Columns of OFF_ROWS rows or more whose chosen vector their rows do not
- * all start on (an odd ld, a pointer off it), which would read each strip
- * element by element, a row at a time: a column a thread in few_strips'
- * blocks (512 of 8 items), fitted anew, for f32, i32 and u32 (but dots;
- * i32 and u32 argmin/argmax in square_args' matrices keep its 8-byte
- * vectors, not measured off them), f64 sums, and argmin/argmax of 1- and
- * 2-byte types in rows of OFF_COLS elements or more (docs/experiments/
- * reduce_axis.md: "f32 columns off the vector", "Columns off the vector:
- * other types"). */
+/* Columns of OFF_ROWS rows or more off their chosen vector: a column a
+ * thread in few_strips' blocks, fitted anew, for f32, i32 and u32 (but
+ * dots), f64 sums, and argmin/argmax of 1- and 2-byte types in rows of
+ * OFF_COLS elements or more (docs/experiments/reduce_axis.md: "Columns off
+ * the vector: other types"). */
 #define OFF_ROWS 1000
 #define OFF_COLS 128
 

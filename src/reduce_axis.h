@@ -85,6 +85,10 @@ enum {
 };
 int cuspec__axis_class(int family, int kop, int rows_log2, int cols_log2, size_t elem_size);
 
+/* The elements every row of s starts on (ld, and align where set), a power
+ * of two up to the 16-byte vector's. */
+unsigned long long cuspec__axis_row_start(const struct cuspec__spec *s);
+
 static inline int cuspec__axis_is_arg(int kop)
 {
     return kop == CUSPEC__AXIS_ARGMIN || kop == CUSPEC__AXIS_ARGMAX;

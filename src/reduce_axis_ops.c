@@ -42,22 +42,15 @@ static int from_public(const cuspec_tune_spec *in, struct cuspec__spec *s)
     return CUSPEC_OK;
 }
 
-/* A bucket is log2 rows and log2 cols, and the rows' alignment class: the
- * elements every row starts on (ld, and a call's pointers), where that is
- * short of the 16-byte vector; a record made where rows are off the vector
- * never serves rows on it, nor the other way round (their best kernels
- * differ: docs/experiments/reduce_axis.md, "Records by alignment"). In the
- * bucket, log2 of that plus one; 0 on the vector, whose text (and so its
- * records' keys) is as before the class. */
+/* A bucket is log2 rows and log2 cols, and the rows' alignment class
+ * (docs/experiments/reduce_axis.md: "Records by alignment"): log2 of the
+ * elements every row starts on plus one where short of the 16-byte vector,
+ * 0 on it (whose text, and so its records' keys, is as before the class). */
 static int align_code(const struct cuspec__spec *s)
 {
-    const unsigned long long size = cuspec_dtype_size(s->dtype);
-    if (size == 0)
-        return 0;
-    const unsigned long long bits =
-        16 | (s->ld_in ? s->ld_in : s->cols) * size | (unsigned long long)s->align * size;
-    const unsigned long long a = (bits & (~bits + 1)) / size;
-    return a * size >= 16 ? 0 : cuspec__log2_floor(a) + 1;
+    const size_t size = cuspec_dtype_size(s->dtype);
+    const unsigned long long a = cuspec__axis_row_start(s);
+    return size == 0 || a * size >= 16 ? 0 : cuspec__log2_floor(a) + 1;
 }
 
 static int bucket(const struct cuspec__spec *s)
@@ -74,8 +67,7 @@ static void bucket_text(int bucket, char *buf, size_t size)
         buf[0] = '\0'; /* cut short, it could name the aligned class */
 }
 
-/* The bucket's smallest shape, with a leading dimension whose rows start on
- * exactly the class's elements. */
+/* The bucket's smallest shape, its rows on the vector but for align. */
 static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
 {
     const size_t size = cuspec_dtype_size(s->dtype);
@@ -97,10 +89,8 @@ static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
     s->rows = 1ULL << r;
     s->cols = 1ULL << c;
     s->align = a;
-    const unsigned long long step = a ? (unsigned long long)a : size ? 16 / size : 1;
-    s->ld_in = (s->cols + step - 1) / step * step;
-    if (a && s->ld_in / step % 2 == 0)
-        s->ld_in += step;
+    const unsigned long long vec = size ? 16 / size : 1;
+    s->ld_in = (s->cols + vec - 1) / vec * vec;
     return CUSPEC_OK;
 }
 
