@@ -261,11 +261,12 @@ static void few_strips(struct cuspec__variant *v, int narrow, const struct cuspe
 /* Columns' argmin/argmax of 4-byte elements in matrices of SQUARE_SIDE
  * rows or more, SQUARE_SIDE to SQUARE_COLS columns and at most
  * SQUARE_ELEMENTS: strips of SQUARE_STRIP_BYTES in few_strips' blocks
- * (512 of 8 items); f32 in 4-byte vectors (8-byte ones
- * in more than HALF_WAVE to twice that strips, where rows_take them), i32
- * and u32 in 8-byte ones and only where rows are at most the columns
- * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of square
- * matrices", "f32 columns by their count of strips"). */
+ * (512 of 8 items); f32 in 4-byte vectors (8-byte ones in more than
+ * HALF_WAVE to twice that strips), i32 and u32 in 8-byte ones and only
+ * where rows are at most the columns; 8-byte vectors only where rows_take
+ * them (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of square
+ * matrices", "f32 columns by their count of strips", "square_args' i32 and
+ * u32 off the vector"). */
 #define SQUARE_SIDE 1024
 #define SQUARE_COLS 5120
 #define SQUARE_ELEMENTS (1ULL << 24)
@@ -305,7 +306,7 @@ static void square_args(struct cuspec__variant *v, const struct cuspec__spec *s)
         !elements_at_most(s, SQUARE_ELEMENTS) || (!f32 && s->rows > s->cols))
         return;
     const unsigned long long n = across(s, SQUARE_STRIP_BYTES / size);
-    const int vec = !f32 || (n > HALF_WAVE && n <= 2 * HALF_WAVE && rows_take(s, 2)) ? 2 : 1;
+    const int vec = rows_take(s, 2) && (!f32 || (n > HALF_WAVE && n <= 2 * HALF_WAVE)) ? 2 : 1;
     set_shape(v, FEW_BLOCK, vec, SQUARE_STRIP_BYTES / (vec * size));
 }
 

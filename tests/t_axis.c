@@ -609,7 +609,11 @@ TEST(selection_covers_every_shape_class)
         {AMIN, CUSPEC_U32, 1000, 1001, 512, 1, 8, 32, 0},
         {AMAX, CUSPEC_I32, 8192, 8192, 512, 1, 8, 32, 8194},
         {SUM, CUSPEC_I32, 999, 1001, 256, 4, 4, 8, 0},
-        {AMAX, CUSPEC_I32, 2048, 2049, 512, 2, 8, 8, 0}, /* square_args' own */
+        /* square_args' matrices: its strips of 64 bytes, in 4-byte vectors
+         * off the 8-byte one */
+        {AMAX, CUSPEC_I32, 2048, 2049, 512, 1, 8, 16, 0},
+        {AMIN, CUSPEC_U32, 1024, 5001, 512, 1, 8, 16, 0},
+        {AMAX, CUSPEC_U32, 2048, 2048, 512, 2, 8, 8, 2050},
         {CUSPEC__AXIS_DOT, CUSPEC_I32, 4096, 4097, 256, 4, 4, 8, 0},
         {AMAX, CUSPEC_F16, 4096, 4097, 512, 1, 8, 16, 0},
         {AMIN, CUSPEC_BF16, 2049, 6001, 512, 1, 8, 16, 0},
