@@ -375,11 +375,13 @@ static void fit_cols(struct cuspec__variant *v, const struct cuspec__spec *s)
 
 /* Columns of OFF_ROWS rows or more off their chosen vector: a column a
  * thread in few_strips' blocks, fitted anew, for f32, i32 and u32 (but
- * dots), f64 sums, and argmin/argmax of 1- and 2-byte types in rows of
- * OFF_COLS elements or more (docs/experiments/reduce_axis.md: "Columns off
- * the vector: other types"). */
+ * dots), f64 sums, argmin/argmax of 1- and 2-byte types in rows of
+ * OFF_COLS elements or more, and of 8-byte types in matrices of at most
+ * OFF_ARG8_ELEMENTS (docs/experiments/reduce_axis.md: "Columns off the
+ * vector: other types", "Columns off the vector: 8-byte argmin/argmax"). */
 #define OFF_ROWS 1000
 #define OFF_COLS 128
+#define OFF_ARG8_ELEMENTS (1ULL << 26)
 
 static int column_a_thread(const struct cuspec__variant *v, const struct cuspec__spec *s)
 {
@@ -387,9 +389,12 @@ static int column_a_thread(const struct cuspec__variant *v, const struct cuspec_
         return 0;
     if (v->dtype == CUSPEC_F32 || v->dtype == CUSPEC_I32 || v->dtype == CUSPEC_U32)
         return 1;
+    const size_t size = cuspec_dtype_size(v->dtype);
+    if (size == 8 && cuspec__axis_is_arg(s->op))
+        return elements_at_most(s, OFF_ARG8_ELEMENTS);
     if (v->dtype == CUSPEC_F64)
         return s->op == CUSPEC__AXIS_SUM;
-    return cuspec_dtype_size(v->dtype) <= 2 && cuspec__axis_is_arg(s->op) && s->cols >= OFF_COLS;
+    return size <= 2 && cuspec__axis_is_arg(s->op) && s->cols >= OFF_COLS;
 }
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that

@@ -603,7 +603,8 @@ TEST(selection_covers_every_shape_class)
         /* so i32 and u32 (but dots), f64 sums, and argmin/argmax of 1-
          * and 2-byte types in rows of 128 elements or more: strips of 128
          * bytes, argmin/argmax of 32 elements (halves 16); the narrow
-         * types' sums, min and max, f64's other ops and i64 keep the vector */
+         * types' sums, min and max, f64's min and max and i64's and u64's
+         * sums, min and max keep the vector */
         {SUM, CUSPEC_I32, 4096, 4097, 512, 1, 8, 32, 0},
         {CUSPEC__AXIS_MIN, CUSPEC_U32, 1000, 1001, 512, 1, 8, 32, 0},
         {AMIN, CUSPEC_U32, 1000, 1001, 512, 1, 8, 32, 0},
@@ -621,9 +622,15 @@ TEST(selection_covers_every_shape_class)
         {AMAX, CUSPEC_U16, 4096, 4096, 512, 1, 8, 32, 4098},
         {SUM, CUSPEC_F16, 4096, 4097, 256, 8, 4, 8, 0},
         {CUSPEC__AXIS_MAX, CUSPEC_U8, 4096, 4097, 256, 16, 4, 8, 0},
-        {AMAX, CUSPEC_F64, 4096, 4097, 256, 2, 4, 8, 0},
         {SUM, CUSPEC_F64, 4096, 4097, 512, 1, 8, 16, 0},
         {SUM, CUSPEC_I64, 4096, 4097, 256, 2, 4, 8, 0},
+        {CUSPEC__AXIS_MAX, CUSPEC_F64, 4096, 4097, 256, 2, 4, 8, 0},
+        /* argmin/argmax of 8-byte types up to 2^26 elements */
+        {AMAX, CUSPEC_F64, 4096, 4097, 512, 1, 8, 16, 0},
+        {AMIN, CUSPEC_I64, 8191, 8193, 512, 1, 8, 16, 0},
+        {AMAX, CUSPEC_U64, 1048575, 33, 512, 1, 8, 16, 0},
+        {AMAX, CUSPEC_F64, 65536, 1025, 256, 2, 4, 8, 0},
+        {AMIN, CUSPEC_U64, 8192, 8193, 256, 2, 4, 8, 0},
         {AMAX, CUSPEC_I16, 1048575, 128, 512, 1, 8, 32, 129},
         {AMAX, CUSPEC_I16, 1048575, 127, 256, 8, 4, 4, 0},
         {AMAX, CUSPEC_U8, 1048575, 127, 256, 16, 4, 2, 0},
@@ -750,7 +757,8 @@ TEST(selection_covers_every_shape_class)
      * second one of 2 items for short rows), the rows_block kernels (two for sums, dots,
      * min and max of 4-byte elements, else one) and one column kernel per
      * dtype and op (two of 4-byte elements, three for argmin/argmax of
-     * them; f32 below): what the prebuilt store holds */
+     * them; f32 below; argmin/argmax of 8-byte ones also 512 x 1 x 8 off
+     * the vector): what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
         const unsigned dot = op == CUSPEC__AXIS_DOT;
         struct kernels k = {0};
@@ -766,7 +774,7 @@ TEST(selection_covers_every_shape_class)
                                                                                 : lanes);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_I64, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, 1);
+        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 2 : 1);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_F32, op, 90, add_kernel, &k);
         /* 512 x 1 x 8 off the vector (but dots); sums also split_strips'
