@@ -573,7 +573,7 @@ TEST(selection_covers_every_shape_class)
     /* argmin/argmax of 4-byte elements in matrices of 1024 rows or more,
      * 1024 to 5120 columns and at most 2^24 elements: 512 x 8 in 64-byte
      * strips, f32 in 4-byte vectors, i32 and u32 in 8-byte ones where rows
-     * are at most the columns */
+     * are at most the columns and start on them */
     enum { SUM = CUSPEC__AXIS_SUM, AMIN = CUSPEC__AXIS_ARGMIN, AMAX = CUSPEC__AXIS_ARGMAX };
     static const struct {
         int op, dtype;
