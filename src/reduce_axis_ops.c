@@ -68,7 +68,7 @@ static void bucket_text(int bucket, char *buf, size_t size)
 }
 
 /* The bucket's smallest shape, its rows on the vector but for align. */
-static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
+static int bucket_parse(const char *text, int *out, struct cuspec__spec *s)
 {
     const size_t size = cuspec_dtype_size(s->dtype);
     const int aligned = strstr(text, " align=") == NULL;
@@ -85,12 +85,12 @@ static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
                       "then for rows off the 16-byte vector align=A, A a power of two of "
                       "fewer than 16 bytes of its dtype)",
                       text);
-    *bucket = (a ? cuspec__log2_floor((unsigned long long)a) + 1 : 0) << 16 | r << 8 | c;
     s->rows = 1ULL << r;
     s->cols = 1ULL << c;
     s->align = a;
     const unsigned long long vec = size ? 16 / size : 1;
     s->ld_in = (s->cols + vec - 1) / vec * vec;
+    *out = bucket(s);
     return CUSPEC_OK;
 }
 
