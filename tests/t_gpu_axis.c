@@ -289,6 +289,7 @@ static void all_ops(int dtype, int big)
             {3, 1000000, 1000000, 1, 0, 1},
             {1500, 3001, 3003, 1, 0, 1}, /* square_args' columns, pitched */
             {2000, 4000, 4002, 1, 0, 1}, /* split_strips' 1024 x 2 x 8 sums, pitched */
+            {300, 100003, 100003, 1, 0, 1}, /* long rows, half a wave to a wave: split */
         };
         for (size_t i = 0; i < sizeof large / sizeof *large; i++)
             for (int axis = 1; axis >= 0; axis--) {
