@@ -91,6 +91,13 @@ struct cuspec__family_ops {
                     const void *got, int *correct, double *error);
 };
 
+/* The matrix families' nearby walk: calls visit on each (rows, cols) pair
+ * of log2 sizes (0 to 63) d steps from (rows, cols) in both together, in the
+ * order a lookup prefers them (rows from -d to d, for each the fewer
+ * columns first); stops at and returns the first non-zero visit returns. */
+int cuspec__walk_near(int rows, int cols, int d, int (*visit)(int rows, int cols, void *user),
+                      void *user);
+
 /* log2 of x rounded down (0 for 0): the unit of size buckets. */
 static inline int cuspec__log2_floor(unsigned long long x)
 {

@@ -285,6 +285,22 @@ int cuspec__record_keep_index(const char *device, const struct cuspec__spec *s, 
     return rc == CUSPEC_ERR_NOT_FOUND ? index_publish(index) : rc;
 }
 
+int cuspec__walk_near(int rows, int cols, int d, int (*visit)(int rows, int cols, void *user),
+                      void *user)
+{
+    for (int dr = -d; dr <= d; dr++) {
+        int rest = d - abs(dr);
+        for (int sign = -1; sign <= 1; sign += 2) {
+            int nr = rows + dr, nc = cols + sign * rest, rc;
+            if (nr < 0 || nc < 0 || nr > 63 || nc > 63 || (rest == 0 && sign > 0))
+                continue;
+            if ((rc = visit(nr, nc, user)) != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
 int cuspec__record_find(const char *device, const struct cuspec__spec *s, struct cuspec__record *r,
                         int *bucket)
 {

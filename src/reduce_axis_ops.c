@@ -94,6 +94,21 @@ static int bucket_parse(const char *text, int *out, struct cuspec__spec *s)
     return CUSPEC_OK;
 }
 
+struct near_walk {
+    int family, op, cls, code;
+    size_t size;
+    int (*fn)(int bucket, void *user);
+    void *user;
+};
+
+static int visit(int rows, int cols, void *user)
+{
+    const struct near_walk *w = user;
+    if (cuspec__axis_class(w->family, w->op, rows, cols, w->size) != w->cls)
+        return 0;
+    return w->fn(w->code << 16 | rows << 8 | cols, w->user);
+}
+
 /* Rows and cols together, in the same shape class (of s's element size)
  * and alignment class: a record made for another class's kernel choice
  * never serves this one. */
@@ -101,20 +116,10 @@ static int nearby_in(int family, const struct cuspec__spec *s, int bucket, int d
                      int (*fn)(int bucket, void *user), void *user)
 {
     const size_t size = cuspec_dtype_size(s->dtype);
-    int rb = bucket >> 8 & 0xff, cb = bucket & 0xff, code = bucket >> 16;
-    int cls = cuspec__axis_class(family, s->op, rb, cb, size);
-    for (int dr = -d; dr <= d; dr++) {
-        int rest = d - abs(dr);
-        for (int sign = -1; sign <= 1; sign += 2) {
-            int nr = rb + dr, nc = cb + sign * rest, rc;
-            if (nr < 0 || nc < 0 || nr > 63 || nc > 63 || (rest == 0 && sign > 0) ||
-                cuspec__axis_class(family, s->op, nr, nc, size) != cls)
-                continue;
-            if ((rc = fn(code << 16 | nr << 8 | nc, user)) != 0)
-                return rc;
-        }
-    }
-    return 0;
+    const int rb = bucket >> 8 & 0xff, cb = bucket & 0xff;
+    struct near_walk w = {family, s->op, cuspec__axis_class(family, s->op, rb, cb, size),
+                          bucket >> 16, size, fn, user};
+    return cuspec__walk_near(rb, cb, d, visit, &w);
 }
 
 static int nearby_rows(const struct cuspec__spec *s, int bucket, int d,

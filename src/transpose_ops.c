@@ -54,7 +54,7 @@ static void bucket_text(int bucket, char *buf, size_t size)
 }
 
 /* A transpose's bucket holds its alignment class, which s takes. */
-static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
+static int bucket_parse(const char *text, int *out, struct cuspec__spec *s)
 {
     int r, c, a;
     const char *p;
@@ -66,15 +66,24 @@ static int bucket_parse(const char *text, int *bucket, struct cuspec__spec *s)
                       "a record names bucket '%s' (rows=2^R cols=2^C align=A, R and C from 0 to "
                       "63, A a power of two up to %d)",
                       text, CUSPEC__SECTOR);
-    int la = 0;
-    while ((1 << la) < a)
-        la++;
-    *bucket = r << 16 | c << 8 | la;
     /* the bucket's smallest shape: narrow exactly when every shape in it is */
     s->rows = 1ULL << r;
     s->cols = 1ULL << c;
     s->align = a;
+    *out = bucket(s);
     return CUSPEC_OK;
+}
+
+struct near_walk {
+    int align_log2;
+    int (*fn)(int bucket, void *user);
+    void *user;
+};
+
+static int visit(int rows, int cols, void *user)
+{
+    const struct near_walk *w = user;
+    return w->fn(rows << 16 | cols << 8 | w->align_log2, w->user);
 }
 
 /* Rows and cols together, at the same alignment class. */
@@ -82,18 +91,8 @@ static int nearby(const struct cuspec__spec *s, int bucket, int d,
                   int (*fn)(int bucket, void *user), void *user)
 {
     (void)s;
-    int rb = bucket >> 16, cb = bucket >> 8 & 0xff, ab = bucket & 0xff;
-    for (int dr = -d; dr <= d; dr++) {
-        int rest = d - abs(dr);
-        for (int sign = -1; sign <= 1; sign += 2) {
-            int nr = rb + dr, nc = cb + sign * rest, rc;
-            if (nr < 0 || nc < 0 || nr > 63 || nc > 63 || (rest == 0 && sign > 0))
-                continue;
-            if ((rc = fn(nr << 16 | nc << 8 | ab, user)) != 0)
-                return rc;
-        }
-    }
-    return 0;
+    struct near_walk w = {bucket & 0xff, fn, user};
+    return cuspec__walk_near(bucket >> 16, bucket >> 8 & 0xff, d, visit, &w);
 }
 
 static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)

@@ -114,6 +114,13 @@ TEST(keys_separate_device_driver_and_bucket)
     CHECK_INT_EQ(cuspec__record_find(id2, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
 }
 
+static int walk_pair(int rows, int cols, void *user)
+{
+    int *list = user;
+    list[++list[0]] = rows << 8 | cols;
+    return 0;
+}
+
 TEST(nearest_bucket_lookup)
 {
     const char *dev = "nearest|sm_90|132|1|13000";
@@ -205,6 +212,28 @@ TEST(nearest_bucket_lookup)
     t.rows = 4096;
     t.align = 1;
     CHECK_INT_EQ(cuspec__record_find(dev, &t, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+    /* Its bucket's text gives the bucket back, and the walk that both
+     * matrix families share goes rows first, then the fewer columns, and
+     * stops at the edges of 0 to 63. */
+    struct cuspec__spec parsed = {.family = CUSPEC__FAM_TRANSPOSE, .dtype = CUSPEC_U32};
+    int back = -1;
+    CHECK_INT_EQ(cuspec__ops(CUSPEC__FAM_TRANSPOSE)
+                     ->bucket_parse("rows=2^3 cols=2^4 align=8", &back, &parsed),
+                 CUSPEC_OK);
+    CHECK_INT_EQ(back, 3 << 16 | 4 << 8 | 3);
+    CHECK_INT_EQ(parsed.align, 8);
+    int walk[16] = {0};
+    cuspec__walk_near(13, 13, 1, walk_pair, walk);
+    CHECK_INT_EQ(walk[0], 4);
+    CHECK_INT_EQ(walk[1], 12 << 8 | 13);
+    CHECK_INT_EQ(walk[2], 13 << 8 | 12);
+    CHECK_INT_EQ(walk[3], 13 << 8 | 14);
+    CHECK_INT_EQ(walk[4], 14 << 8 | 13);
+    walk[0] = 0;
+    cuspec__walk_near(0, 63, 1, walk_pair, walk);
+    CHECK_INT_EQ(walk[0], 2);
+    CHECK_INT_EQ(walk[1], 0 << 8 | 62);
+    CHECK_INT_EQ(walk[2], 1 << 8 | 63);
 
     /* Axis reductions too: a record tuned where rows are off the 16-byte
      * vector (f32 column sums, ld 4097) serves that class nearby, never
