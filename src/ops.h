@@ -91,7 +91,7 @@ struct cuspec__family_ops {
                     const void *got, int *correct, double *error);
 };
 
-/* The matrix families' nearby walk: calls visit on each (rows, cols) pair
+/* The matrix families' nearby walk (records.c): calls visit on each (rows, cols) pair
  * of log2 sizes (0 to 63) d steps from (rows, cols) in both together, in the
  * order a lookup prefers them (rows from -d to d, for each the fewer
  * columns first); stops at and returns the first non-zero visit returns. */

@@ -117,8 +117,8 @@ static int nearby_in(int family, const struct cuspec__spec *s, int bucket, int d
 {
     const size_t size = cuspec_dtype_size(s->dtype);
     const int rb = bucket >> 8 & 0xff, cb = bucket & 0xff;
-    struct near_walk w = {family, s->op, cuspec__axis_class(family, s->op, rb, cb, size),
-                          bucket >> 16, size, fn, user};
+    const int cls = cuspec__axis_class(family, s->op, rb, cb, size);
+    struct near_walk w = {family, s->op, cls, bucket >> 16, size, fn, user};
     return cuspec__walk_near(rb, cb, d, visit, &w);
 }
 

@@ -287,9 +287,9 @@ static void all_ops(int dtype, int big)
             {8192, 8192, 8192, 1, 0, 1},
             {8191, 8193, 8193, 1, 0, 1}, /* every row misaligned differently */
             {3, 1000000, 1000000, 1, 0, 1},
-            {1500, 3001, 3003, 1, 0, 1}, /* square_args' columns, pitched */
-            {2000, 4000, 4002, 1, 0, 1}, /* split_strips' 1024 x 2 x 8 sums, pitched */
-            {300, 100003, 100003, 1, 0, 1}, /* long rows, half a wave to a wave: split */
+            {1500, 3001, 3003, 1, 0, 1},    /* square_args' columns, pitched */
+            {2000, 4000, 4002, 1, 0, 1},    /* split_strips' 1024 x 2 x 8 sums, pitched */
+            {300, 100003, 100003, 1, 0, 1}, /* long odd rows, half a wave to a wave */
         };
         for (size_t i = 0; i < sizeof large / sizeof *large; i++)
             for (int axis = 1; axis >= 0; axis--) {

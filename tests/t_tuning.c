@@ -121,6 +121,13 @@ static int walk_pair(int rows, int cols, void *user)
     return 0;
 }
 
+static int walk_two(int rows, int cols, void *user)
+{
+    int *list = user;
+    walk_pair(rows, cols, list);
+    return list[0] == 2 ? -7 : 0;
+}
+
 TEST(nearest_bucket_lookup)
 {
     const char *dev = "nearest|sm_90|132|1|13000";
@@ -234,6 +241,9 @@ TEST(nearest_bucket_lookup)
     CHECK_INT_EQ(walk[0], 2);
     CHECK_INT_EQ(walk[1], 0 << 8 | 62);
     CHECK_INT_EQ(walk[2], 1 << 8 | 63);
+    walk[0] = 0; /* the second pair stops it, and its value comes back */
+    CHECK_INT_EQ(cuspec__walk_near(13, 13, 1, walk_two, walk), -7);
+    CHECK_INT_EQ(walk[0], 2);
 
     /* Axis reductions too: a record tuned where rows are off the 16-byte
      * vector (f32 column sums, ld 4097) serves that class nearby, never
