@@ -190,6 +190,15 @@ static int short_pairs(const struct cuspec__variant *v, int op, unsigned long lo
     return cuspec__axis_is_arg(op) && cuspec__dtype_is_float(v->dtype) && need > items;
 }
 
+/* Dots in the rows kernel's long rows (classes 2 and 3) load 2 vectors of
+ * each input at a time, not ITEMS: 58-69 registers, 3 or 4 blocks of 256
+ * an SM, where 4 items took 97-104 and 2 (docs/experiments/
+ * reduce_axis.md: "Dots in long rows: 2 items"). */
+static int rows_dot_pairs(int op, int cls)
+{
+    return op == CUSPEC__AXIS_DOT && (cls == 2 || cls == 3);
+}
+
 /* Many long rows' argmin/argmax, at least ARG_LANES_ROWS of at most
  * ARG_LANES_VECTORS vectors: 8 lanes a row (4 where a row is at most 64
  * vectors), not a warp (docs/experiments/reduce_axis.md: "Rows'
@@ -433,7 +442,7 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
         v->p[P_LANES] = cls == 1   ? short_lanes(v, s->op, need)
                         : cls == 2 ? long_lanes(s, need)
                                    : 0;
-        if (cls == 1 && short_pairs(v, s->op, need))
+        if ((cls == 1 && short_pairs(v, s->op, need)) || rows_dot_pairs(s->op, cls))
             v->p[P_ITEMS] = 2;
         return;
     }
