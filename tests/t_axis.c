@@ -451,6 +451,19 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 1 << 20, 16).p[P_ITEMS], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F64, 1 << 20, 9).p[P_ITEMS], 2);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 20, 32).p[P_ITEMS], 4);
+    /* dots of long rows in the rows kernel 2 items too, every dtype: a warp
+     * a row (2048 or more rows of under 4 KB an input) or the block (fewer);
+     * their sums and argmin/argmax 4, and rows_block's dots its own */
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 14, 512).p[P_ITEMS], 2);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_I8, 1 << 16, 1025).p[P_ITEMS], 2);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 300, 100003).p[P_ITEMS], 2);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_U16, 32, 1 << 20).p[P_ITEMS], 2);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F64, 1500, 30000).p[P_ITEMS], 2);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 300, 100003).p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_I8, 1 << 14, 512).p[P_ITEMS], 4);
+    const struct cuspec__variant wide_dot = chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 8192, 8192);
+    CHECK_INT_EQ(wide_dot.p[P_ROWBLOCK], 1);
+    CHECK_INT_EQ(wide_dot.p[P_ITEMS], 4);
     /* many long rows: a warp each, from 8 KB a block each (rows_block:
      * 128 x 16 B x 2; sums, dots, min and max of 4-byte elements 256 x 16 B
      * x 4 from 16 KB); few: the block (split at launch) */
@@ -753,12 +766,12 @@ TEST(selection_covers_every_shape_class)
     v.p[P_LANES] = 0;
     cuspec__axis_fit(&v, &shortrows, 1);
     CHECK_INT_EQ(v.p[P_LANES], 0);
-    /* the classes give the rows kernel (and for dots of 4 and 8 bytes a
-     * second one of 2 items for short rows), the rows_block kernels (two for sums, dots,
-     * min and max of 4-byte elements, else one) and one column kernel per
-     * dtype and op (two of 4-byte elements, three for argmin/argmax of
-     * them; f32 below; argmin/argmax of 8-byte ones also 512 x 1 x 8 off
-     * the vector): what the prebuilt store holds */
+    /* the classes give the rows kernel (and for dots a second one of 2
+     * items: long rows', and 4- and 8-byte short rows'), the rows_block
+     * kernels (two for sums, dots, min and max of 4-byte elements, else
+     * one) and one column kernel per dtype and op (two of 4-byte elements,
+     * three for argmin/argmax of them; f32 below; argmin/argmax of 8-byte
+     * ones also 512 x 1 x 8 off the vector): what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
         const unsigned dot = op == CUSPEC__AXIS_DOT;
         struct kernels k = {0};
