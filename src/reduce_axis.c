@@ -192,8 +192,8 @@ static int short_pairs(const struct cuspec__variant *v, int op, unsigned long lo
 
 /* Dots in the rows kernel's long rows (classes 2 and 3) load 2 vectors of
  * each input at a time, not ITEMS: 58-69 registers, 3 or 4 blocks of 256
- * an SM, where 4 items took 97-104 and 2 (docs/experiments/
- * reduce_axis.md: "Dots in long rows: 2 items"). */
+ * an SM, where 4 items took 97-104 registers (f64 76) and 2 or 3 blocks
+ * (docs/experiments/reduce_axis.md: "Dots in long rows: 2 items"). */
 static int rows_dot_pairs(int op, int cls)
 {
     return op == CUSPEC__AXIS_DOT && (cls == 2 || cls == 3);
