@@ -74,6 +74,7 @@ static void expr(const struct cuspec__variant *v, char *buf, size_t size)
 {
     const char *t = type_name(v->dtype);
     const char *kernel = v->family == CUSPEC__FAM_REDUCE_COLS ? "cols"
+                         : v->p[P_ROWBLOCK] == 2              ? "rows_split"
                          : v->p[P_ROWBLOCK]                   ? "rows_block"
                                                               : "rows";
     snprintf(buf, size, "cuspec_reduce_%s<%s, %d, %d, %d, %d>", kernel, t ? t : "?", v->op,
@@ -190,13 +191,25 @@ static int short_pairs(const struct cuspec__variant *v, int op, unsigned long lo
     return cuspec__axis_is_arg(op) && cuspec__dtype_is_float(v->dtype) && need > items;
 }
 
-/* Dots in the rows kernel's long rows (classes 2 and 3) load 2 vectors of
- * each input at a time, not ITEMS: 58-69 registers, 3 or 4 blocks of 256
+/* Dots in long rows (classes 2 and 3) load 2 vectors of each input at a
+ * time, not ITEMS: in the rows kernel 58-69 registers, 3 or 4 blocks of 256
  * an SM, where 4 items took 97-104 registers (f64 76) and 2 or 3 blocks
  * (docs/experiments/reduce_axis.md: "Dots in long rows: 2 items"). */
 static int rows_dot_pairs(int op, int cls)
 {
     return op == CUSPEC__AXIS_DOT && (cls == 2 || cls == 3);
+}
+
+/* Fewer than 2^CUSPEC__AXIS_FEW_ROWBLOCK_ROWS_LOG2 long rows (class 3):
+ * cuspec_reduce_rows_split, a block a chunk of a row with an accumulator a
+ * load, 28-32 registers (argmin/argmax in 2 items 26-30), so 8 blocks of
+ * 256 an SM where the rows kernel takes 64 registers and 4. From 1024 rows
+ * (more than a wave of blocks a row) the rows kernel's grid-stride loses
+ * less to the last wave (docs/experiments/reduce_axis.md: "Few long rows
+ * in a kernel of their own"). */
+static int few_long_rows(const struct cuspec__spec *s, int cls)
+{
+    return cls == 3 && cuspec__log2_floor(s->rows) < CUSPEC__AXIS_FEW_ROWBLOCK_ROWS_LOG2;
 }
 
 /* Many long rows' argmin/argmax, at least ARG_LANES_ROWS of at most
@@ -432,7 +445,7 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
         const size_t size = cuspec_dtype_size(v->dtype);
         int cls = cuspec__axis_class(v->family, s->op, cuspec__log2_floor(s->rows),
                                      cuspec__log2_floor(s->cols), size);
-        v->p[P_ROWBLOCK] = cls == 4;
+        v->p[P_ROWBLOCK] = cls == 4 ? 1 : few_long_rows(s, cls) ? 2 : 0;
         if (cls == 4) {
             const int wide = !cuspec__axis_is_arg(s->op) && size == 4 &&
                              s->cols * size >= ROWBLOCK_WIDE_BYTES;
@@ -442,7 +455,8 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
         v->p[P_LANES] = cls == 1   ? short_lanes(v, s->op, need)
                         : cls == 2 ? long_lanes(s, need)
                                    : 0;
-        if ((cls == 1 && short_pairs(v, s->op, need)) || rows_dot_pairs(s->op, cls))
+        if ((cls == 1 && short_pairs(v, s->op, need)) || rows_dot_pairs(s->op, cls) ||
+            (v->p[P_ROWBLOCK] == 2 && cuspec__axis_is_arg(s->op)))
             v->p[P_ITEMS] = 2;
         return;
     }
@@ -509,7 +523,7 @@ const struct cuspec__family cuspec__family_reduce_rows = {
             [P_ITEMS] = {"items", 4, {1, 2, 4, 8}},
             [P_LANES] = {"lanes", 7, {0, 1, 2, 4, 8, 16, 32}, 1},
             [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
-            [P_ROWBLOCK] = {"rowblock", 2, {0, 1}},
+            [P_ROWBLOCK] = {"rowblock", 3, {0, 1, 2}},
         },
     .n_dtypes = N_DTYPES,
     .dtypes = DTYPES,

@@ -51,7 +51,12 @@ struct geometry {
 /* Rows: short rows (at most a group's vectors) ITEMS at a time, long ones a
  * group each; where the rows leave groups idle, each row is split over as
  * many blocks as fill the device, each at least one tile of vectors, as the
- * scratch allows. rows_block: a block a row, never split. */
+ * scratch allows. rows_block: a block a row, never split. rows_split: a
+ * block a row's chunk, split the same way; chunks of SPLIT_TILES tiles or
+ * more in whole tiles, but dots' (docs/experiments/reduce_axis.md: "Few
+ * long rows in a kernel of their own"). */
+#define SPLIT_TILES 8
+
 static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
                           const struct cuspec__kernel *k, const struct cuspec__axis_call *c,
                           struct geometry *g)
@@ -66,11 +71,12 @@ static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
     g->pieces = 1;
     g->scratch_bytes = 0;
     g->grid[1] = g->grid[2] = 1;
-    if (v->p[P_ROWBLOCK]) { /* a block a row, grid-stride past the grid's limit */
+    if (v->p[P_ROWBLOCK] == 1) { /* a block a row, grid-stride past the grid's limit */
         g->grid[0] = (unsigned)min_ull(total ? total : 1, 0x7fffffff);
         return;
     }
-    int is_short = c->cols <= lanes * vec;
+    const int split_kernel = v->p[P_ROWBLOCK] == 2;
+    int is_short = !split_kernel && c->cols <= lanes * vec;
     if (!is_short && total < blocks * per_block && total <= CUSPEC__WS_TICKETS) {
         unsigned long long s = blocks * per_block / total;
         s = min_ull(s, ceil_div(c->cols, lanes * vec * items));
@@ -78,7 +84,15 @@ static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
         s = min_ull(s, 65535);
         g->splits = s > 1 ? (unsigned)s : 1;
     }
-    if (g->splits > 1) {
+    if (split_kernel) { /* its lanes_log2 is the chunk's grain */
+        const unsigned long long tile = lanes * vec * items, tiles = ceil_div(c->cols, tile);
+        const unsigned long long per = ceil_div(tiles, g->splits);
+        int whole = g->splits > 1 && c->kop != CUSPEC__AXIS_DOT && per >= SPLIT_TILES;
+        g->lanes_log2 = log2_of((unsigned)(whole ? tile : vec));
+        if (whole)
+            g->splits = (unsigned)ceil_div(tiles, per);
+    }
+    if (g->splits > 1 || split_kernel) {
         g->grid[0] = (unsigned)ceil_div(total, per_block);
         g->scratch_bytes = total * g->splits * cuspec__axis_partial_bytes(c->kop);
     } else {
@@ -143,6 +157,11 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
         cuspec__params_text(v, params, sizeof params);
         return cuspec__fail(CUSPEC_ERR_INVALID, "%s with %s: not a legal variant", name, params);
     }
+    /* rows_split: a block (a column of blocks) a row, no grid-stride */
+    if (c->rows_axis && v->p[P_ROWBLOCK] == 2 && c->rows * c->batch > 0x7fffffff)
+        return cuspec__fail(CUSPEC_ERR_INVALID,
+                            "rows_split takes at most 2^31 - 1 rows, not %llu (rows x batch)",
+                            c->rows * c->batch);
     struct cuspec__kernel k;
     int rc = spec != NULL ? cuspec__function_for(ctx, stream, spec, v, &k)
                           : cuspec__function(ctx, stream, v, &k);

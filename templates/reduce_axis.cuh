@@ -17,6 +17,9 @@
 //   template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
 //   __global__ void cuspec_reduce_rows_block(the arguments of cuspec_reduce_rows);
 //   template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
+//   __global__ void cuspec_reduce_rows_split(the arguments of cuspec_reduce_rows, lanes_log2
+//                                            read as chunk_log2);
+//   template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
 //   __global__ void cuspec_reduce_cols(const T *a, const T *b, u64 rows, u64 cols, u64 ld,
 //                                      u64 stride, int tx_log2, unsigned splits,
 //                                      Out *value, long long *index, void *partials,
@@ -49,6 +52,11 @@
 //     (tickets[r], zero before the first launch, left zero), and the last combines.
 // ROWS_BLOCK: the whole block takes a row, grid-stride over rows, with loads through L1
 //   (lanes_log2, splits, partials and tickets unused).
+// ROWS_SPLIT: few long rows. Block (x, y) takes chunk y of row x (gridDim.x = total,
+//   gridDim.y = splits; with splits > 1 the row's ticket as for ROWS), a chunk
+//   ceil(cols / splits) rounded up to a multiple of 1 << chunk_log2 elements (a
+//   vector's, or the block's tile of ITEMS vectors a thread). A thread keeps an
+//   accumulator a load, not one an element, so few registers.
 // COLS: TX = 1 << tx_log2 (1..BLOCK) threads along the columns, each owning VEC adjacent
 // columns, by BLOCK / TX along the rows; block (x, y, z) takes column tile x, rows
 // chunk y of `splits`, matrix z. With splits > 1, partials hold batch * splits * cols
@@ -485,8 +493,9 @@ __device__ __forceinline__ bool last_arrival(unsigned *t, unsigned count)
 
 // ---- one row's segment: n elements from p (q: b's), indices from i0 ----------
 // Load j of V elements (at index i) into its accumulators: one per element,
-// or one per load (op::PER_LOAD; argmin/argmax: its vectors in index order).
-template <typename R, typename T, int V, bool TWO, int K>
+// or one per load (op::PER_LOAD; argmin/argmax: its vectors in index order;
+// LEAN: for the fewer registers).
+template <typename R, typename T, int V, bool TWO, bool LEAN, int K>
 __device__ __forceinline__ void consume(typename R::A (&acc)[K], int j, const pack<T, V> &x,
                                         const pack<T, V> &y, long long i)
 {
@@ -494,6 +503,10 @@ __device__ __forceinline__ void consume(typename R::A (&acc)[K], int j, const pa
         acc[j] = R::template step_after<V>(acc[j], x, i);
     } else if constexpr (R::PER_LOAD) {
         acc[j] = R::template step_load<V>(acc[j], x, y);
+    } else if constexpr (LEAN) {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            acc[j] = R::step(acc[j], x.x[k], TWO ? y.x[k] : x.x[k], i + k);
     } else {
 #pragma unroll
         for (int k = 0; k < V; ++k)
@@ -503,12 +516,14 @@ __device__ __forceinline__ void consume(typename R::A (&acc)[K], int j, const pa
 
 // Vectors: lane takes vectors lane, lane + L, ... of each tile of L * IT, all IT
 // loads issued before any is used.
-template <typename R, typename T, int V, int IT, bool TWO, bool L1 = false, int K>
+template <typename R, typename T, int V, int IT, bool TWO, bool L1 = false, bool LEAN = false,
+          int K>
 __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned long long nv,
                                             long long i0, unsigned lane, unsigned L,
                                             typename R::A (&acc)[K])
 {
-    static_assert(K == (R::PER_LOAD ? IT : V * IT), "an accumulator per load or per element");
+    static_assert(K == (R::PER_LOAD || LEAN ? IT : V * IT),
+                  "an accumulator per load or per element");
     const unsigned long long tile = (unsigned long long)L * IT;
     unsigned long long v0 = 0;
 #pragma unroll 1
@@ -524,8 +539,8 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
         }
 #pragma unroll
         for (int j = 0; j < IT; ++j)
-            consume<R, T, V, TWO>(acc, j, x[j], TWO ? y[j] : x[j],
-                                  i0 + (long long)((v0 + lane + j * L) * V));
+            consume<R, T, V, TWO, LEAN>(acc, j, x[j], TWO ? y[j] : x[j],
+                                        i0 + (long long)((v0 + lane + j * L) * V));
     }
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
@@ -534,7 +549,7 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
             pack<T, V> x = load<V, L1>(p + v * V), y = x;
             if constexpr (TWO)
                 y = load<V, L1>(q + v * V);
-            consume<R, T, V, TWO>(acc, j, x, y, i0 + (long long)(v * V));
+            consume<R, T, V, TWO, LEAN>(acc, j, x, y, i0 + (long long)(v * V));
         }
     }
 }
@@ -542,7 +557,8 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
 // Elements before p's first VEC-aligned one and after the last whole vector go
 // one by one; a dot whose inputs are misaligned differently goes by elements,
 // VEC * ITEMS of them in flight.
-template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool L1 = false, int K>
+template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool L1 = false,
+          bool LEAN = false, int K>
 __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned long long n,
                                             long long i0, unsigned lane, unsigned L,
                                             typename R::A (&acc)[K])
@@ -551,15 +567,15 @@ __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned lon
     const unsigned long long mis = reinterpret_cast<unsigned long long>(p) & (VB - 1);
     if constexpr (TWO) {
         if ((reinterpret_cast<unsigned long long>(q) & (VB - 1)) != mis) {
-            row_vectors<R, T, 1, K, TWO, L1>(p, q, n, i0, lane, L, acc);
+            row_vectors<R, T, 1, K, TWO, L1, LEAN>(p, q, n, i0, lane, L, acc);
             return;
         }
     }
     unsigned long long head = mis ? (VB - mis) / sizeof(T) : 0;
     head = head < n ? head : n;
     const unsigned long long nv = (n - head) / VEC, tail = n - head - nv * VEC;
-    row_vectors<R, T, VEC, ITEMS, TWO, L1>(p + head, q + head, nv, i0 + (long long)head, lane, L,
-                                           acc);
+    row_vectors<R, T, VEC, ITEMS, TWO, L1, LEAN>(p + head, q + head, nv, i0 + (long long)head,
+                                                 lane, L, acc);
     for (unsigned long long e = lane; e < head; e += L)
         acc[0] = R::step(acc[0], load1<L1>(p + e), load1<L1>(TWO ? q + e : p + e),
                          i0 + (long long)e);
@@ -570,14 +586,15 @@ __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned lon
 
 // A row's n elements: whole aligned vectors skip row_segment's head and tail
 // (sums only; why: docs/experiments/reduce_axis.md, "The rows kernel's setup").
-template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool L1 = false, int K>
+template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool L1 = false,
+          bool LEAN = false, int K>
 __device__ __forceinline__ void row_any(const T *p, const T *q, unsigned long long n, long long i0,
                                         unsigned lane, unsigned L, typename R::A (&acc)[K])
 {
     if (!R::ARG && n % VEC == 0 && aligned<VEC>(p) && (!TWO || aligned<VEC>(q)))
-        row_vectors<R, T, VEC, ITEMS, TWO, L1>(p, q, n / VEC, i0, lane, L, acc);
+        row_vectors<R, T, VEC, ITEMS, TWO, L1, LEAN>(p, q, n / VEC, i0, lane, L, acc);
     else
-        row_segment<R, T, VEC, ITEMS, TWO, L1>(p, q, n, i0, lane, L, acc);
+        row_segment<R, T, VEC, ITEMS, TWO, L1, LEAN>(p, q, n, i0, lane, L, acc);
 }
 
 __device__ __forceinline__ unsigned long long
@@ -883,6 +900,41 @@ __device__ __forceinline__ void columns_write(const typename R::A (&acc)[VEC], u
     }
 }
 
+// A split row's chunk partial v (in its group's lane 0), then the row's
+// ticket: the row's last group combines the partials and writes row r's
+// result. Every lane of the group calls it (the shuffles need them).
+template <typename R, int BLOCK>
+__device__ __forceinline__ void split_finish(typename R::A v, bool whole, unsigned lane, unsigned L,
+                                             unsigned long long r, bool has_row, unsigned splits,
+                                             void *partials, unsigned *tickets,
+                                             typename R::Out *value, long long *index)
+{
+    typename R::A *part = reinterpret_cast<typename R::A *>(partials);
+    bool last = false;
+    if (lane == 0 && has_row) {
+        part[r * splits + blockIdx.y] = v;
+        last = last_arrival(tickets + r, splits);
+    }
+    if (whole) {
+        __shared__ int s_last;
+        if (threadIdx.x == 0)
+            s_last = last;
+        __syncthreads(); // also extends thread 0's acquire to the block
+        last = s_last;
+    } else {
+        last = __shfl_sync(0xffffffffu, (int)last, 0, L);
+        __syncwarp(); // extends lane 0's acquire to its group
+    }
+    // Every lane runs the loop (the shuffles need them); only the last group loads.
+    v = R::identity();
+    for (unsigned s = lane; s < splits; s += L)
+        if (last)
+            v = R::combine(v, R::load_cg(part + r * splits + s));
+    v = group_reduce<R, BLOCK>(v, whole, L);
+    if (last && lane == 0)
+        R::store(v, value, index, r);
+}
+
 // The template parameters every entry point checks.
 template <typename T, int OP, int BLOCK, int VEC, int ITEMS> struct legal {
     static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
@@ -1010,31 +1062,8 @@ __global__ void __launch_bounds__(BLOCK)
             continue;
         }
 
-        // This chunk's partial, then the row's ticket: the last combines.
-        A *part = reinterpret_cast<A *>(partials);
-        bool last = false;
-        if (lane == 0 && r < total) {
-            part[r * splits + blockIdx.y] = v;
-            last = last_arrival(tickets + r, splits);
-        }
-        if (whole) {
-            __shared__ int s_last;
-            if (threadIdx.x == 0)
-                s_last = last;
-            __syncthreads(); // also extends thread 0's acquire to the block
-            last = s_last;
-        } else {
-            last = __shfl_sync(0xffffffffu, (int)last, 0, L);
-            __syncwarp(); // extends lane 0's acquire to its group
-        }
-        // Every lane runs the loop (the shuffles need them); only the last group loads.
-        v = R::identity();
-        for (unsigned s = lane; s < splits; s += L)
-            if (last)
-                v = R::combine(v, R::load_cg(part + r * splits + s));
-        v = group_reduce<R, BLOCK>(v, whole, L);
-        if (last && lane == 0)
-            R::store(v, value, index, r);
+        split_finish<R, BLOCK>(v, whole, lane, L, r, r < total, splits, partials, tickets, value,
+                               index);
     }
     CUSPEC_LET_NEXT_GRID();
 }
@@ -1069,6 +1098,54 @@ __global__ void __launch_bounds__(BLOCK)
         const A v = block_reduce<R, BLOCK>(acc[0]);
         if (threadIdx.x == 0)
             R::store(v, value, index, r);
+    }
+    CUSPEC_LET_NEXT_GRID();
+}
+
+// ROWS_SPLIT in the contract above.
+template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+    cuspec_reduce_rows_split(const T *__restrict__ a, const T *__restrict__ b,
+                             unsigned long long rows, unsigned long long cols,
+                             unsigned long long ld, unsigned long long stride,
+                             unsigned long long total, int chunk_log2, unsigned splits,
+                             typename cuspec_axis::op<T, OP>::Out *__restrict__ value,
+                             long long *__restrict__ index, void *__restrict__ partials,
+                             unsigned *__restrict__ tickets)
+{
+    using namespace cuspec_axis;
+    typedef op<T, OP> R;
+    typedef typename R::A A;
+    constexpr bool TWO = OP == DOT;
+    static_assert(legal<T, OP, BLOCK, VEC, ITEMS>::value, "");
+    CUSPEC_AFTER_PRIOR_GRID();
+    const unsigned long long grain = 1ull << chunk_log2;
+    const unsigned long long chunk =
+        ((cols + splits - 1) / splits + grain - 1) >> chunk_log2 << chunk_log2;
+    const unsigned long long lo = blockIdx.y * chunk;
+    const unsigned long long n = lo < cols ? (cols - lo < chunk ? cols - lo : chunk) : 0;
+    const unsigned long long r = blockIdx.x;
+    A acc[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+        acc[i] = R::identity();
+    if (n > 0) {
+        const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
+        row_any<R, T, VEC, ITEMS, TWO, false, true>(a + off, (TWO ? b : a) + off, n,
+                                                    (long long)lo, threadIdx.x, BLOCK, acc);
+    }
+    fold<R, ITEMS, ITEMS>::run(acc);
+    const A v = block_reduce<R, BLOCK>(acc[0]);
+    // Warp 0 alone writes the result, or takes the ticket and, the row's
+    // last, combines its chunks: no barrier after block_reduce's.
+    if (threadIdx.x < 32) {
+        if (splits == 1) {
+            if (threadIdx.x == 0)
+                R::store(v, value, index, r);
+        } else {
+            split_finish<R, BLOCK>(v, false, threadIdx.x, 32, r, true, splits, partials, tickets,
+                                   value, index);
+        }
     }
     CUSPEC_LET_NEXT_GRID();
 }

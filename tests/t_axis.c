@@ -466,7 +466,9 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(wide_dot.p[P_ITEMS], 4);
     /* many long rows: a warp each, from 8 KB a block each (rows_block:
      * 128 x 16 B x 2; sums, dots, min and max of 4-byte elements 256 x 16 B
-     * x 4 from 16 KB); few: the block (split at launch) */
+     * x 4 from 16 KB); fewer than 1024: rows_split (a block a chunk of a
+     * row, split at launch; argmin/argmax 2 items), from 1024 the rows
+     * kernel's block */
     struct cuspec__variant v = chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 8192, 8192);
     CHECK_INT_EQ(v.p[P_ROWBLOCK], 1);
     CHECK_INT_EQ(v.p[P_LANES], 0);
@@ -505,8 +507,23 @@ TEST(selection_covers_every_shape_class)
     v = chosen(R, CUSPEC_F32, 65536, 1024);
     CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
     CHECK_INT_EQ(v.p[P_LANES], 32);
-    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1023, 8192).p[P_ROWBLOCK], 0);
+    v = chosen(R, CUSPEC_F32, 1023, 8192);
+    CHECK_INT_EQ(v.p[P_ROWBLOCK], 2);
+    CHECK_INT_EQ(v.p[P_LANES], 0);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_split<float, 0, 256, 4, 4>");
+    v = chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 1 << 20);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_split<float, 4, 256, 4, 2>");
+    v = chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_U16, 300, 100003);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_split<unsigned short, 5, 256, 8, 2>");
+    v = chosen_op(R, CUSPEC__AXIS_MIN, CUSPEC_I8, 1, 1000);
+    cuspec__variant_name(&v, name, sizeof name);
+    CHECK_STR_EQ(name, "cuspec_reduce_rows_split<signed char, 1, 256, 16, 4>");
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1024, 40000).p[P_ROWBLOCK], 0);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 2047, 16384).p[P_ROWBLOCK], 0);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1024, 40000).p[P_ITEMS], 4);
     CHECK_INT_EQ(chosen(R, CUSPEC_F16, 2048, 2048).p[P_ROWBLOCK], 0);
     /* a dot's rows by the bytes they read, both inputs: 8 KB from 1024
      * columns of f32, 2048 of f16 */
@@ -534,7 +551,7 @@ TEST(selection_covers_every_shape_class)
     }
     v = chosen(R, CUSPEC_F32, 32, 1 << 20);
     CHECK_INT_EQ(v.p[P_LANES], 0);
-    CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
+    CHECK_INT_EQ(v.p[P_ROWBLOCK], 2);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1, 1000).p[P_LANES], 0);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 32).p[P_ROWBLOCK], 0);
     /* rows_block takes no lanes or grid, and columns have no such kernel */
@@ -769,17 +786,17 @@ TEST(selection_covers_every_shape_class)
     /* the classes give the rows kernel (and for dots a second one of 2
      * items: long rows', and 4- and 8-byte short rows'), the rows_block
      * kernels (two for sums, dots, min and max of 4-byte elements, else
-     * one) and one column kernel per dtype and op (two of 4-byte elements,
+     * one), one rows_split kernel and one column kernel per dtype and op (two of 4-byte elements,
      * three for argmin/argmax of them; f32 below; argmin/argmax of 8-byte
      * ones also 512 x 1 x 8 off the vector): what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
         const unsigned dot = op == CUSPEC__AXIS_DOT;
         struct kernels k = {0};
         cuspec__family_choices(R, CUSPEC_I64, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, 2 + dot);
+        CHECK_UINT_EQ(k.n, 3 + dot);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(R, CUSPEC_U32, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 2 : 3 + dot);
+        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 3 : 4 + dot);
         /* short rows of 1, 2, 4 or 32 lanes (dots also 8), a warp, the
          * block; argmin/argmax of 1024-column rows 8 (long_lanes) */
         const unsigned lanes = 1u | 2u << 0 | 2u << 1 | 2u << 2 | 2u << 5;

@@ -4,7 +4,7 @@
 # served by the shipped PTX (t_axis.c compiles a sample of them for sm_75,
 # t_compile.sh every family's for sm_90).
 . "$top_srcdir/tests/tap.sh"
-plan 15
+plan 16
 store=$(mktemp -d)
 trap 'rm -rf "$store" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$store"
@@ -26,9 +26,12 @@ check_exit 0 "compile --check: shipped PTX serves the rows kernels on sm_75" \
 # a rows kernel of 4 items per dtype and op but the halves' dots (70), one
 # of 2 items (26: every op of halves and bfloat16s, every dtype's dot,
 # argmin/argmax of f32 and f64), a rows_block kernel per dtype and op (72)
-# and a second for sums, dots, min and max of 4-byte elements (12)
-check_grep "$tap_out" '"total":180,.*"ptx":180,"missing":0' "the rows kernels: 180"
+# and a second for sums, dots, min and max of 4-byte elements (12), and a
+# rows_split kernel per dtype and op (72)
+check_grep "$tap_out" '"total":252,.*"ptx":252,"missing":0' "the rows kernels: 252"
 check_grep "$tap_out" '"kernel":"cuspec_reduce_rows<cuspec_bf16, 4, 256, 8, 4>"' \
     "bf16 argmax among them"
 check_grep "$tap_out" '"kernel":"cuspec_reduce_rows_block<cuspec_bf16, 4, 128, 8, 2>"' \
     "and its rows_block kernel"
+check_grep "$tap_out" '"kernel":"cuspec_reduce_rows_split<cuspec_bf16, 4, 256, 8, 2>"' \
+    "and its rows_split kernel"
