@@ -27,7 +27,8 @@ enum {
  * threads along the columns (its TX); GRID is blocks per multiprocessor (0:
  * as many as fit). Both are launch parameters. ROWBLOCK (rows only) 1: the
  * kernel that gives each row a block of its own, reading through L1
- * (cuspec_reduce_rows_block; LANES and GRID 0). */
+ * (cuspec_reduce_rows_block); 2: the one that gives each chunk of a row a
+ * block (cuspec_reduce_rows_split); LANES and GRID 0 for both. */
 enum { P_BLOCK, P_VEC, P_ITEMS, P_LANES, P_GRID, P_ROWBLOCK };
 
 /* The kernel op of public op `op` (-1 is dot, as cuspec_tune_spec has it),
