@@ -512,15 +512,22 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(v.p[P_LANES], 0);
     cuspec__variant_name(&v, name, sizeof name);
     CHECK_STR_EQ(name, "cuspec_reduce_rows_split<float, 0, 256, 4, 4>");
-    v = chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 1 << 20);
-    cuspec__variant_name(&v, name, sizeof name);
-    CHECK_STR_EQ(name, "cuspec_reduce_rows_split<float, 4, 256, 4, 2>");
-    v = chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_U16, 300, 100003);
-    cuspec__variant_name(&v, name, sizeof name);
-    CHECK_STR_EQ(name, "cuspec_reduce_rows_split<unsigned short, 5, 256, 8, 2>");
-    v = chosen_op(R, CUSPEC__AXIS_MIN, CUSPEC_I8, 1, 1000);
-    cuspec__variant_name(&v, name, sizeof name);
-    CHECK_STR_EQ(name, "cuspec_reduce_rows_split<signed char, 1, 256, 16, 4>");
+    const struct {
+        int op, dtype;
+        unsigned long long rows, cols;
+        const char *name;
+    } split[] = {
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 1 << 20,
+         "cuspec_reduce_rows_split<float, 4, 256, 4, 2>"},
+        {CUSPEC__AXIS_DOT, CUSPEC_U16, 300, 100003,
+         "cuspec_reduce_rows_split<unsigned short, 5, 256, 8, 2>"},
+        {CUSPEC__AXIS_MIN, CUSPEC_I8, 1, 1000, "cuspec_reduce_rows_split<signed char, 1, 256, 16, 4>"},
+    };
+    for (size_t i = 0; i < sizeof split / sizeof *split; i++) {
+        v = chosen_op(R, split[i].op, split[i].dtype, split[i].rows, split[i].cols);
+        cuspec__variant_name(&v, name, sizeof name);
+        CHECK_STR_EQ(name, split[i].name);
+    }
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1024, 40000).p[P_ROWBLOCK], 0);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 2047, 16384).p[P_ROWBLOCK], 0);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1024, 40000).p[P_ITEMS], 4);
