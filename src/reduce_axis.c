@@ -202,11 +202,11 @@ static int rows_dot_pairs(int op, int cls)
 
 /* Fewer than 2^CUSPEC__AXIS_FEW_ROWBLOCK_ROWS_LOG2 long rows (class 3):
  * cuspec_reduce_rows_split, a block a chunk of a row with an accumulator a
- * load, 28-32 registers (argmin/argmax in 2 items 26-30), so 8 blocks of
- * 256 an SM where the rows kernel takes 64 registers and 4. From 1024 rows
- * (more than a wave of blocks a row) the rows kernel's grid-stride loses
- * less to the last wave (docs/experiments/reduce_axis.md: "Few long rows
- * in a kernel of their own"). */
+ * load, 24-32 registers (argmin/argmax in 2 items; the u16 dot 34), so 8
+ * blocks of 256 an SM where the rows kernel takes 64 registers and 4. From
+ * 1024 rows (more than a wave of blocks a row) the rows kernel's
+ * grid-stride loses less to the last wave (docs/experiments/reduce_axis.md:
+ * "Few long rows in a kernel of their own"). */
 static int few_long_rows(const struct cuspec__spec *s, int cls)
 {
     return cls == 3 && cuspec__log2_floor(s->rows) < CUSPEC__AXIS_FEW_ROWBLOCK_ROWS_LOG2;
