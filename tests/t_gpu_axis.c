@@ -636,8 +636,9 @@ TEST(variants_sampled)
         upload(dtype, 1 << 22);
         for (int fam = CUSPEC__FAM_REDUCE_ROWS; fam <= CUSPEC__FAM_REDUCE_COLS; fam++) {
             const struct cuspec__family *f = cuspec__family(fam);
-            /* rows: every lanes value, then the block-a-row kernel (rows_block) */
-            const int n_lanes = f->params[P_LANES].n + (fam == CUSPEC__FAM_REDUCE_ROWS);
+            /* rows: every lanes value, then the block-a-row kernel (rows_block)
+             * and the block-a-chunk one (rows_split) */
+            const int n_lanes = f->params[P_LANES].n + 2 * (fam == CUSPEC__FAM_REDUCE_ROWS);
             for (size_t o = 0; o < 3; o++)
                 for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++)
                     for (int bi = 0; bi < 2; bi++)
@@ -652,10 +653,11 @@ TEST(variants_sampled)
                                     v.p[P_BLOCK] = blocks[bi];
                                     v.p[P_VEC] = vi ? 16 / (int)size : 1;
                                     v.p[P_ITEMS] = items[ii];
-                                    const int block_a_row = li == f->params[P_LANES].n;
-                                    v.p[P_LANES] = block_a_row ? 0 : f->params[P_LANES].values[li];
-                                    v.p[P_GRID] = li % 2 && !block_a_row ? 1 : 0;
-                                    v.p[P_ROWBLOCK] = block_a_row;
+                                    const int lanes = f->params[P_LANES].n;
+                                    const int rowblock = li < lanes ? 0 : li - lanes + 1;
+                                    v.p[P_LANES] = rowblock ? 0 : f->params[P_LANES].values[li];
+                                    v.p[P_GRID] = li % 2 && !rowblock ? 1 : 0;
+                                    v.p[P_ROWBLOCK] = rowblock;
                                     if (!cuspec__variant_legal(&v)) /* tx wider than the block */
                                         continue;
                                     int rows_axis = fam == CUSPEC__FAM_REDUCE_ROWS;
@@ -695,6 +697,19 @@ TEST(variants_sampled)
                                 }
         }
     }
+    /* rows_split has a block (a column of blocks) a row: 2^31 rows refused,
+     * before anything is read */
+    struct cuspec__variant v = {.family = CUSPEC__FAM_REDUCE_ROWS, .dtype = CUSPEC_F32,
+                                .op = CUSPEC__AXIS_SUM};
+    v.p[P_BLOCK] = 256;
+    v.p[P_VEC] = 4;
+    v.p[P_ITEMS] = 4;
+    v.p[P_ROWBLOCK] = 2;
+    struct cuspec__axis_call c = {.kop = CUSPEC__AXIS_SUM, .rows_axis = 1, .dtype = CUSPEC_F32,
+                                  .a = d_in[0], .value = d_value, .rows = 1ULL << 30,
+                                  .cols = 1, .ld = 1, .stride = 1ULL << 30, .batch = 2};
+    check_refused(cuspec__axis_run(ctx, &v, NULL, &c, NULL, NULL), "rows_split of 2^31 rows",
+                  "rows_split takes at most 2^31 - 1 rows, not 2147483648");
     group_end();
 }
 
