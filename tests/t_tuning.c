@@ -694,18 +694,18 @@ static int rows_param(const char *name)
     return param_of(&cuspec__family_reduce_rows, name);
 }
 
-/* reduce_rows: a block a row (rowblock) with the defaults' block, vector and
- * items is fastest; any other rowblock variant and the lanes-0, grid-0 ones
- * (a step from it) are wrong, so refinement must step onto it from the
- * defaults (lanes 32), moving lanes and grid with rowblock. Else the
- * defaults are fastest. -1: wrong. */
+/* reduce_rows: a block a row (rowblock 1) with the defaults' block, vector
+ * and items is fastest; any other rowblock variant (rows_split's rowblock 2
+ * among them) and the lanes-0, grid-0 ones (a step from it) are wrong, so
+ * refinement must step onto it from the defaults (lanes 32), moving lanes
+ * and grid with rowblock. Else the defaults are fastest. -1: wrong. */
 static double rows_time(const int *def, const struct cuspec__variant *v)
 {
     const int *p = v->p, block = rows_param("block"), vec = rows_param("vec"),
               items = rows_param("items"), lanes = rows_param("lanes"), grid = rows_param("grid");
     const int same = p[block] == def[block] && p[vec] == def[vec] && p[items] == def[items];
     if (p[rows_param("rowblock")])
-        return same ? 80 : -1;
+        return p[rows_param("rowblock")] == 1 && same ? 80 : -1;
     if (p[lanes] == 0 && p[grid] == 0)
         return -1;
     return 100 + 3 * (p[block] != def[block]) + 3 * (p[vec] != def[vec]) +
