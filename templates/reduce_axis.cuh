@@ -493,9 +493,9 @@ __device__ __forceinline__ bool last_arrival(unsigned *t, unsigned count)
 
 // ---- one row's segment: n elements from p (q: b's), indices from i0 ----------
 // Load j of V elements (at index i) into its accumulators: one per element,
-// or one per load (op::PER_LOAD; argmin/argmax: its vectors in index order;
-// LEAN: for the fewer registers).
-template <typename R, typename T, int V, bool TWO, bool LEAN, int K>
+// or one per load (BY_LOAD: op::PER_LOAD, argmin/argmax its vectors in index
+// order; or an array of one a load, for the fewer registers).
+template <typename R, typename T, int V, bool TWO, bool BY_LOAD, int K>
 __device__ __forceinline__ void consume(typename R::A (&acc)[K], int j, const pack<T, V> &x,
                                         const pack<T, V> &y, long long i)
 {
@@ -503,7 +503,7 @@ __device__ __forceinline__ void consume(typename R::A (&acc)[K], int j, const pa
         acc[j] = R::template step_after<V>(acc[j], x, i);
     } else if constexpr (R::PER_LOAD) {
         acc[j] = R::template step_load<V>(acc[j], x, y);
-    } else if constexpr (LEAN) {
+    } else if constexpr (BY_LOAD) {
 #pragma unroll
         for (int k = 0; k < V; ++k)
             acc[j] = R::step(acc[j], x.x[k], TWO ? y.x[k] : x.x[k], i + k);
@@ -516,14 +516,14 @@ __device__ __forceinline__ void consume(typename R::A (&acc)[K], int j, const pa
 
 // Vectors: lane takes vectors lane, lane + L, ... of each tile of L * IT, all IT
 // loads issued before any is used.
-template <typename R, typename T, int V, int IT, bool TWO, bool L1 = false, bool LEAN = false,
-          int K>
+template <typename R, typename T, int V, int IT, bool TWO, bool L1 = false, int K>
 __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned long long nv,
                                             long long i0, unsigned lane, unsigned L,
                                             typename R::A (&acc)[K])
 {
-    static_assert(K == (R::PER_LOAD || LEAN ? IT : V * IT),
+    static_assert(K == IT || (!R::PER_LOAD && K == V * IT),
                   "an accumulator per load or per element");
+    constexpr bool BY_LOAD = K == IT;
     const unsigned long long tile = (unsigned long long)L * IT;
     unsigned long long v0 = 0;
 #pragma unroll 1
@@ -539,8 +539,8 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
         }
 #pragma unroll
         for (int j = 0; j < IT; ++j)
-            consume<R, T, V, TWO, LEAN>(acc, j, x[j], TWO ? y[j] : x[j],
-                                        i0 + (long long)((v0 + lane + j * L) * V));
+            consume<R, T, V, TWO, BY_LOAD>(acc, j, x[j], TWO ? y[j] : x[j],
+                                           i0 + (long long)((v0 + lane + j * L) * V));
     }
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
@@ -549,7 +549,7 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
             pack<T, V> x = load<V, L1>(p + v * V), y = x;
             if constexpr (TWO)
                 y = load<V, L1>(q + v * V);
-            consume<R, T, V, TWO, LEAN>(acc, j, x, y, i0 + (long long)(v * V));
+            consume<R, T, V, TWO, BY_LOAD>(acc, j, x, y, i0 + (long long)(v * V));
         }
     }
 }
@@ -557,8 +557,7 @@ __device__ __forceinline__ void row_vectors(const T *p, const T *q, unsigned lon
 // Elements before p's first VEC-aligned one and after the last whole vector go
 // one by one; a dot whose inputs are misaligned differently goes by elements,
 // VEC * ITEMS of them in flight.
-template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool L1 = false,
-          bool LEAN = false, int K>
+template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool L1 = false, int K>
 __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned long long n,
                                             long long i0, unsigned lane, unsigned L,
                                             typename R::A (&acc)[K])
@@ -567,15 +566,15 @@ __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned lon
     const unsigned long long mis = reinterpret_cast<unsigned long long>(p) & (VB - 1);
     if constexpr (TWO) {
         if ((reinterpret_cast<unsigned long long>(q) & (VB - 1)) != mis) {
-            row_vectors<R, T, 1, K, TWO, L1, LEAN>(p, q, n, i0, lane, L, acc);
+            row_vectors<R, T, 1, K, TWO, L1>(p, q, n, i0, lane, L, acc);
             return;
         }
     }
     unsigned long long head = mis ? (VB - mis) / sizeof(T) : 0;
     head = head < n ? head : n;
     const unsigned long long nv = (n - head) / VEC, tail = n - head - nv * VEC;
-    row_vectors<R, T, VEC, ITEMS, TWO, L1, LEAN>(p + head, q + head, nv, i0 + (long long)head,
-                                                 lane, L, acc);
+    row_vectors<R, T, VEC, ITEMS, TWO, L1>(p + head, q + head, nv, i0 + (long long)head, lane, L,
+                                           acc);
     for (unsigned long long e = lane; e < head; e += L)
         acc[0] = R::step(acc[0], load1<L1>(p + e), load1<L1>(TWO ? q + e : p + e),
                          i0 + (long long)e);
@@ -586,15 +585,14 @@ __device__ __forceinline__ void row_segment(const T *p, const T *q, unsigned lon
 
 // A row's n elements: whole aligned vectors skip row_segment's head and tail
 // (sums only; why: docs/experiments/reduce_axis.md, "The rows kernel's setup").
-template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool L1 = false,
-          bool LEAN = false, int K>
+template <typename R, typename T, int VEC, int ITEMS, bool TWO, bool L1 = false, int K>
 __device__ __forceinline__ void row_any(const T *p, const T *q, unsigned long long n, long long i0,
                                         unsigned lane, unsigned L, typename R::A (&acc)[K])
 {
     if (!R::ARG && n % VEC == 0 && aligned<VEC>(p) && (!TWO || aligned<VEC>(q)))
-        row_vectors<R, T, VEC, ITEMS, TWO, L1, LEAN>(p, q, n / VEC, i0, lane, L, acc);
+        row_vectors<R, T, VEC, ITEMS, TWO, L1>(p, q, n / VEC, i0, lane, L, acc);
     else
-        row_segment<R, T, VEC, ITEMS, TWO, L1, LEAN>(p, q, n, i0, lane, L, acc);
+        row_segment<R, T, VEC, ITEMS, TWO, L1>(p, q, n, i0, lane, L, acc);
 }
 
 __device__ __forceinline__ unsigned long long
@@ -1131,8 +1129,8 @@ __global__ void __launch_bounds__(BLOCK)
         acc[i] = R::identity();
     if (n > 0) {
         const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
-        row_any<R, T, VEC, ITEMS, TWO, false, true>(a + off, (TWO ? b : a) + off, n,
-                                                    (long long)lo, threadIdx.x, BLOCK, acc);
+        row_any<R, T, VEC, ITEMS, TWO>(a + off, (TWO ? b : a) + off, n, (long long)lo,
+                                       threadIdx.x, BLOCK, acc);
     }
     fold<R, ITEMS, ITEMS>::run(acc);
     const A v = block_reduce<R, BLOCK>(acc[0]);
