@@ -515,6 +515,7 @@ static int classes_cols(int dtype, int op, int (*fn)(const struct cuspec__spec *
 const struct cuspec__family cuspec__family_reduce_rows = {
     .name = "reduce_rows",
     .template_file = "reduce_axis.cuh",
+    .waits_for_prior_grid = 1,
     .n_params = 6,
     .params =
         {
@@ -540,6 +541,7 @@ const struct cuspec__family cuspec__family_reduce_rows = {
 const struct cuspec__family cuspec__family_reduce_cols = {
     .name = "reduce_cols",
     .template_file = "reduce_axis.cuh",
+    .waits_for_prior_grid = 1,
     .n_params = 5,
     .params =
         {

@@ -16,7 +16,9 @@
  * parameters (every lanes and tx value and the block-a-row kernel, blocks of
  * 128 and 1024, scalar and vector loads, 1 and 4 items, a strided batch)
  * through cuspec__axis_run, and split
- * reductions captured in a CUDA graph replayed 100 times, unchanged.
+ * reductions captured in a CUDA graph replayed 100 times, unchanged;
+ * a copy then the axis calls that read it, 8 rounds on a stream and in a
+ * graph, each call launched programmatically on sm_90 and later.
  *
  * One process, one context; kernels compiled into a private store. */
 #include "gpu.h"
@@ -759,6 +761,113 @@ TEST(graph_replayed_100_times)
     group_end();
 }
 
+/* ## A copy, then the axis calls that read it */
+
+/* 8 rounds: input k (in d_in[0], CHAIN_N elements each) copied into buf,
+ * then buf's column sums (to d_value) and row argmaxes (to d_index), each
+ * round's results CHAIN_APART bytes from the last. Small enough for every
+ * call to launch programmatically: each waits for the one before. */
+#define CHAIN_ROWS 512
+#define CHAIN_COLS 1000
+#define CHAIN_N ((size_t)CHAIN_ROWS * CHAIN_COLS)
+#define CHAIN_APART 8192
+
+static void chain(CUstream s, CUdeviceptr buf)
+{
+    cuspec_matrix m = {CHAIN_ROWS, CHAIN_COLS, CHAIN_COLS, 1, 0};
+    for (int k = 0; k < 8; k++) {
+        CUdeviceptr at = (CUdeviceptr)k * CHAIN_APART;
+        int rc = cuspec_copy(ctx, buf, d_in[0] + k * CHAIN_N * 4, CHAIN_N * 4, s);
+        if (rc == CUSPEC_OK)
+            rc = cuspec_reduce_cols(ctx, CUSPEC_SUM, CUSPEC_F32, buf, &m, d_value + at, 0, s);
+        if (rc == CUSPEC_OK)
+            rc = cuspec_reduce_rows(ctx, CUSPEC_ARGMAX, CUSPEC_F32, buf, &m, 0, d_index + at, s);
+        if (rc != CUSPEC_OK) {
+            CASE_FAIL("round %d of the chain: %s: %s", k, cuspec_strerror(rc), cuspec_last_error());
+            return;
+        }
+    }
+}
+
+static void chain_check(const char *how)
+{
+    static unsigned char sums[8 * CHAIN_APART], args[8 * CHAIN_APART];
+    CU_OK(drv->cuMemcpyDtoH(sums, d_value, sizeof sums));
+    CU_OK(drv->cuMemcpyDtoH(args, d_index, sizeof args));
+    for (int k = 0; k < 8; k++) {
+        struct shape sh = {CHAIN_ROWS, CHAIN_COLS, CHAIN_COLS, 1, 0, k * CHAIN_N};
+        char what[96];
+        snprintf(what, sizeof what, "%s: round %d's copy", how, k);
+        memcpy(h_value, sums + k * CHAIN_APART, CHAIN_COLS * 4);
+        for (size_t o = 0; o < CHAIN_COLS; o++)
+            check_result(0, CUSPEC__AXIS_SUM, CUSPEC_F32, &sh, o, VALUE, what);
+        memcpy(h_index, args + k * CHAIN_APART, CHAIN_ROWS * 8);
+        for (size_t o = 0; o < CHAIN_ROWS; o++)
+            check_result(1, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, &sh, o, INDEX, what);
+    }
+}
+
+/* Whether f's default kernel for f32 sums launches programmatically. */
+static void check_pdl(const struct cuspec__family *f, int family, int want)
+{
+    struct cuspec__variant v;
+    memset(&v, 0, sizeof v);
+    v.family = family;
+    v.dtype = CUSPEC_F32;
+    v.op = CUSPEC__AXIS_SUM;
+    f->defaults(ctx->arch, &v);
+    struct cuspec__kernel kern = {0};
+    CUSPEC_OK_(cuspec__function(ctx, NULL, &v, &kern));
+    if (kern.pdl != want)
+        CASE_FAIL("%s: programmatic launch %d, want %d", f->name, kern.pdl, want);
+}
+
+TEST(chained_copy_then_axis)
+{
+    group_begin();
+    int want = gpu_wants_pdl(ctx);
+    printf("# sm_%d: programmatic dependent launch %s\n", ctx->arch, want ? "on" : "off");
+    check_pdl(&cuspec__family_reduce_rows, CUSPEC__FAM_REDUCE_ROWS, want);
+    check_pdl(&cuspec__family_reduce_cols, CUSPEC__FAM_REDUCE_COLS, want);
+    CHECK(CHAIN_N * 4 <= CUSPEC__PDL_STRIDED_BYTES);
+    upload(CUSPEC_F32, 8 * CHAIN_N);
+    CUstream s = NULL;
+    CUgraph graph = NULL;
+    CUgraphExec exec = NULL;
+    CU_OK(drv->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    if (s == NULL)
+        return;
+    const CUdeviceptr buf = d_in[1];
+    CU_OK(drv->cuMemsetD8(d_value, POISON, 8 * CHAIN_APART));
+    CU_OK(drv->cuMemsetD8(d_index, POISON, 8 * CHAIN_APART));
+    CU_OK(drv->cuCtxSynchronize());
+    chain(s, buf);
+    CU_OK(drv->cuStreamSynchronize(s));
+    chain_check("on a stream");
+
+    CU_OK(drv->cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
+    chain(s, buf);
+    CU_OK(drv->cuStreamEndCapture(s, &graph));
+    if (graph != NULL)
+        CU_OK(drv->cuGraphInstantiateWithFlags(&exec, graph, 0));
+    for (int run = 0; exec != NULL && run < 2; run++) {
+        CU_OK(drv->cuMemsetD8Async(d_value, POISON, 8 * CHAIN_APART, s));
+        CU_OK(drv->cuMemsetD8Async(d_index, POISON, 8 * CHAIN_APART, s));
+        CU_OK(drv->cuMemsetD8Async(buf, POISON, CHAIN_N * 4, s));
+        CU_OK(drv->cuGraphLaunch(exec, s));
+        CU_OK(drv->cuStreamSynchronize(s));
+        chain_check("in a graph");
+    }
+    if (exec == NULL)
+        CASE_FAIL("the chain could not be captured in a graph");
+    else
+        CU_OK(drv->cuGraphExecDestroy(exec));
+    if (graph != NULL)
+        CU_OK(drv->cuGraphDestroy(graph));
+    CU_OK(drv->cuStreamDestroy(s));
+    group_end();
+}
+
 int main(void)
 {
     if (gpu_cases_setup()) {
@@ -797,6 +906,7 @@ int main(void)
         TAP_ENTRY(bad_arguments_rejected),
         TAP_ENTRY(variants_sampled),
         TAP_ENTRY(graph_replayed_100_times),
+        TAP_ENTRY(chained_copy_then_axis),
     };
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
     for (int k = 0; k < 2; k++) {
