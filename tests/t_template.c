@@ -1,7 +1,10 @@
 /* What store keys hash of a template: its code and its headers' code. A
  * comment, a blank line or re-indenting changes no hash; a change of code
- * does, in the file and in the files that include it, and in no other. */
+ * does, in the file and in the files that include it, and in no other.
+ * And a family says its kernels wait for the grid before them exactly
+ * where their templates do. */
 #include "template.h"
+#include "catalogue.h"
 #include "tap.h"
 
 /* The code text of src, NUL-terminated, in a static buffer. */
@@ -334,10 +337,83 @@ TEST(the_index_knows_where_the_code_tests_the_arch)
     CHECK_INT_EQ(cuspec__template_same_code(lesson, 75, 120), 1);
 }
 
+/* ## Programmatic launch: a family says so exactly when its kernels wait */
+
+/* Whether template `file`'s code, or a header's it includes (but
+ * prior_grid.cuh, which defines it), calls CUSPEC_AFTER_PRIOR_GRID(). */
+static int waits(const char *file)
+{
+    const struct cuspec__file *t = cuspec__template(file, NULL), *files[1 + CUSPEC__MAX_HEADERS];
+    if (t == NULL)
+        return -1;
+    files[0] = t;
+    size_t n = 1 + cuspec__template_headers(t, files + 1);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(files[i]->name, "prior_grid.cuh") == 0)
+            continue;
+        char *code = malloc(files[i]->len + 1);
+        if (code == NULL)
+            return -1;
+        code[cuspec__code_text(files[i]->text, files[i]->len, code)] = '\0';
+        int found = strstr(code, "CUSPEC_AFTER_PRIOR_GRID()") != NULL;
+        free(code);
+        if (found)
+            return 1;
+    }
+    return 0;
+}
+
+struct family_waits {
+    const struct cuspec__family *f;
+    int kernels, wrong;
+};
+
+static int check_kernel_waits(const struct cuspec__variant *v, void *user)
+{
+    struct family_waits *w = user;
+    const char *file = w->f->template_file ? w->f->template_file : w->f->template_of(v);
+    w->kernels++;
+    if (waits(file) != w->f->waits_for_prior_grid) {
+        if (w->wrong++ == 0)
+            TAP_FAIL("%s: %s %s CUSPEC_AFTER_PRIOR_GRID(), the family's waits_for_prior_grid "
+                     "is %d",
+                     w->f->name, file, waits(file) == 1 ? "calls" : "never calls",
+                     w->f->waits_for_prior_grid);
+    }
+    return 0;
+}
+
+/* Kernels launch programmatically only where their family says they wait
+ * for the grid before them: one that waits but does not say so never gets
+ * the overlap (the axis families until 2026-11-30), one that says so but
+ * does not wait would read memory the grid before it still writes. Every
+ * kernel the build prebuilds, of every family, checked. */
+TEST(a_family_says_it_waits_exactly_when_its_kernels_do)
+{
+    int families = 0;
+    for (int id = 0; id < CUSPEC__N_FAMILIES; id++) {
+        struct family_waits w = {cuspec__family(id), 0, 0};
+        CHECK(w.f != NULL);
+        if (w.f == NULL)
+            continue;
+        CHECK_INT_EQ(cuspec__family_each(id, 90, 0, check_kernel_waits, &w), 0);
+        if (w.kernels == 0)
+            TAP_FAIL("%s: no kernel to check", w.f->name);
+        families++;
+    }
+    CHECK_INT_EQ(families, CUSPEC__N_FAMILIES);
+    /* the families that wait, by name: the check above can not pass by
+     * finding no call anywhere */
+    CHECK_INT_EQ(cuspec__family(CUSPEC__FAM_REDUCE_ROWS)->waits_for_prior_grid, 1);
+    CHECK_INT_EQ(cuspec__family(CUSPEC__FAM_REDUCE_COLS)->waits_for_prior_grid, 1);
+    CHECK_INT_EQ(cuspec__family(CUSPEC__FAM_LESSONS)->waits_for_prior_grid, 0);
+}
+
 TAP_MAIN(TAP_ENTRY(code_text_leaves_out_comments_and_layout),
          TAP_ENTRY(a_comment_changes_no_template_hash), TAP_ENTRY(a_code_change_changes_the_hash),
          TAP_ENTRY(a_header_change_reaches_its_includers_only),
          TAP_ENTRY(an_edit_reaches_the_templates_that_include_it),
          TAP_ENTRY(templates_come_with_their_headers),
          TAP_ENTRY(the_build_time_index_is_the_embedded_templates_own),
-         TAP_ENTRY(the_index_knows_where_the_code_tests_the_arch))
+         TAP_ENTRY(the_index_knows_where_the_code_tests_the_arch),
+         TAP_ENTRY(a_family_says_it_waits_exactly_when_its_kernels_do))
