@@ -503,14 +503,12 @@ __device__ __forceinline__ void consume(typename R::A (&acc)[K], int j, const pa
         acc[j] = R::template step_after<V>(acc[j], x, i);
     } else if constexpr (R::PER_LOAD) {
         acc[j] = R::template step_load<V>(acc[j], x, y);
-    } else if constexpr (BY_LOAD) {
-#pragma unroll
-        for (int k = 0; k < V; ++k)
-            acc[j] = R::step(acc[j], x.x[k], TWO ? y.x[k] : x.x[k], i + k);
     } else {
 #pragma unroll
-        for (int k = 0; k < V; ++k)
-            acc[j * V + k] = R::step(acc[j * V + k], x.x[k], TWO ? y.x[k] : x.x[k], i + k);
+        for (int k = 0; k < V; ++k) {
+            const int a = BY_LOAD ? j : j * V + k;
+            acc[a] = R::step(acc[a], x.x[k], TWO ? y.x[k] : x.x[k], i + k);
+        }
     }
 }
 
