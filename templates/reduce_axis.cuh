@@ -720,41 +720,30 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
                 at[k] = 0;
             }
     }
-    // Loads a tile ahead: docs/experiments/reduce_axis.md, "Columns: the next rows first".
-    constexpr bool AHEAD = !R::ARG && !TWO &&
-                           (sizeof(T) == 4 || (R::SUMS && R::E::is_float && sizeof(T) == 8));
-    // Steps pr, qr a tile at a time: the same file, "Columns: addresses a tile at a time".
+    // Steps pr, qr a tile at a time: docs/experiments/reduce_axis.md, "Columns:
+    // addresses a tile at a time".
     constexpr bool MOVE = BEST || !R::ARG;
     const unsigned long long step = (unsigned long long)TY * ITEMS, gap = MOVE ? TY * ld : ld;
     // Whole tiles (every row below hi) without a test a row for argmin/argmax
-    // of floats of 4 and 8 bytes: the same file, "Columns: whole tiles"
-    // (never with AHEAD, whose tiles all test their rows).
-    constexpr bool WHOLE = R::ARG && R::E::is_float && sizeof(T) >= 4;
-    static_assert(!(WHOLE && AHEAD), "");
+    // of floats of 4 and 8 bytes, sums, min and max of 4-byte elements and
+    // sums of doubles: the same file, "Columns: whole tiles", "Columns: the
+    // tile ahead dropped".
+    constexpr bool WHOLE = R::ARG ? R::E::is_float && sizeof(T) >= 4
+                                  : !TWO && (sizeof(T) == 4 ||
+                                             (R::SUMS && R::E::is_float && sizeof(T) == 8));
     const T *pr = MOVE ? p + r0 * ld : p, *qr = MOVE ? q + r0 * ld : q;
     pack<T, VEC> x[ITEMS], y[ITEMS];
-    if constexpr (AHEAD)
-        strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r0, TY, hi, gap, cnt, false);
     unsigned n = 0; // the thread's rows before r
 #pragma unroll 1
     for (unsigned long long r = r0; r < hi; r += step, n += ITEMS) {
-        pack<T, VEC> nx[ITEMS];
         const bool all = WHOLE && hi - r > step - TY; // the tile's last row is below hi
-        if constexpr (!AHEAD)
-            strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r, TY, hi, gap, cnt, all);
-        else if (r + step < hi) // no dot: y is not written
-            strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(nx, y, pr + ITEMS * gap, qr + ITEMS * gap,
-                                                       r + step, TY, hi, gap, cnt, false);
+        strip_tile<T, VEC, ITEMS, TWO, FULL, MOVE>(x, y, pr, qr, r, TY, hi, gap, cnt, all);
         if (all)
             strip_fold<R, T, VEC, ITEMS, TWO, FULL, BEST, true>(x, y, r, TY, hi, n, cnt, best, at,
                                                                 acc);
         else
             strip_fold<R, T, VEC, ITEMS, TWO, FULL, BEST, false>(x, y, r, TY, hi, n, cnt, best, at,
                                                                  acc);
-        if constexpr (AHEAD)
-#pragma unroll
-            for (int j = 0; j < ITEMS; ++j)
-                x[j] = nx[j];
         if constexpr (MOVE) {
             pr += ITEMS * gap;
             qr += ITEMS * gap;
@@ -768,13 +757,26 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
     }
 }
 
+// Of n columns (a power of two) of `each` bytes, as many as fit in `bytes`
+// (at least one).
+__host__ __device__ constexpr int columns_in(int n, int each, int bytes)
+{
+    return n > 1 && n * each > bytes ? columns_in(n / 2, each, bytes) : n;
+}
+
 // Combines the block's rows of threads: afterwards thread t < TX holds its
 // columns' results. Every thread calls it. TX <= 32: a warp holds one or
 // more rows of threads (shuffles first); TX > 32: each row of threads is
 // TX / 32 whole warps, and with TX = BLOCK there is nothing to combine.
+// Across warps, G of a thread's columns go through shared memory a barrier
+// at a time, as many as fit in 8 KB (docs/experiments/reduce_axis.md,
+// "Columns: the tile ahead dropped, and the block's combine in fewer
+// barriers"). The last round ends with no barrier: the kernel's next use of
+// the array is past barriers of its own.
 template <typename R, int BLOCK, int VEC>
 __device__ __forceinline__ void columns_reduce(typename R::A (&acc)[VEC], unsigned TX)
 {
+    typedef typename R::A A;
     // Within a warp, lanes l and l ^ (TX << s) own the same columns.
     for (int off = 16; off >= (int)TX; off >>= 1)
 #pragma unroll
@@ -784,27 +786,33 @@ __device__ __forceinline__ void columns_reduce(typename R::A (&acc)[VEC], unsign
     if constexpr (WARPS > 1) {
         if (TX == BLOCK)
             return;
-        __shared__ typename R::A warp_vals[WARPS][32];
+        constexpr int G = columns_in(VEC, WARPS * 32 * (int)sizeof(A), 8192);
+        __shared__ A warp_vals[G][WARPS][32];
         const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) {
+        for (int k0 = 0; k0 < VEC; k0 += G) {
             if (lane < TX)
-                warp_vals[warp][lane] = acc[k];
-            __syncthreads();
-            if (threadIdx.x < TX) {
-                typename R::A v = warp_vals[warp][lane];
-                if (TX <= 32) {
 #pragma unroll
-                    for (int w = 1; w < WARPS; ++w)
-                        v = R::combine(v, warp_vals[w][lane]);
-                } else {
-#pragma unroll 1
-                    for (unsigned w = warp + TX / 32; w < WARPS; w += TX / 32)
-                        v = R::combine(v, warp_vals[w][lane]);
-                }
-                acc[k] = v;
-            }
+                for (int g = 0; g < G; ++g)
+                    warp_vals[g][warp][lane] = acc[k0 + g];
             __syncthreads();
+            if (threadIdx.x < TX)
+#pragma unroll
+                for (int g = 0; g < G; ++g) {
+                    A v = warp_vals[g][warp][lane];
+                    if (TX <= 32) {
+#pragma unroll
+                        for (int w = 1; w < WARPS; ++w)
+                            v = R::combine(v, warp_vals[g][w][lane]);
+                    } else {
+#pragma unroll 1
+                        for (unsigned w = warp + TX / 32; w < WARPS; w += TX / 32)
+                            v = R::combine(v, warp_vals[g][w][lane]);
+                    }
+                    acc[k0 + g] = v;
+                }
+            if (k0 + G < VEC)
+                __syncthreads();
         }
     }
 }
