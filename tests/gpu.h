@@ -68,6 +68,52 @@ static inline int gpu_wants_pdl(const cuspec_ctx *ctx)
     return ctx->arch >= 90 && drv->version >= 12030;
 }
 
+/* A chain of calls, each reading what the one before wrote (programmatic
+ * launches on sm_90 and later: a kernel placed early must wait), run on a
+ * stream of its own, then captured in a graph and the graph replayed
+ * twice. Before each run poison(stream) overwrites what the chain writes,
+ * asynchronously on the stream; after it check(how) compares, told "on a
+ * stream" or "in a graph". */
+struct gpu_chain {
+    void (*poison)(CUstream s, void *user);
+    void (*run)(CUstream s, void *user);
+    void (*check)(const char *how, void *user);
+    void *user;
+};
+
+static inline void gpu_chain_run(const struct gpu_chain *c)
+{
+    CUstream s = NULL;
+    CUgraph graph = NULL;
+    CUgraphExec exec = NULL;
+    CU_OK(drv->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    if (s == NULL)
+        return;
+    c->poison(s, c->user);
+    c->run(s, c->user);
+    CU_OK(drv->cuStreamSynchronize(s));
+    c->check("on a stream", c->user);
+
+    CU_OK(drv->cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
+    c->run(s, c->user);
+    CU_OK(drv->cuStreamEndCapture(s, &graph));
+    if (graph != NULL)
+        CU_OK(drv->cuGraphInstantiateWithFlags(&exec, graph, 0));
+    for (int run = 0; exec != NULL && run < 2; run++) {
+        c->poison(s, c->user);
+        CU_OK(drv->cuGraphLaunch(exec, s));
+        CU_OK(drv->cuStreamSynchronize(s));
+        c->check("in a graph", c->user);
+    }
+    if (exec == NULL)
+        TAP_FAIL("the chain could not be captured in a graph");
+    else
+        CU_OK(drv->cuGraphExecDestroy(exec));
+    if (graph != NULL)
+        CU_OK(drv->cuGraphDestroy(graph));
+    CU_OK(drv->cuStreamDestroy(s));
+}
+
 /* xorshift64*: fresh bytes for every run (seeded from the clock). */
 static uint64_t rng_state;
 static inline uint64_t rng_next(void)

@@ -772,8 +772,9 @@ TEST(graph_replayed_100_times)
 #define CHAIN_N ((size_t)CHAIN_ROWS * CHAIN_COLS)
 #define CHAIN_APART 8192
 
-static void chain(CUstream s, CUdeviceptr buf)
+static void chain(CUstream s, void *user)
 {
+    const CUdeviceptr buf = *(const CUdeviceptr *)user;
     cuspec_matrix m = {CHAIN_ROWS, CHAIN_COLS, CHAIN_COLS, 1, 0};
     for (int k = 0; k < 8; k++) {
         CUdeviceptr at = (CUdeviceptr)k * CHAIN_APART;
@@ -789,8 +790,16 @@ static void chain(CUstream s, CUdeviceptr buf)
     }
 }
 
-static void chain_check(const char *how)
+static void chain_poison(CUstream s, void *user)
 {
+    CU_OK(drv->cuMemsetD8Async(d_value, POISON, 8 * CHAIN_APART, s));
+    CU_OK(drv->cuMemsetD8Async(d_index, POISON, 8 * CHAIN_APART, s));
+    CU_OK(drv->cuMemsetD8Async(*(const CUdeviceptr *)user, POISON, CHAIN_N * 4, s));
+}
+
+static void chain_check(const char *how, void *user)
+{
+    (void)user;
     static unsigned char sums[8 * CHAIN_APART], args[8 * CHAIN_APART];
     CU_OK(drv->cuMemcpyDtoH(sums, d_value, sizeof sums));
     CU_OK(drv->cuMemcpyDtoH(args, d_index, sizeof args));
@@ -831,40 +840,9 @@ TEST(chained_copy_then_axis)
     check_pdl(&cuspec__family_reduce_cols, CUSPEC__FAM_REDUCE_COLS, want);
     CHECK(CHAIN_N * 4 <= CUSPEC__PDL_STRIDED_BYTES);
     upload(CUSPEC_F32, 8 * CHAIN_N);
-    CUstream s = NULL;
-    CUgraph graph = NULL;
-    CUgraphExec exec = NULL;
-    CU_OK(drv->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-    if (s == NULL)
-        return;
-    const CUdeviceptr buf = d_in[1];
-    CU_OK(drv->cuMemsetD8(d_value, POISON, 8 * CHAIN_APART));
-    CU_OK(drv->cuMemsetD8(d_index, POISON, 8 * CHAIN_APART));
-    CU_OK(drv->cuCtxSynchronize());
-    chain(s, buf);
-    CU_OK(drv->cuStreamSynchronize(s));
-    chain_check("on a stream");
-
-    CU_OK(drv->cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
-    chain(s, buf);
-    CU_OK(drv->cuStreamEndCapture(s, &graph));
-    if (graph != NULL)
-        CU_OK(drv->cuGraphInstantiateWithFlags(&exec, graph, 0));
-    for (int run = 0; exec != NULL && run < 2; run++) {
-        CU_OK(drv->cuMemsetD8Async(d_value, POISON, 8 * CHAIN_APART, s));
-        CU_OK(drv->cuMemsetD8Async(d_index, POISON, 8 * CHAIN_APART, s));
-        CU_OK(drv->cuMemsetD8Async(buf, POISON, CHAIN_N * 4, s));
-        CU_OK(drv->cuGraphLaunch(exec, s));
-        CU_OK(drv->cuStreamSynchronize(s));
-        chain_check("in a graph");
-    }
-    if (exec == NULL)
-        CASE_FAIL("the chain could not be captured in a graph");
-    else
-        CU_OK(drv->cuGraphExecDestroy(exec));
-    if (graph != NULL)
-        CU_OK(drv->cuGraphDestroy(graph));
-    CU_OK(drv->cuStreamDestroy(s));
+    CUdeviceptr buf = d_in[1];
+    const struct gpu_chain c = {chain_poison, chain, chain_check, &buf};
+    gpu_chain_run(&c);
     group_end();
 }
 

@@ -832,13 +832,20 @@ TEST(graph_capture_replay)
  * that buffer, back to back on one stream: a sum that read early would
  * see the round before's bytes, a copy that wrote early would change the
  * bytes a sum still reads. Then the same captured in a graph. */
-static void copy_sum_chain(CUstream s, CUdeviceptr buf, size_t n, CUdeviceptr outs)
+struct copy_sum {
+    CUdeviceptr buf, outs;
+    size_t n;
+    struct want w[8];
+};
+
+static void copy_sum_chain(CUstream s, void *user)
 {
+    const struct copy_sum *c = user;
     for (int k = 0; k < 8; k++) {
-        CUdeviceptr in = d_a + (CUdeviceptr)k * n * 4, out = outs + (CUdeviceptr)k * OUT_BYTES;
-        int rc = cuspec_copy(ctx, buf, in, n * 4, s);
+        CUdeviceptr in = d_a + (CUdeviceptr)k * c->n * 4, out = c->outs + (CUdeviceptr)k * OUT_BYTES;
+        int rc = cuspec_copy(ctx, c->buf, in, c->n * 4, s);
         if (rc == CUSPEC_OK)
-            rc = cuspec_reduce(ctx, CUSPEC_SUM, CUSPEC_I32, buf, n, out, s);
+            rc = cuspec_reduce(ctx, CUSPEC_SUM, CUSPEC_I32, c->buf, c->n, out, s);
         if (rc != CUSPEC_OK) {
             CASE_FAIL("round %d of the chain: %s: %s", k, cuspec_strerror(rc), cuspec_last_error());
             return;
@@ -846,14 +853,22 @@ static void copy_sum_chain(CUstream s, CUdeviceptr buf, size_t n, CUdeviceptr ou
     }
 }
 
-static void copy_sum_check(CUdeviceptr outs, const struct want w[8], const char *how)
+static void copy_sum_poison(CUstream s, void *user)
 {
+    const struct copy_sum *c = user;
+    CU_OK(drv->cuMemsetD8Async(c->outs, POISON, 8 * OUT_BYTES, s));
+    CU_OK(drv->cuMemsetD8Async(c->buf, POISON, c->n * 4, s));
+}
+
+static void copy_sum_check(const char *how, void *user)
+{
+    const struct copy_sum *c = user;
     unsigned char got[8 * OUT_BYTES];
-    CU_OK(drv->cuMemcpyDtoH(got, outs, sizeof got));
+    CU_OK(drv->cuMemcpyDtoH(got, c->outs, sizeof got));
     for (int k = 0; k < 8; k++) {
         char what[96];
         snprintf(what, sizeof what, "%s: i32 sum of the copy, round %d", how, k);
-        compare(OP_SUM, CUSPEC_I32, got + k * OUT_BYTES, &w[k], what);
+        compare(OP_SUM, CUSPEC_I32, got + k * OUT_BYTES, &c->w[k], what);
     }
 }
 
@@ -877,47 +892,16 @@ TEST(chained_copy_then_sum)
 
     /* 8 inputs of n in d_a, the buffer in d_b; small enough for the calls to
      * launch programmatically. */
-    const size_t n = 300007;
-    CHECK(2 * n * 4 <= CUSPEC__PDL_STRIDED_BYTES);
-    struct want w[8];
+    struct copy_sum c = {.buf = d_b, .outs = d_out, .n = 300007};
+    CHECK(2 * c.n * 4 <= CUSPEC__PDL_STRIDED_BYTES);
     for (int k = 0; k < 8; k++) {
-        int32_t *x = (int32_t *)h_a + (size_t)k * n;
-        fill_random(CUSPEC_I32, x, n);
-        reference(OP_SUM, CUSPEC_I32, x, NULL, n, &w[k]);
+        int32_t *x = (int32_t *)h_a + (size_t)k * c.n;
+        fill_random(CUSPEC_I32, x, c.n);
+        reference(OP_SUM, CUSPEC_I32, x, NULL, c.n, &c.w[k]);
     }
-    upload(d_a, h_a, 8 * n * 4);
-    CUstream s = NULL;
-    CUgraph graph = NULL;
-    CUgraphExec exec = NULL;
-    CU_OK(drv->cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-    if (s == NULL)
-        return;
-    const CUdeviceptr outs = d_out;
-    CU_OK(drv->cuMemsetD8(outs, POISON, 8 * OUT_BYTES));
-    CU_OK(drv->cuCtxSynchronize());
-    copy_sum_chain(s, d_b, n, outs);
-    CU_OK(drv->cuStreamSynchronize(s));
-    copy_sum_check(outs, w, "on a stream");
-
-    CU_OK(drv->cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
-    copy_sum_chain(s, d_b, n, outs);
-    CU_OK(drv->cuStreamEndCapture(s, &graph));
-    if (graph != NULL)
-        CU_OK(drv->cuGraphInstantiateWithFlags(&exec, graph, 0));
-    for (int run = 0; exec != NULL && run < 2; run++) {
-        CU_OK(drv->cuMemsetD8Async(outs, POISON, 8 * OUT_BYTES, s));
-        CU_OK(drv->cuMemsetD8Async(d_b, POISON, n * 4, s));
-        CU_OK(drv->cuGraphLaunch(exec, s));
-        CU_OK(drv->cuStreamSynchronize(s));
-        copy_sum_check(outs, w, "in a graph");
-    }
-    if (exec == NULL)
-        CASE_FAIL("the chain could not be captured in a graph");
-    else
-        CU_OK(drv->cuGraphExecDestroy(exec));
-    if (graph != NULL)
-        CU_OK(drv->cuGraphDestroy(graph));
-    CU_OK(drv->cuStreamDestroy(s));
+    upload(d_a, h_a, 8 * c.n * 4);
+    const struct gpu_chain chain = {copy_sum_poison, copy_sum_chain, copy_sum_check, &c};
+    gpu_chain_run(&chain);
     group_end();
 }
 
