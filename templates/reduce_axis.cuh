@@ -1208,7 +1208,8 @@ __global__ void __launch_bounds__(BLOCK)
 
     // One combine serves both passes (one copy of its code): the block's
     // rows of threads, then, where rows are split, in the tile's last block
-    // the partials of every chunk.
+    // the partials of every chunk. columns_reduce ends with no barrier: the
+    // two below come between its reads and its next call's writes.
     const unsigned long long out0 = m * cols + c0;
     A *part = reinterpret_cast<A *>(partials) + m * splits * cols + c0;
 #pragma unroll 1
