@@ -720,14 +720,10 @@ __device__ __forceinline__ void column_strip(const T *p, const T *q, unsigned lo
                 at[k] = 0;
             }
     }
-    // Steps pr, qr a tile at a time: docs/experiments/reduce_axis.md, "Columns:
-    // addresses a tile at a time".
+    // Steps pr, qr a tile at a time (docs/experiments/reduce_axis.md: "addresses a tile").
     constexpr bool MOVE = BEST || !R::ARG;
     const unsigned long long step = (unsigned long long)TY * ITEMS, gap = MOVE ? TY * ld : ld;
-    // Whole tiles (every row below hi) without a test a row for argmin/argmax
-    // of floats of 4 and 8 bytes, sums, min and max of 4-byte elements and
-    // sums of doubles: the same file, "Columns: whole tiles", "Columns: the
-    // tile ahead dropped".
+    // Whole tiles (every row below hi) with no test a row (the same file: "whole tiles").
     constexpr bool WHOLE = R::ARG ? R::E::is_float && sizeof(T) >= 4
                                   : !TWO && (sizeof(T) == 4 ||
                                              (R::SUMS && R::E::is_float && sizeof(T) == 8));
@@ -768,11 +764,9 @@ __host__ __device__ constexpr int columns_in(int n, int each, int bytes)
 // columns' results. Every thread calls it. TX <= 32: a warp holds one or
 // more rows of threads (shuffles first); TX > 32: each row of threads is
 // TX / 32 whole warps, and with TX = BLOCK there is nothing to combine.
-// Across warps, G of a thread's columns go through shared memory a barrier
-// at a time, as many as fit in 8 KB (docs/experiments/reduce_axis.md,
-// "Columns: the tile ahead dropped, and the block's combine in fewer
-// barriers"). The last round ends with no barrier: the kernel's next use of
-// the array is past barriers of its own.
+// Across warps, G columns a barrier, as many as fit in 8 KB, and no barrier
+// after the last round: the caller's own come before the array's next use.
+// docs/experiments/reduce_axis.md: "the block's combine in fewer barriers".
 template <typename R, int BLOCK, int VEC>
 __device__ __forceinline__ void columns_reduce(typename R::A (&acc)[VEC], unsigned TX)
 {
@@ -1208,8 +1202,8 @@ __global__ void __launch_bounds__(BLOCK)
 
     // One combine serves both passes (one copy of its code): the block's
     // rows of threads, then, where rows are split, in the tile's last block
-    // the partials of every chunk. columns_reduce ends with no barrier: the
-    // two below come between its reads and its next call's writes.
+    // the partials of every chunk (columns_reduce's next writes are past the
+    // two barriers below).
     const unsigned long long out0 = m * cols + c0;
     A *part = reinterpret_cast<A *>(partials) + m * splits * cols + c0;
 #pragma unroll 1
