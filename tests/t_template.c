@@ -372,14 +372,11 @@ static int check_kernel_waits(const struct cuspec__variant *v, void *user)
 {
     struct family_waits *w = user;
     const char *file = w->f->template_file ? w->f->template_file : w->f->template_of(v);
+    const int got = waits(file);
     w->kernels++;
-    if (waits(file) != w->f->waits_for_prior_grid) {
-        if (w->wrong++ == 0)
-            TAP_FAIL("%s: %s %s CUSPEC_AFTER_PRIOR_GRID(), the family's waits_for_prior_grid "
-                     "is %d",
-                     w->f->name, file, waits(file) == 1 ? "calls" : "never calls",
-                     w->f->waits_for_prior_grid);
-    }
+    if (got != w->f->waits_for_prior_grid && w->wrong++ == 0)
+        TAP_FAIL("%s: %s %s CUSPEC_AFTER_PRIOR_GRID(), the family's waits_for_prior_grid is %d",
+                 w->f->name, file, got == 1 ? "calls" : "never calls", w->f->waits_for_prior_grid);
     return 0;
 }
 
