@@ -121,9 +121,11 @@ int cuspec__ctx_timing_stream(cuspec_ctx *ctx, CUstream *stream);
 
 /* Calls up to these sizes (bytes read + written) launch programmatically
  * where the kernel allows (k->pdl): larger grids placed early spread
- * unevenly (docs/experiments: "Programmatic dependent launch"). */
-#define CUSPEC__PDL_TILED_BYTES (16ULL << 20)  /* transposes: one tile per block */
-#define CUSPEC__PDL_STRIDED_BYTES (4ULL << 20) /* reduce, copy: grid-stride loops */
+ * unevenly (docs/experiments: "Programmatic dependent launch"). Reductions
+ * launch so at every size (docs/experiments/reduce.md: "Programmatic
+ * dependent launch at every size"). */
+#define CUSPEC__PDL_TILED_BYTES (16ULL << 20) /* transposes: one tile per block */
+#define CUSPEC__PDL_COPY_BYTES (4ULL << 20)   /* copies: a grid-stride loop */
 
 /* Launch on grid (x, y, z) with the error detail naming the kernel;
  * programmatic (where k->pdl) when `programmatic`. */

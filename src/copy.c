@@ -75,7 +75,7 @@ int cuspec__copy_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspe
     unsigned long long n = bytes;
     void *args[] = {&src, &dst, &n};
     return cuspec__launch(ctx, &k, v, grid, (unsigned)v->p[P_BLOCK],
-                          2 * n <= CUSPEC__PDL_STRIDED_BYTES, stream, args);
+                          2 * n <= CUSPEC__PDL_COPY_BYTES, stream, args);
 }
 
 int cuspec_copy(cuspec_ctx *ctx, cuspec_devptr dst, cuspec_devptr src, size_t bytes, void *stream)

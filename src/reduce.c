@@ -411,10 +411,8 @@ static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspe
     void *args[] = {&a, &b, &count, &out, &partials, &ticket, &l1};
     void *arg_args[] = {&a, &count, &out, &index, &partials, &ticket, &l1};
     const unsigned dims[3] = {(unsigned)grid, 1, 1}, one[3] = {1, 1, 1};
-    unsigned long long bytes =
-        n * cuspec_dtype_size(v->dtype) * (v->op == CUSPEC__REDUCE_DOT ? 2 : 1);
-    rc = cuspec__launch(ctx, &k, v, dims, (unsigned)v->p[P_BLOCK],
-                        bytes <= CUSPEC__PDL_STRIDED_BYTES, stream, arg ? arg_args : args);
+    rc = cuspec__launch(ctx, &k, v, dims, (unsigned)v->p[P_BLOCK], 1, stream,
+                        arg ? arg_args : args);
     if (rc == CUSPEC_OK && !v->p[P_SINGLE]) {
         unsigned int parts = (unsigned int)grid;
         void *fargs[] = {&partials, &parts, &out};

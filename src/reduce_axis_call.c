@@ -188,8 +188,6 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
     const unsigned long long total = c->rows * c->batch;
     /* A contiguous batch is one matrix of all the rows: no division. */
     unsigned long long rows = c->batch == 1 || c->stride == c->rows * c->ld ? total : c->rows;
-    unsigned long long bytes = total * c->cols * size * (c->kop == CUSPEC__AXIS_DOT ? 2 : 1);
-    int programmatic = bytes <= CUSPEC__PDL_STRIDED_BYTES;
     unsigned block = (unsigned)v->p[P_BLOCK];
     CUdeviceptr a = c->a, b = c->b ? c->b : c->a, value = c->value, index = c->index;
     CUdeviceptr partials = s.partials, tickets = s.ticket;
@@ -197,7 +195,7 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
     if (c->rows_axis) {
         void *args[] = {&a,        &b,     &rows,  &cols,     &ld,     &stride, &all, &g.lanes_log2,
                         &g.splits, &value, &index, &partials, &tickets};
-        rc = cuspec__launch(ctx, &k, v, g.grid, block, programmatic, stream, args);
+        rc = cuspec__launch(ctx, &k, v, g.grid, block, 1, stream, args);
     } else {
         unsigned long long rows_each = c->rows;
         for (unsigned long long p = 0; rc == CUSPEC_OK && p < g.pieces; p++) {
@@ -208,7 +206,7 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
             unsigned grid[3] = {g.grid[0], g.grid[1], (unsigned)n};
             void *args[] = {&pa,           &pb,       &rows_each, &cols, &ld,       &stride,
                             &g.lanes_log2, &g.splits, &pv,        &pi,   &partials, &tickets};
-            rc = cuspec__launch(ctx, &k, v, grid, block, programmatic, stream, args);
+            rc = cuspec__launch(ctx, &k, v, grid, block, 1, stream, args);
         }
     }
     if (own) {

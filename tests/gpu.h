@@ -3,6 +3,7 @@
 #ifndef CUSPEC_TEST_GPU_H
 #define CUSPEC_TEST_GPU_H
 
+#include "catalogue.h"
 #include "context.h"
 #include "tap.h"
 #include "driver.h"
@@ -66,6 +67,24 @@ static inline void gpu_require_in_child(void)
 static inline int gpu_wants_pdl(const cuspec_ctx *ctx)
 {
     return ctx->arch >= 90 && drv->version >= 12030;
+}
+
+/* Fails the test point unless the default kernel of (family, dtype, op),
+ * made for ctx's device, launches programmatically exactly where
+ * gpu_wants_pdl says; prints which. */
+static inline void gpu_check_pdl(cuspec_ctx *ctx, int family, int dtype, int op)
+{
+    const char *name = cuspec__family(family)->name;
+    const int want = gpu_wants_pdl(ctx);
+    printf("# sm_%d %s: programmatic dependent launch %s\n", ctx->arch, name, want ? "on" : "off");
+    struct cuspec__variant v;
+    cuspec__variant_default(family, dtype, op, ctx->arch, &v);
+    struct cuspec__kernel kern = {0};
+    int rc = cuspec__function(ctx, NULL, &v, &kern);
+    if (rc != CUSPEC_OK)
+        TAP_FAIL("%s's default kernel: %s: %s", name, cuspec_strerror(rc), cuspec_last_error());
+    else if (kern.pdl != want)
+        TAP_FAIL("%s: programmatic launch %d, want %d", name, kern.pdl, want);
 }
 
 /* A chain of calls, each reading what the one before wrote (programmatic

@@ -763,26 +763,31 @@ TEST(graph_replayed_100_times)
 
 /* ## A copy, then the axis calls that read it */
 
-/* 8 rounds: input k (in d_in[0], CHAIN_N elements each) copied into buf,
- * then buf's column sums (to d_value) and row argmaxes (to d_index), each
- * round's results CHAIN_APART bytes from the last. Small enough for every
- * call to launch programmatically: each waits for the one before. */
-#define CHAIN_ROWS 512
+/* 8 rounds: input k (in d_in[0], rows x CHAIN_COLS f32 each) copied into
+ * buf (d_in[1]), then buf's column sums (to d_value) and row argmaxes (to
+ * d_index), each round's results CHAIN_APART bytes from the last. The axis
+ * calls launch programmatically at every size, the copies up to
+ * CUSPEC__PDL_COPY_BYTES: each call waits for the one before. */
 #define CHAIN_COLS 1000
-#define CHAIN_N ((size_t)CHAIN_ROWS * CHAIN_COLS)
-#define CHAIN_APART 8192
+#define CHAIN_APART 32768
+
+struct axis_chain {
+    size_t rows;
+    CUdeviceptr buf;
+};
 
 static void chain(CUstream s, void *user)
 {
-    const CUdeviceptr buf = *(const CUdeviceptr *)user;
-    cuspec_matrix m = {CHAIN_ROWS, CHAIN_COLS, CHAIN_COLS, 1, 0};
+    const struct axis_chain *c = user;
+    const size_t n = c->rows * CHAIN_COLS;
+    cuspec_matrix m = {c->rows, CHAIN_COLS, CHAIN_COLS, 1, 0};
     for (int k = 0; k < 8; k++) {
         CUdeviceptr at = (CUdeviceptr)k * CHAIN_APART;
-        int rc = cuspec_copy(ctx, buf, d_in[0] + k * CHAIN_N * 4, CHAIN_N * 4, s);
+        int rc = cuspec_copy(ctx, c->buf, d_in[0] + k * n * 4, n * 4, s);
         if (rc == CUSPEC_OK)
-            rc = cuspec_reduce_cols(ctx, CUSPEC_SUM, CUSPEC_F32, buf, &m, d_value + at, 0, s);
+            rc = cuspec_reduce_cols(ctx, CUSPEC_SUM, CUSPEC_F32, c->buf, &m, d_value + at, 0, s);
         if (rc == CUSPEC_OK)
-            rc = cuspec_reduce_rows(ctx, CUSPEC_ARGMAX, CUSPEC_F32, buf, &m, 0, d_index + at, s);
+            rc = cuspec_reduce_rows(ctx, CUSPEC_ARGMAX, CUSPEC_F32, c->buf, &m, 0, d_index + at, s);
         if (rc != CUSPEC_OK) {
             CASE_FAIL("round %d of the chain: %s: %s", k, cuspec_strerror(rc), cuspec_last_error());
             return;
@@ -792,57 +797,47 @@ static void chain(CUstream s, void *user)
 
 static void chain_poison(CUstream s, void *user)
 {
+    const struct axis_chain *c = user;
     CU_OK(drv->cuMemsetD8Async(d_value, POISON, 8 * CHAIN_APART, s));
     CU_OK(drv->cuMemsetD8Async(d_index, POISON, 8 * CHAIN_APART, s));
-    CU_OK(drv->cuMemsetD8Async(*(const CUdeviceptr *)user, POISON, CHAIN_N * 4, s));
+    CU_OK(drv->cuMemsetD8Async(c->buf, POISON, c->rows * CHAIN_COLS * 4, s));
 }
 
 static void chain_check(const char *how, void *user)
 {
-    (void)user;
+    const struct axis_chain *c = user;
     static unsigned char sums[8 * CHAIN_APART], args[8 * CHAIN_APART];
     CU_OK(drv->cuMemcpyDtoH(sums, d_value, sizeof sums));
     CU_OK(drv->cuMemcpyDtoH(args, d_index, sizeof args));
     for (int k = 0; k < 8; k++) {
-        struct shape sh = {CHAIN_ROWS, CHAIN_COLS, CHAIN_COLS, 1, 0, k * CHAIN_N};
+        struct shape sh = {c->rows, CHAIN_COLS, CHAIN_COLS, 1, 0, k * c->rows * CHAIN_COLS};
         char what[96];
-        snprintf(what, sizeof what, "%s: round %d's copy", how, k);
+        snprintf(what, sizeof what, "%s: %zu rows, round %d's copy", how, c->rows, k);
         memcpy(h_value, sums + k * CHAIN_APART, CHAIN_COLS * 4);
         for (size_t o = 0; o < CHAIN_COLS; o++)
             check_result(0, CUSPEC__AXIS_SUM, CUSPEC_F32, &sh, o, VALUE, what);
-        memcpy(h_index, args + k * CHAIN_APART, CHAIN_ROWS * 8);
-        for (size_t o = 0; o < CHAIN_ROWS; o++)
+        memcpy(h_index, args + k * CHAIN_APART, c->rows * 8);
+        for (size_t o = 0; o < c->rows; o++)
             check_result(1, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, &sh, o, INDEX, what);
     }
-}
-
-/* Whether f's default kernel for f32 sums launches programmatically. */
-static void check_pdl(const struct cuspec__family *f, int family, int want)
-{
-    struct cuspec__variant v;
-    memset(&v, 0, sizeof v);
-    v.family = family;
-    v.dtype = CUSPEC_F32;
-    v.op = CUSPEC__AXIS_SUM;
-    f->defaults(ctx->arch, &v);
-    struct cuspec__kernel kern = {0};
-    CUSPEC_OK_(cuspec__function(ctx, NULL, &v, &kern));
-    if (kern.pdl != want)
-        CASE_FAIL("%s: programmatic launch %d, want %d", f->name, kern.pdl, want);
 }
 
 TEST(chained_copy_then_axis)
 {
     group_begin();
-    int want = gpu_wants_pdl(ctx);
-    printf("# sm_%d: programmatic dependent launch %s\n", ctx->arch, want ? "on" : "off");
-    check_pdl(&cuspec__family_reduce_rows, CUSPEC__FAM_REDUCE_ROWS, want);
-    check_pdl(&cuspec__family_reduce_cols, CUSPEC__FAM_REDUCE_COLS, want);
-    CHECK(CHAIN_N * 4 <= CUSPEC__PDL_STRIDED_BYTES);
-    upload(CUSPEC_F32, 8 * CHAIN_N);
-    CUdeviceptr buf = d_in[1];
-    const struct gpu_chain c = {chain_poison, chain, chain_check, &buf};
-    gpu_chain_run(&c);
+    gpu_check_pdl(ctx, CUSPEC__FAM_REDUCE_ROWS, CUSPEC_F32, CUSPEC__AXIS_SUM);
+    gpu_check_pdl(ctx, CUSPEC__FAM_REDUCE_COLS, CUSPEC_F32, CUSPEC__AXIS_SUM);
+    /* The copies programmatic, then not. */
+    static const size_t rows[2] = {512, 4096};
+    CHECK(2 * rows[0] * CHAIN_COLS * 4 <= CUSPEC__PDL_COPY_BYTES &&
+          2 * rows[1] * CHAIN_COLS * 4 > CUSPEC__PDL_COPY_BYTES);
+    CHECK(rows[1] * 8 <= CHAIN_APART && 8 * rows[1] * CHAIN_COLS <= MAX_ELEMS * 2);
+    for (int i = 0; i < 2; i++) {
+        upload(CUSPEC_F32, 8 * rows[i] * CHAIN_COLS);
+        struct axis_chain c = {rows[i], d_in[1]};
+        const struct gpu_chain g = {chain_poison, chain, chain_check, &c};
+        gpu_chain_run(&g);
+    }
     group_end();
 }
 

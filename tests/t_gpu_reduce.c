@@ -878,30 +878,24 @@ TEST(chained_copy_then_sum)
         return;
     group_begin();
     /* Kernels compiled for this device wait, and say so, from sm_90 on. */
-    struct cuspec__variant v;
-    memset(&v, 0, sizeof v);
-    v.family = CUSPEC__FAM_REDUCE;
-    v.dtype = CUSPEC_I32;
-    v.op = OP_SUM;
-    cuspec__family_reduce.defaults(ctx->arch, &v);
-    struct cuspec__kernel kern = {0};
-    CUSPEC_OK_(cuspec__function(ctx, NULL, &v, &kern));
-    int want_pdl = gpu_wants_pdl(ctx);
-    printf("# sm_%d: programmatic dependent launch %s\n", ctx->arch, want_pdl ? "on" : "off");
-    CHECK_INT_EQ(kern.pdl, want_pdl);
+    gpu_check_pdl(ctx, CUSPEC__FAM_REDUCE, CUSPEC_I32, OP_SUM);
 
-    /* 8 inputs of n in d_a, the buffer in d_b; small enough for the calls to
-     * launch programmatically. */
-    struct copy_sum c = {.buf = d_b, .outs = d_out, .n = 300007};
-    CHECK(2 * c.n * 4 <= CUSPEC__PDL_STRIDED_BYTES);
-    for (int k = 0; k < 8; k++) {
-        int32_t *x = (int32_t *)h_a + (size_t)k * c.n;
-        fill_random(CUSPEC_I32, x, c.n);
-        reference(OP_SUM, CUSPEC_I32, x, NULL, c.n, &c.w[k]);
+    /* 8 inputs of n in d_a, the buffer in d_b. The sums launch
+     * programmatically at every size, the copies up to CUSPEC__PDL_COPY_BYTES:
+     * both, then the sums alone. */
+    static const size_t sizes[2] = {300007, 3000017};
+    CHECK(2 * sizes[0] * 4 <= CUSPEC__PDL_COPY_BYTES && 2 * sizes[1] * 4 > CUSPEC__PDL_COPY_BYTES);
+    for (int i = 0; i < 2; i++) {
+        struct copy_sum c = {.buf = d_b, .outs = d_out, .n = sizes[i]};
+        for (int k = 0; k < 8; k++) {
+            int32_t *x = (int32_t *)h_a + (size_t)k * c.n;
+            fill_random(CUSPEC_I32, x, c.n);
+            reference(OP_SUM, CUSPEC_I32, x, NULL, c.n, &c.w[k]);
+        }
+        upload(d_a, h_a, 8 * c.n * 4);
+        const struct gpu_chain chain = {copy_sum_poison, copy_sum_chain, copy_sum_check, &c};
+        gpu_chain_run(&chain);
     }
-    upload(d_a, h_a, 8 * c.n * 4);
-    const struct gpu_chain chain = {copy_sum_poison, copy_sum_chain, copy_sum_check, &c};
-    gpu_chain_run(&chain);
     group_end();
 }
 
