@@ -18,7 +18,8 @@
  * through cuspec__axis_run, and split
  * reductions captured in a CUDA graph replayed 100 times, unchanged;
  * a copy then the axis calls that read it, 8 rounds on a stream and in a
- * graph, each call launched programmatically on sm_90 and later.
+ * graph (on sm_90 and later the axis calls launch programmatically, and the
+ * copies up to 4 MB).
  *
  * One process, one context; kernels compiled into a private store. */
 #include "gpu.h"

@@ -8,8 +8,9 @@
  * specialization (two-launch SINGLE=0 ones and several GRID values among
  * them) plus all the defaults. Then a reduction captured into a CUDA graph
  * and replayed on fresh data, reductions running concurrently on two
- * streams, and sums that read what a copy just wrote (on sm_90 the kernels
- * launch programmatically), on a stream and in a graph.
+ * streams, and sums that read what a copy just wrote (on sm_90 the sums,
+ * and the copies up to 4 MB, launch programmatically), on a stream and in
+ * a graph.
  *
  * One process, one context, no fork after CUDA is touched. The kernels are
  * compiled by NVRTC into a private store (a fresh $CUSPEC_CACHE_DIR). */
@@ -825,16 +826,18 @@ TEST(graph_capture_replay)
 }
 
 /* ## Chains: each call reads what the one before wrote
- * On sm_90 and later the kernels launch with programmatic stream
- * serialization: a kernel's blocks may be placed before the one before it
- * has finished, and each must wait for it before touching memory. Eight
- * rounds of cuspec_copy of a fresh input into one buffer, then a sum of
- * that buffer, back to back on one stream: a sum that read early would
- * see the round before's bytes, a copy that wrote early would change the
- * bytes a sum still reads. Then the same captured in a graph. */
+ * On sm_90 and later the sums (and copies up to CUSPEC__PDL_COPY_BYTES) launch
+ * with programmatic stream serialization: a kernel's blocks may be placed
+ * before the one before it has finished, and each must wait for it before
+ * touching memory. Eight rounds of cuspec_copy of a fresh input into one
+ * buffer, then a sum of that buffer, back to back on one stream: a sum that
+ * read early would see the round before's bytes, a copy that wrote early
+ * would change the bytes a sum still reads. Then the same captured in a
+ * graph. */
 struct copy_sum {
     CUdeviceptr buf, outs;
     size_t n;
+    int dtype; /* 4 bytes */
     struct want w[8];
 };
 
@@ -845,7 +848,7 @@ static void copy_sum_chain(CUstream s, void *user)
         CUdeviceptr in = d_a + (CUdeviceptr)k * c->n * 4, out = c->outs + (CUdeviceptr)k * OUT_BYTES;
         int rc = cuspec_copy(ctx, c->buf, in, c->n * 4, s);
         if (rc == CUSPEC_OK)
-            rc = cuspec_reduce(ctx, CUSPEC_SUM, CUSPEC_I32, c->buf, c->n, out, s);
+            rc = cuspec_reduce(ctx, CUSPEC_SUM, c->dtype, c->buf, c->n, out, s);
         if (rc != CUSPEC_OK) {
             CASE_FAIL("round %d of the chain: %s: %s", k, cuspec_strerror(rc), cuspec_last_error());
             return;
@@ -867,8 +870,9 @@ static void copy_sum_check(const char *how, void *user)
     CU_OK(drv->cuMemcpyDtoH(got, c->outs, sizeof got));
     for (int k = 0; k < 8; k++) {
         char what[96];
-        snprintf(what, sizeof what, "%s: i32 sum of the copy, round %d", how, k);
-        compare(OP_SUM, CUSPEC_I32, got + k * OUT_BYTES, &c->w[k], what);
+        snprintf(what, sizeof what, "%s: %s sum of %zu copied, round %d", how,
+                 cuspec_dtype_name(c->dtype), c->n, k);
+        compare(OP_SUM, c->dtype, got + k * OUT_BYTES, &c->w[k], what);
     }
 }
 
@@ -882,15 +886,20 @@ TEST(chained_copy_then_sum)
 
     /* 8 inputs of n in d_a, the buffer in d_b. The sums launch
      * programmatically at every size, the copies up to CUSPEC__PDL_COPY_BYTES:
-     * both, then the sums alone. */
-    static const size_t sizes[2] = {300007, 3000017};
-    CHECK(2 * sizes[0] * 4 <= CUSPEC__PDL_COPY_BYTES && 2 * sizes[1] * 4 > CUSPEC__PDL_COPY_BYTES);
-    for (int i = 0; i < 2; i++) {
-        struct copy_sum c = {.buf = d_b, .outs = d_out, .n = sizes[i]};
+     * both, then the sums alone (i32 in one launch; f32 in two, the first
+     * placed early behind the copy, the second behind the first). */
+    static const struct {
+        int dtype;
+        size_t n;
+    } rounds[3] = {{CUSPEC_I32, 300007}, {CUSPEC_I32, 3000017}, {CUSPEC_F32, 3000017}};
+    CHECK(2 * rounds[0].n * 4 <= CUSPEC__PDL_COPY_BYTES &&
+          2 * rounds[1].n * 4 > CUSPEC__PDL_COPY_BYTES);
+    for (int i = 0; i < 3; i++) {
+        struct copy_sum c = {.buf = d_b, .outs = d_out, .n = rounds[i].n, .dtype = rounds[i].dtype};
         for (int k = 0; k < 8; k++) {
-            int32_t *x = (int32_t *)h_a + (size_t)k * c.n;
-            fill_random(CUSPEC_I32, x, c.n);
-            reference(OP_SUM, CUSPEC_I32, x, NULL, c.n, &c.w[k]);
+            void *x = (int32_t *)h_a + (size_t)k * c.n;
+            fill_random(c.dtype, x, c.n);
+            reference(OP_SUM, c.dtype, x, NULL, c.n, &c.w[k]);
         }
         upload(d_a, h_a, 8 * c.n * 4);
         const struct gpu_chain chain = {copy_sum_poison, copy_sum_chain, copy_sum_check, &c};
