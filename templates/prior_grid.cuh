@@ -4,8 +4,9 @@
  * memory.  The host launches the kernels of families that say so
  * (waits_for_prior_grid in src/catalogue.h), from code made for sm_90 or
  * later, with programmatic stream serialization, so that a
- * kernel's blocks are placed while the one before it drains (only for
- * small calls: see CUSPEC__PDL_TILED_BYTES in src/context.h).  The next
+ * kernel's blocks are placed while the one before it drains (reductions at
+ * every size, transposes and copies only when small: see
+ * CUSPEC__PDL_TILED_BYTES in src/context.h).  The next
  * grid launches once every block has run CUSPEC_LET_NEXT_GRID() or ended:
  * transposes run it first thing, reductions once their input is read.
  * Shipped PTX (compute_75) has neither.
