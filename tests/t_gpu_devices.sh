@@ -5,7 +5,7 @@
 "$CUSPEC" devices --json >"$tap_out" 2>"$tap_err"
 rc=$?
 [ $rc -eq 3 ] && skip "no CUDA driver or device: $(head -c 200 "$tap_err")"
-plan 22
+plan 28
 ok $rc "devices --json exits 0"
 cat "$tap_out" | sed 's/^/# /'
 
@@ -37,6 +37,29 @@ sed 's/^/# /' "$tap_out"
 ok $? "bench transpose checked four results"
 [ "$(grep -c '"ratio_same":[0-9]' "$tap_out")" -eq 4 ]
 ok $? "each transpose row gives its ratio to copying the same bytes"
+
+# Reductions against the read ceiling: the f32 sum of 2^28 (1 GiB) timed
+# first; each row's x read is its GB/s in the graph over it, so the same
+# sum's own row comes out near 1.
+"$CUSPEC" bench reduce --op sum,argmax --dtype f32 --n 2^20,2^28 --reps 5 --json \
+    >"$tap_out" 2>"$tap_err"
+ok $? "bench reduce exits 0 (every checked result right)"
+sed 's/^/# /' "$tap_out" "$tap_err"
+ceiling=$(sed -n 's/.*"read_ceiling_gbs":\([0-9.]*\).*/\1/p' "$tap_out")
+awk -v c="${ceiling:-0}" 'BEGIN { exit !(c >= 100 && c <= 20000) }'
+ok $? "the header gives a read ceiling between 100 GB/s and 20 TB/s ($ceiling GB/s)"
+[ "$(grep -c '"ratio_read":[0-9]' "$tap_out")" -eq 4 ]
+ok $? "each reduction row gives its ratio to the read ceiling"
+own=$(sed -n 's/.*"op":"sum","dtype":"f32","n":268435456,.*"ratio_read":\([0-9.]*\).*/\1/p' "$tap_out")
+awk -v r="${own:-0}" 'BEGIN { exit !(r >= 0.9 && r <= 1.1) }'
+ok $? "the sum of 2^28 itself reads at 0.9-1.1 of the ceiling ($own)"
+"$CUSPEC" bench reduce --axis cols --shape 4096x4096 --reps 5 >"$tap_out" 2>"$tap_err"
+ok $? "bench reduce --axis cols exits 0"
+sed 's/^/# /' "$tap_out" "$tap_err"
+grep -q "^read ceiling (x read): f32 sum of [0-9]* elements, [0-9]* GB/s in a graph" "$tap_out" &&
+    grep -q 'x copy  x read  check' "$tap_out" &&
+    grep -Eq '^cols sum +f32 +4096x4096( +[0-9.]+){6} +ok ' "$tap_out"
+ok $? "the table says the ceiling and gives the row its x read"
 
 # Pitched: rows of 1000 and 1001 bytes on 512-byte pitches, 8 more bytes.
 "$CUSPEC" bench transpose --dtype u8 --shape 1000x1001 --pitch 512 --pad 8 --reps 5 \

@@ -27,6 +27,9 @@ static const char help[] =
     "Transposes also print 'x same': the median time of copying the same bytes,\n"
     "timed the same way, over the transpose's (small copies run well under the\n"
     "ceiling: the ramp-up and tail of a call weigh more; 1.000 = as fast as a copy).\n"
+    "Reductions also print 'x read': GB/s by graph_us over the read ceiling, the\n"
+    "same of an f32 sum of 2^28 elements (1 GiB; less on a card under 8 GiB) timed\n"
+    "first in the run (1.000 = reads as fast as that sum).\n"
     "\n"
     "latency: the first f32 sum in this process (resolve, load, launch, complete:\n"
     "from the store, NVRTC or shipped PTX, and which) and the host time to enqueue a\n"
@@ -94,26 +97,51 @@ static int split_lists(struct opts *o)
     return 0;
 }
 
-static void header(const cuspec_device_info *d, double memcpy_gbs, double kernel_gbs, int json)
+/* What a run's cases are measured against: the copy bandwidth and, for
+ * reductions, the read ceiling (0 otherwise). */
+struct ceilings {
+    double copy;       /* GB/s at the median, bytes read + written */
+    double read;       /* GB/s in the graph of the f32 sum of read_n */
+    size_t read_n;
+};
+
+/* GB/s of r in the graph. */
+static double graph_gbs(const cuspec_bench_result *r)
+{
+    return r->graph_us > 0 ? r->bytes / r->graph_us / 1e3 : 0;
+}
+
+static void header(const cuspec_device_info *d, double memcpy_gbs, double kernel_gbs,
+                   const struct ceilings *c, int json)
 {
     if (json) {
         char sm[16];
         snprintf(sm, sizeof sm, "sm_%d%d", d->sm_major, d->sm_minor);
-        cli_json_print(json_pack("{s:o,s:s,s:o,s:o}", "device", cli_json_str(d->name), "sm", sm,
-                                 "memcpy_gbs", cli_json_real("%.1f", memcpy_gbs), "copy_kernel_gbs",
-                                 cli_json_real("%.1f", kernel_gbs)));
+        json_t *o = json_pack("{s:o,s:s,s:o,s:o}", "device", cli_json_str(d->name), "sm", sm,
+                              "memcpy_gbs", cli_json_real("%.1f", memcpy_gbs), "copy_kernel_gbs",
+                              cli_json_real("%.1f", kernel_gbs));
+        if (c->read > 0)
+            o = cli_json_extend(o, json_pack("{s:o,s:I}", "read_ceiling_gbs",
+                                             cli_json_real("%.1f", c->read), "read_ceiling_n",
+                                             (json_int_t)c->read_n));
+        cli_json_print(o);
         return;
     }
     printf("%s (sm_%d%d, %d SMs, peak %.0f GB/s)\n", d->name, d->sm_major, d->sm_minor, d->sm_count,
            d->peak_bandwidth / 1e9);
-    printf("copy bandwidth (read + write): cuMemcpyDtoD %.0f GB/s, cuspec copy %.0f GB/s\n\n",
+    printf("copy bandwidth (read + write): cuMemcpyDtoD %.0f GB/s, cuspec copy %.0f GB/s\n",
            memcpy_gbs, kernel_gbs);
+    if (c->read > 0)
+        printf("read ceiling (x read): f32 sum of %zu elements, %.0f GB/s in a graph\n", c->read_n,
+               c->read);
+    putchar('\n');
 }
 
 /* One case's JSON line: what it was (`label`, which this takes), then its
  * times and check. */
-static void row_json(json_t *label, const cuspec_bench_result *r, double copy)
+static void row_json(json_t *label, const cuspec_bench_result *r, const struct ceilings *c)
 {
+    const double copy = c->copy;
     json_t *o = cli_json_extend(
         label,
         json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:s}", "median_us",
@@ -128,28 +156,33 @@ static void row_json(json_t *label, const cuspec_bench_result *r, double copy)
         o = cli_json_extend(o, json_pack("{s:o,s:o}", "copy_us", cli_json_real("%.3f", r->copy_us),
                                          "ratio_same",
                                          cli_json_real("%.4f", r->copy_us / r->median_us)));
+    if (c->read > 0)
+        o = cli_json_extend(o, json_pack("{s:o}", "ratio_read",
+                                         cli_json_real("%.4f", graph_gbs(r) / c->read)));
     cli_json_print(cli_json_extend(o, json_pack("{s:o}", "kernel", cli_json_str(r->kernel))));
 }
 
 /* One case's row of the table, after its label. */
-static void row(const char *label, const cuspec_bench_result *r, double copy)
+static void row(const char *label, const cuspec_bench_result *r, const struct ceilings *c)
 {
     printf("%s %10.2f %9.2f %9.2f %8.0f %7.3f", label, r->median_us, r->batch_us, r->graph_us,
-           r->gbs, r->gbs / copy);
+           r->gbs, r->gbs / c->copy);
     if (r->copy_us > 0)
         printf(" %7.3f", r->copy_us / r->median_us);
+    if (c->read > 0)
+        printf(" %7.3f", graph_gbs(r) / c->read);
     printf("  %-5s %s\n", r->correct ? "ok" : "WRONG", r->kernel);
 }
 
 /* The cases of a reduce or transpose benchmark: with ctx NULL, every case
  * is checked and nothing runs (usage errors come before the GPU is opened);
  * else each runs and prints its row. */
-static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
+static int bench_reduce(cuspec_ctx *ctx, struct opts *o, const struct ceilings *c)
 {
     char label[256];
     if (ctx != NULL && !o->json)
-        printf("op     dtype           n  median_us  batch_us  graph_us     GB/s  x copy  check "
-               "kernel\n");
+        printf("op     dtype           n  median_us  batch_us  graph_us     GB/s  x copy  x read  "
+               "check kernel\n");
     int wrong = 0;
     for (int i = 0; i < o->n_op; i++)
         for (int j = 0; j < o->n_dt; j++)
@@ -167,10 +200,10 @@ static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
                 if (o->json) {
                     row_json(json_pack("{s:s,s:s,s:I}", "op", o->op[i], "dtype", o->dt[j], "n",
                                        (json_int_t)s.n),
-                             &r, copy);
+                             &r, c);
                 } else {
                     snprintf(label, sizeof label, "%-6s %-5s %11zu", o->op[i], o->dt[j], s.n);
-                    row(label, &r, copy);
+                    row(label, &r, c);
                 }
                 fflush(stdout);
                 wrong |= !r.correct;
@@ -178,7 +211,7 @@ static int bench_reduce(cuspec_ctx *ctx, struct opts *o, double copy)
     return wrong ? EXIT_FAILED : EXIT_OK;
 }
 
-static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
+static int bench_transpose(cuspec_ctx *ctx, struct opts *o, const struct ceilings *c)
 {
     char label[256];
     int padded = o->layout.pitch || o->layout.pad;
@@ -208,10 +241,10 @@ static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
                 row_json(json_pack("{s:s,s:I,s:I,s:I,s:I}", "dtype", o->dt[j], "rows",
                                    (json_int_t)s.rows, "cols", (json_int_t)s.cols, "ld_in",
                                    (json_int_t)s.ld_in, "ld_out", (json_int_t)s.ld_out),
-                         &r, copy);
+                         &r, c);
             } else {
                 snprintf(label, sizeof label, "%-5s %13s%s", o->dt[j], o->sz[k], lds);
-                row(label, &r, copy);
+                row(label, &r, c);
             }
             fflush(stdout);
             wrong |= !r.correct;
@@ -220,7 +253,7 @@ static int bench_transpose(cuspec_ctx *ctx, struct opts *o, double copy)
 }
 
 /* Reductions along an axis: each op, dtype and shape. */
-static int bench_axis(cuspec_ctx *ctx, struct opts *o, double copy)
+static int bench_axis(cuspec_ctx *ctx, struct opts *o, const struct ceilings *c)
 {
     char label[256];
     const char *family = cli_axis_family(o->axis);
@@ -228,7 +261,7 @@ static int bench_axis(cuspec_ctx *ctx, struct opts *o, double copy)
     if (ctx != NULL && !o->json)
         printf(
             "axis op     dtype          shape%s  median_us  batch_us  graph_us     GB/s  x copy  "
-            "check kernel\n",
+            "x read  check kernel\n",
             padded ? "      ld" : "");
     int wrong = 0;
     for (int i = 0; i < o->n_op; i++)
@@ -250,14 +283,14 @@ static int bench_axis(cuspec_ctx *ctx, struct opts *o, double copy)
                     row_json(json_pack("{s:s,s:s,s:s,s:I,s:I,s:I}", "axis", o->axis, "op", o->op[i],
                                        "dtype", o->dt[j], "rows", (json_int_t)s.rows, "cols",
                                        (json_int_t)s.cols, "ld", (json_int_t)s.ld_in),
-                             &r, copy);
+                             &r, c);
                 } else {
                     char ld[32] = "";
                     if (padded)
                         snprintf(ld, sizeof ld, " %7zu", s.ld_in);
                     snprintf(label, sizeof label, "%-4s %-6s %-5s %14s%s", o->axis, o->op[i],
                              o->dt[j], o->sz[k], ld);
-                    row(label, &r, copy);
+                    row(label, &r, c);
                 }
                 fflush(stdout);
                 wrong |= !r.correct;
@@ -356,9 +389,9 @@ static int run(int argc, char **argv)
     if (strcmp(o.what, "reduce") == 0 || strcmp(o.what, "transpose") == 0) {
         status = split_lists(&o);
         if (status == EXIT_OK)
-            status = o.axis                          ? bench_axis(NULL, &o, 0)
-                     : strcmp(o.what, "reduce") == 0 ? bench_reduce(NULL, &o, 0)
-                                                     : bench_transpose(NULL, &o, 0);
+            status = o.axis                          ? bench_axis(NULL, &o, NULL)
+                     : strcmp(o.what, "reduce") == 0 ? bench_reduce(NULL, &o, NULL)
+                                                     : bench_transpose(NULL, &o, NULL);
         if (status != EXIT_OK)
             return status;
     }
@@ -381,14 +414,29 @@ static int run(int argc, char **argv)
         cuspec_ctx_destroy(ctx);
         return cli_fail(rc, "copy benchmark failed");
     }
-    double copy = memcpy_gbs > kernel_gbs ? memcpy_gbs : kernel_gbs;
-    header(d, memcpy_gbs, kernel_gbs, o.json);
+    struct ceilings lim = {.copy = memcpy_gbs > kernel_gbs ? memcpy_gbs : kernel_gbs};
+    if (strcmp(o.what, "reduce") == 0) {
+        /* The read ceiling: an f32 sum of as many bytes as the copies. */
+        cuspec_bench_result r;
+        lim.read_n = bytes / 4;
+        rc = cuspec_bench_reduce(ctx, CUSPEC_SUM, CUSPEC_F32, lim.read_n, o.reps, &r);
+        if (rc != CUSPEC_OK || !r.correct) {
+            cuspec_ctx_destroy(ctx);
+            if (rc != CUSPEC_OK)
+                return cli_fail(rc, "read ceiling (an f32 sum) failed");
+            fprintf(stderr, "cuspec: read ceiling: the f32 sum of %zu elements was wrong (%s)\n",
+                    lim.read_n, r.kernel);
+            return EXIT_FAILED;
+        }
+        lim.read = graph_gbs(&r);
+    }
+    header(d, memcpy_gbs, kernel_gbs, &lim, o.json);
     if (o.axis != NULL)
-        status = bench_axis(ctx, &o, copy);
+        status = bench_axis(ctx, &o, &lim);
     else if (strcmp(o.what, "reduce") == 0)
-        status = bench_reduce(ctx, &o, copy);
+        status = bench_reduce(ctx, &o, &lim);
     else if (strcmp(o.what, "transpose") == 0)
-        status = bench_transpose(ctx, &o, copy);
+        status = bench_transpose(ctx, &o, &lim);
     cuspec_ctx_destroy(ctx);
     return status;
 }
