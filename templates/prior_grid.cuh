@@ -8,7 +8,8 @@
  * every size, transposes and copies only when small: see
  * CUSPEC__PDL_TILED_BYTES in src/context.h).  The next
  * grid launches once every block has run CUSPEC_LET_NEXT_GRID() or ended:
- * transposes run it first thing, reductions once their input is read.
+ * transposes run it first thing, reductions once their input is read
+ * (the one block of a final pass, first thing).
  * Shipped PTX (compute_75) has neither.
  *
  * Every template includes this file (NVRTC gets it as a header, and the
