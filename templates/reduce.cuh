@@ -996,7 +996,7 @@ __global__ void __launch_bounds__(BLOCK)
                   "BLOCK: multiple of 32 in [32,1024]");
     static_assert(OP >= 0 && OP <= 3, "OP: 0 sum, 1 min, 2 max, 3 dot");
     CUSPEC_AFTER_PRIOR_GRID();
-    CUSPEC_LET_NEXT_GRID(); // one block: the next grid's fill the other SMs meanwhile
+    CUSPEC_LET_NEXT_GRID(); // one block: the next grid's blocks fill the other SMs meanwhile
     Acc r = identity<T, Acc, OP>();
     for (unsigned int i = threadIdx.x; i < count; i += BLOCK)
         r = combine<Acc, OP>(r, partials[i]);
