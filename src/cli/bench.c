@@ -100,8 +100,8 @@ static int split_lists(struct opts *o)
 /* What a run's cases are measured against: the copy bandwidth and, for
  * reductions, the read ceiling (0 otherwise). */
 struct ceilings {
-    double copy;       /* GB/s at the median, bytes read + written */
-    double read;       /* GB/s in the graph of the f32 sum of read_n */
+    double copy; /* GB/s at the median, bytes read + written */
+    double read; /* GB/s in the graph of the f32 sum of read_n */
     size_t read_n;
 };
 
@@ -157,8 +157,8 @@ static void row_json(json_t *label, const cuspec_bench_result *r, const struct c
                                          "ratio_same",
                                          cli_json_real("%.4f", r->copy_us / r->median_us)));
     if (c->read > 0)
-        o = cli_json_extend(o, json_pack("{s:o}", "ratio_read",
-                                         cli_json_real("%.4f", graph_gbs(r) / c->read)));
+        o = cli_json_extend(
+            o, json_pack("{s:o}", "ratio_read", cli_json_real("%.4f", graph_gbs(r) / c->read)));
     cli_json_print(cli_json_extend(o, json_pack("{s:o}", "kernel", cli_json_str(r->kernel))));
 }
 
