@@ -97,8 +97,7 @@ static int split_lists(struct opts *o)
     return 0;
 }
 
-/* What a run's cases are measured against: the copy bandwidth and, for
- * reductions, the read ceiling (0 otherwise). */
+/* The copy bandwidth and, for reductions, the read ceiling (else 0). */
 struct ceilings {
     double copy; /* GB/s at the median, bytes read + written */
     double read; /* GB/s in the graph of the f32 sum of read_n */
@@ -141,7 +140,6 @@ static void header(const cuspec_device_info *d, double memcpy_gbs, double kernel
  * times and check. */
 static void row_json(json_t *label, const cuspec_bench_result *r, const struct ceilings *c)
 {
-    const double copy = c->copy;
     json_t *o = cli_json_extend(
         label,
         json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o,s:s}", "median_us",
@@ -149,7 +147,7 @@ static void row_json(json_t *label, const cuspec_bench_result *r, const struct c
                   "p90_us", cli_json_real("%.3f", r->p90_us), "batch_us",
                   cli_json_real("%.3f", r->batch_us), "graph_us",
                   cli_json_real("%.3f", r->graph_us), "gbs", cli_json_real("%.1f", r->gbs), "ratio",
-                  cli_json_real("%.4f", r->gbs / copy), "correct", r->correct, "error",
+                  cli_json_real("%.4f", r->gbs / c->copy), "correct", r->correct, "error",
                   cli_json_real("%.3g", r->error), "tier",
                   cuspec_tier_name(r->tier) ? cuspec_tier_name(r->tier) : "?"));
     if (r->copy_us > 0)
