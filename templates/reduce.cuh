@@ -844,6 +844,27 @@ __device__ __forceinline__ void word_finish(A v, Out *out, unsigned int *ticket)
 }
 
 // ---- one pass over the input, every op --------------------------------------
+// Before the prior grid's wait (sm_90+): thread 0 asks the L2 for the first
+// half of the block's first tile of p (vectors of VEC from p) while that grid
+// drains; a hint, and coherent, as the L2 is the point of coherence.
+// docs/experiments/reduce.md: "The first tile asked of the L2 before the wait".
+template <typename T, int BLOCK, int ITEMS, int VEC>
+__device__ __forceinline__ void first_tile_to_l2(const T *p, unsigned long long nv)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr unsigned long long TILE = (unsigned long long)BLOCK * ITEMS;
+    const unsigned long long v0 = (unsigned long long)blockIdx.x * TILE;
+    if (threadIdx.x != 0 || v0 >= nv)
+        return;
+    const unsigned long long v1 = v0 + TILE / 2 < nv ? v0 + TILE / 2 : nv;
+    const unsigned long long lo = reinterpret_cast<unsigned long long>(p + v0 * VEC) & ~15ULL;
+    const unsigned long long hi = reinterpret_cast<unsigned long long>(p + v1 * VEC) & ~15ULL;
+    if (hi > lo)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(lo), "r"((unsigned)(hi - lo))
+                     : "memory");
+#endif
+}
+
 template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE, typename A,
           typename Out>
 __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__restrict__ b,
@@ -858,6 +879,17 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
                   "VEC: 1, 2, 4, 8 or 16");
     static_assert(VEC * sizeof(T) <= 16, "VEC*sizeof(T) must be <= 16 bytes");
     static_assert(SINGLE == 0 || SINGLE == 1, "SINGLE: 0 or 1");
+    // head: elements before the first VB-aligned address (< VEC of them, none
+    // where VEC is 1); body: nv aligned vectors; tail: < VEC leftover elements.
+    constexpr unsigned long long VB = (unsigned long long)VEC * sizeof(T);
+    const unsigned long long amis = reinterpret_cast<unsigned long long>(a) & (VB - 1);
+    unsigned long long head = amis ? (VB - amis) / sizeof(T) : 0;
+    if (head > n)
+        head = n;
+    const unsigned long long nv = (n - head) / VEC;
+    first_tile_to_l2<T, BLOCK, ITEMS, VEC>(a + head, nv);
+    if constexpr (OP == OP_DOT)
+        first_tile_to_l2<T, BLOCK, ITEMS, VEC>(b + head, nv);
     CUSPEC_AFTER_PRIOR_GRID();
 
     constexpr int W = slots<T, OP, VEC>::value;
@@ -870,8 +902,6 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
     if constexpr (VEC == 1) {
         loads<T, Acc, OP, BLOCK, 1, ITEMS, 1>(a, b, n, 0, l1, acc);
     } else {
-        constexpr unsigned long long VB = (unsigned long long)VEC * sizeof(T);
-        const unsigned long long amis = reinterpret_cast<unsigned long long>(a) & (VB - 1);
         bool vec_ok = true;
         if constexpr (OP == OP_DOT) {
             vec_ok = (reinterpret_cast<unsigned long long>(b) & (VB - 1)) == amis;
@@ -882,12 +912,6 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
                 accumulate<T, Acc, OP, BLOCK, 1, K, 1, false>(a, b, n, 0, acc);
         }
         if (vec_ok) {
-            // head: elements before the first VB-aligned address (< VEC of them);
-            // body: aligned vectors; tail: < VEC leftover elements.
-            unsigned long long head = amis ? (VB - amis) / sizeof(T) : 0;
-            if (head > n)
-                head = n;
-            const unsigned long long nv = (n - head) / VEC;
             const unsigned long long tail = (n - head) - nv * VEC;
             const T *bb = nullptr;
             if constexpr (OP == OP_DOT)
