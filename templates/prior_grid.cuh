@@ -9,8 +9,9 @@
  * CUSPEC__PDL_TILED_BYTES in src/context.h).  The next
  * grid launches once every block has run CUSPEC_LET_NEXT_GRID() or ended:
  * transposes run it first thing, reductions once their input is read
- * (the one block of a final pass, first thing).
- * Shipped PTX (compute_75) has neither.
+ * (the one block of a final pass, first thing).  Reductions ask the L2
+ * for their first loads before the wait (cuspec_to_l2, below).
+ * Shipped PTX (compute_75) has none of these.
  *
  * Every template includes this file (NVRTC gets it as a header, and the
  * store keys hash it with each template); it may be included more than
@@ -23,4 +24,23 @@
 #define CUSPEC_AFTER_PRIOR_GRID() ((void)0)
 #define CUSPEC_LET_NEXT_GRID() ((void)0)
 #endif
+
+/* Before the wait, a kernel may ask the L2 for [p, p + bytes) (rounded in
+ * to 16 bytes; sm_90+, else nothing): a hint, which no write of the grid
+ * before can make stale, as the L2 is the point of coherence and the loads
+ * still come after the wait (docs/experiments/reduce.md: "The first tile
+ * asked of the L2 before the wait"). */
+__device__ __forceinline__ void cuspec_to_l2(const void *p, unsigned long long bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const unsigned long long lo = (reinterpret_cast<unsigned long long>(p) + 15) & ~15ULL;
+    const unsigned long long hi = (reinterpret_cast<unsigned long long>(p) + bytes) & ~15ULL;
+    if (hi > lo)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(lo), "r"((unsigned)(hi - lo))
+                     : "memory");
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 #endif

@@ -844,25 +844,15 @@ __device__ __forceinline__ void word_finish(A v, Out *out, unsigned int *ticket)
 }
 
 // ---- one pass over the input, every op --------------------------------------
-// Before the prior grid's wait (sm_90+): thread 0 asks the L2 for the first
-// half of the block's first tile of p (vectors of VEC from p) while that grid
-// drains; a hint, and coherent, as the L2 is the point of coherence.
-// docs/experiments/reduce.md: "The first tile asked of the L2 before the wait".
+// Thread 0's ask of the L2 (cuspec_to_l2) for the first half of the block's
+// first tile of p, vectors of VEC from p.
 template <typename T, int BLOCK, int ITEMS, int VEC>
 __device__ __forceinline__ void first_tile_to_l2(const T *p, unsigned long long nv)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr unsigned long long TILE = (unsigned long long)BLOCK * ITEMS;
     const unsigned long long v0 = (unsigned long long)blockIdx.x * TILE;
-    if (threadIdx.x != 0 || v0 >= nv)
-        return;
-    const unsigned long long v1 = v0 + TILE / 2 < nv ? v0 + TILE / 2 : nv;
-    const unsigned long long lo = reinterpret_cast<unsigned long long>(p + v0 * VEC) & ~15ULL;
-    const unsigned long long hi = reinterpret_cast<unsigned long long>(p + v1 * VEC) & ~15ULL;
-    if (hi > lo)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(lo), "r"((unsigned)(hi - lo))
-                     : "memory");
-#endif
+    if (threadIdx.x == 0 && v0 < nv)
+        cuspec_to_l2(p + v0 * VEC, ((nv - v0 < TILE / 2 ? nv - v0 : TILE / 2) * VEC) * sizeof(T));
 }
 
 template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE, typename A,

@@ -1116,13 +1116,23 @@ __global__ void __launch_bounds__(BLOCK)
     typedef typename R::A A;
     constexpr bool TWO = OP == DOT;
     static_assert(legal<T, OP, BLOCK, VEC, ITEMS>::value, "");
-    CUSPEC_AFTER_PRIOR_GRID();
     const unsigned long long grain = 1ull << chunk_log2;
     const unsigned long long chunk =
         ((cols + splits - 1) / splits + grain - 1) >> chunk_log2 << chunk_log2;
     const unsigned long long lo = blockIdx.y * chunk;
     const unsigned long long n = lo < cols ? (cols - lo < chunk ? cols - lo : chunk) : 0;
     const unsigned long long r = blockIdx.x;
+    // Half the chunk's first tile asked of the L2 (prior_grid.cuh), but for
+    // argmin/argmax, slower so (docs/experiments/reduce_axis.md: "The first
+    // tile asked of the L2 before the wait").
+    if (!R::ARG && threadIdx.x == 0 && n > 0) {
+        constexpr unsigned long long HALF = (unsigned long long)BLOCK * VEC * ITEMS / 2;
+        const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
+        cuspec_to_l2(a + off, (n < HALF ? n : HALF) * sizeof(T));
+        if constexpr (TWO)
+            cuspec_to_l2(b + off, (n < HALF ? n : HALF) * sizeof(T));
+    }
+    CUSPEC_AFTER_PRIOR_GRID();
     A acc[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
@@ -1162,7 +1172,6 @@ __global__ void __launch_bounds__(BLOCK)
     typedef typename R::A A;
     constexpr bool TWO = OP == DOT;
     static_assert(legal<T, OP, BLOCK, VEC, ITEMS>::value, "");
-    CUSPEC_AFTER_PRIOR_GRID();
 
     const unsigned TX = 1u << tx_log2, TY = BLOCK >> tx_log2;
     const unsigned tx = threadIdx.x & (TX - 1), ty = threadIdx.x >> tx_log2;
@@ -1173,6 +1182,16 @@ __global__ void __launch_bounds__(BLOCK)
     const unsigned long long lo = blockIdx.y * chunk;
     const unsigned long long hi = lo >= rows ? lo : rows - lo < chunk ? rows : lo + chunk;
     const T *p = a + m * stride + c0, *q = (TWO ? b : a) + m * stride + c0;
+    // The first half of the block's first tile of rows, a thread a row (prior_grid.cuh).
+    const unsigned long long cb = (unsigned long long)blockIdx.x * TX * VEC;
+    if (threadIdx.x < TY * ITEMS / 2 && lo + threadIdx.x < hi && cb < cols) {
+        const unsigned long long w = cols - cb < TX * VEC ? cols - cb : TX * VEC;
+        const unsigned long long off = m * stride + (lo + threadIdx.x) * ld + cb;
+        cuspec_to_l2(a + off, w * sizeof(T));
+        if constexpr (TWO)
+            cuspec_to_l2(b + off, w * sizeof(T));
+    }
+    CUSPEC_AFTER_PRIOR_GRID();
 
     A acc[VEC];
 #pragma unroll

@@ -192,28 +192,28 @@ static void without_nvrtc(void *arg)
     CHECK_INT_EQ(first.p[P_VEC] == 1 || shifted_subword(&first), 1);
 
     /* A one-launch record of f64 sums of 800 KB: the defaults for the size
-     * (two launches) serve first, then the family's other choices (seven
-     * more shapes, two of them in two launches too). */
+     * (two launches) serve first, then the family's other choices (eight
+     * more shapes, three of them in two launches too). */
     struct cuspec__spec sum = {.family = CUSPEC__FAM_REDUCE, .dtype = CUSPEC_F64, .n = 100003};
     cuspec__variant_choose(&sum, 90, &defaults);
     CHECK_INT_EQ(defaults.p[3], 0); /* two launches */
     wanted = defaults;
     wanted.p[3] = 1;
     struct cuspec__variant last;
-    CHECK_UINT_EQ(candidates(&sum, 90, &wanted, &first, &last), 8);
+    CHECK_UINT_EQ(candidates(&sum, 90, &wanted, &first, &last), 9);
     CHECK(memcmp(&first, &defaults, sizeof first) == 0);
     /* the shape of the smallest calls (1024 threads of one element) last */
     CHECK_INT_EQ(last.p[0], 1024); /* block */
     CHECK_INT_EQ(last.p[1], 1);    /* items */
 
-    /* Of 8 MB, whose defaults take two launches: they serve a record of
+    /* Of 4 MB, whose defaults take two launches: they serve a record of
      * blocks of 512 first, and their final pass is there too. */
-    struct cuspec__spec sum8 = {.family = CUSPEC__FAM_REDUCE, .dtype = CUSPEC_F64, .n = 1000003};
-    cuspec__variant_choose(&sum8, 90, &defaults);
+    struct cuspec__spec sum4 = {.family = CUSPEC__FAM_REDUCE, .dtype = CUSPEC_F64, .n = 500003};
+    cuspec__variant_choose(&sum4, 90, &defaults);
     CHECK_INT_EQ(defaults.p[3], 0);
     wanted = defaults;
     wanted.p[0] = 512; /* block */
-    CHECK_UINT_EQ(candidates(&sum8, 90, &wanted, &first, NULL), 8);
+    CHECK_UINT_EQ(candidates(&sum4, 90, &wanted, &first, NULL), 9);
     CHECK(memcmp(&first, &defaults, sizeof first) == 0);
 
     /* Older than the shipped PTX, with no cubin: nothing to fall back to. */

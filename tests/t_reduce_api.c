@@ -140,10 +140,17 @@ TEST(arguments_refused_before_the_device)
  * in 128 x 2 x 4 B and argmin and argmax in 256 x 1 x 4 B; min and max of
  * 8 bytes in 128 x 1 x 8 B (to 128 KB) and 512 x 2 x 8 B (to 2 MB), f64 dot
  * in 128 x 1 x 8 B; f64 sums to 32 KB in 1024 x 8 x 8 B (in place of 512 x
- * 4 x 16 B, which no f64 sum takes now). */
+ * 4 x 16 B, which no f64 sum takes now). Then 5 more, the sums and dots of
+ * f32 and f64 from 1 MB since their first tile is asked of the L2: f32 sums
+ * in 128 x 4 x 8 B and 256 x 1 x 16 B (for 256 x 4 x 16 B and 512 x 4 x 16
+ * B in two launches, and the latter's final pass), f32 dots in 128 x 2 x 16
+ * B and 256 x 2 x 8 B (for 256 x 4 x 16 B), f64 sums in 128 x 4 x 16 B and
+ * 256 x 4 x 8 B (its final pass too) and 512 x 4 x 16 B in one launch (for
+ * 1024 x 1 and 1024 x 2 x 8 B and their final pass), f64 dots in 256 x 2 x
+ * 8 B and 512 x 2 x 8 B, with their final passes. */
 #define N_CHOICES                                                                                  \
     ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS - 2 + 4 + 2 * (3 * 2) + 2 * 5 + 2 * 2 * (3 * 2) +   \
-     2 + 2 * (3 * 2) + 2 * (3 * 2) + 1)
+     2 + 2 * (3 * 2) + 2 * (3 * 2) + 1 + 5)
 
 struct fitted {
     int dtype, op;
@@ -231,7 +238,7 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_I32, SUM, (1 << 16) + 1, {512, 2, 1, 1, 1, 0, 0}},
         {CUSPEC_F32, MAX, 1 << 18, {512, 2, 1, 1, 1, 0, 0}},
         /* float sums and dots from 256 KB (f32: above it): two launches of
-         * 128 x 4 x 16 B (f32, to 1 MB) or 128 x 4 x 8 B (the others, to 2
+         * 128 x 4 x 16 B (f32, to 1 MB) or 128 x 4 x 8 B (the others, to 1
          * MB; 16-bit floats from 1 MB 256 x 1 x 16 B), as many as fit */
         {CUSPEC_F32, SUM, (1 << 16) + 1, {128, 4, 4, 0, 0, 0, 0}},
         {CUSPEC_F32, DOT, 1 << 18, {128, 4, 4, 0, 0, 0, 0}},
@@ -240,10 +247,24 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F16, DOT, 1 << 19, {128, 4, 4, 0, 0, 0, 0}},
         {CUSPEC_F16, SUM, (1 << 19) + 1, {256, 1, 8, 0, 0, 0, 0}},
         {CUSPEC_BF16, DOT, 1 << 20, {256, 1, 8, 0, 0, 0, 0}},
-        {CUSPEC_F64, DOT, (1 << 17) + 1, {128, 4, 1, 0, 0, 0, 0}},
+        {CUSPEC_F64, DOT, 1 << 17, {128, 4, 1, 0, 0, 0, 0}},
+        /* f32 and f64 from 1 MB: two launches of a few small blocks an SM
+         * (f32 to 4 MB, f64 sums to 4 MB, f64 dots to 16 MB), then f32 and
+         * f64 sums 512 x 4 x 16 B in one launch, 2 blocks an SM */
+        {CUSPEC_F32, SUM, (1 << 18) + 1, {128, 4, 2, 0, 4, 0, 0}},
+        {CUSPEC_F32, DOT, (1 << 19), {256, 2, 2, 0, 0, 0, 0}},
+        {CUSPEC_F64, SUM, (1 << 17) + 1, {256, 4, 1, 0, 2, 0, 0}},
+        {CUSPEC_F64, DOT, (1 << 17) + 1, {256, 2, 1, 0, 4, 0, 0}},
+        {CUSPEC_F32, SUM, (1 << 19) + 1, {256, 1, 4, 0, 4, 0, 0}},
+        {CUSPEC_F32, DOT, 1 << 20, {128, 2, 4, 0, 4, 0, 0}},
+        {CUSPEC_F64, SUM, (1 << 18) + 1, {128, 4, 2, 0, 4, 0, 0}},
+        {CUSPEC_F64, DOT, (1 << 19) + 1, {512, 2, 1, 0, 2, 0, 0}},
+        {CUSPEC_F64, DOT, 1 << 21, {512, 2, 1, 0, 2, 0, 1}},
+        {CUSPEC_F32, SUM, (1 << 20) + 1, {512, 4, 4, 1, 2, 0, 0}},
+        {CUSPEC_F64, SUM, (1 << 19) + 1, {512, 4, 2, 1, 2, 0, 0}},
+        {CUSPEC_F64, SUM, 1 << 22, {512, 4, 2, 1, 2, 0, 1}},
         /* to 2 MB: the defaults; min and max of 8 bytes 512 x 2 x 8 B, one
          * block an SM */
-        {CUSPEC_F32, SUM, (1 << 18) + 1, {256, 4, 4, 1, 4, 0, 0}},
         {CUSPEC_F64, ARGMAX, (1 << 17) + 1, {256, 4, 2, 1, 4, 0, 0}},
         {CUSPEC_F64, MAX, (1 << 17) + 1, {512, 2, 1, 1, 1, 0, 0}},
         {CUSPEC_U64, MIN, 1 << 18, {512, 2, 1, 1, 1, 0, 0}},
@@ -255,21 +276,17 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_I32, MAX, 1 << 20, {512, 4, 4, 1, 2, 0, 0}},
         {CUSPEC_I32, DOT, 1 << 22, {512, 4, 4, 1, 2, 0, 1}},
         {CUSPEC_I64, SUM, 1 << 21, {512, 4, 2, 1, 2, 0, 0}},
-        /* float sums and dots in two launches, as many blocks as fit:
+        /* other float sums and dots in two launches, as many blocks as fit:
          * 16-bit floats 256 x 1 x 16 B to 4 MB, 512 x 1 x 16 B from there;
-         * f32 256 x 4 x 16 B to 4 MB, then 512 x 4 x 16 B 2 blocks an SM;
-         * f64 1024 x 1 x 8 B to 4 MB, 1024 x 2 x 8 B from there */
+         * f32 dots 512 x 4 x 16 B 2 blocks an SM from 4 MB; f64 dots 1024 x
+         * 1 x 8 B from 2 to 4 MB, 1024 x 2 x 8 B from 16 MB */
         {CUSPEC_BF16, SUM, 1 << 21, {256, 1, 8, 0, 0, 0, 0}},
         {CUSPEC_F16, DOT, (1 << 21) + 1, {512, 1, 8, 0, 0, 0, 0}},
         {CUSPEC_BF16, SUM, (1 << 24) - 1, {512, 1, 8, 0, 0, 0, 0}},
         {CUSPEC_BF16, SUM, 1 << 24, {512, 1, 8, 0, 0, 0, 1}},
-        {CUSPEC_F32, SUM, (1 << 19) + 1, {256, 4, 4, 0, 0, 0, 0}},
-        {CUSPEC_F32, DOT, 1 << 20, {256, 4, 4, 0, 0, 0, 0}},
-        {CUSPEC_F32, SUM, (1 << 20) + 1, {512, 4, 4, 0, 2, 0, 0}},
         {CUSPEC_F32, DOT, 1 << 22, {512, 4, 4, 0, 2, 0, 1}},
-        {CUSPEC_F64, SUM, (1 << 18) + 1, {1024, 1, 1, 0, 0, 0, 0}},
         {CUSPEC_F64, DOT, 1 << 19, {1024, 1, 1, 0, 0, 0, 0}},
-        {CUSPEC_F64, SUM, (1 << 19) + 1, {1024, 2, 1, 0, 0, 0, 0}},
+        {CUSPEC_F64, DOT, (1 << 21) + 1, {1024, 2, 1, 0, 0, 0, 1}},
         /* sums of 4-byte integers: 512 x 2 x 16 B, one block an SM to 4
          * MB, two from there */
         {CUSPEC_I32, SUM, (1 << 19) + 1, {512, 2, 4, 1, 1, 0, 0}},
@@ -377,8 +394,8 @@ TEST(two_launches_come_with_their_final_pass)
                      l.v[j].p[P_BLOCK] == v->p[P_BLOCK];
         CHECK(found);
     }
-    CHECK_UINT_EQ(two, 24);
-    CHECK_UINT_EQ(finals, 22);
+    CHECK_UINT_EQ(two, 27);
+    CHECK_UINT_EQ(finals, 23);
 }
 
 /* ## Compiling: every default, and a sample of the new specializations */
