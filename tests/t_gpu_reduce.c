@@ -10,7 +10,7 @@
  * and replayed on fresh data, reductions running concurrently on two
  * streams, and sums that read what a copy just wrote (on sm_90 the sums,
  * and the copies up to 4 MB, launch programmatically), on a stream and in
- * a graph.
+ * a graph; and inputs in mapped host memory.
  *
  * One process, one context, no fork after CUDA is touched. The kernels are
  * compiled by NVRTC into a private store (a fresh $CUSPEC_CACHE_DIR). */
@@ -988,6 +988,59 @@ TEST(two_streams_concurrent)
     group_end();
 }
 
+/* ## Inputs in mapped host memory
+ * Sums and dots that read pinned host memory through its device address,
+ * each twice back to back on one stream (on sm_90 the second launches
+ * programmatically: its blocks ask the L2 for their first tile, here host
+ * memory, before the first call ends). */
+TEST(inputs_in_mapped_host_memory)
+{
+    if (!ready())
+        return;
+    group_begin();
+    static const struct {
+        int op, dtype;
+        size_t n, off;
+    } cases[] = {{OP_SUM, CUSPEC_F32, 3000017, 1}, {OP_SUM, CUSPEC_F64, 524289, 0},
+                 {OP_DOT, CUSPEC_F64, 300007, 1}, {OP_MAX, CUSPEC_I32, 3000017, 3}};
+    const size_t cap = 2 * (3000017 + 8) * 8;
+    void *host = NULL;
+    CUdeviceptr dev = 0;
+    if (drv->cuMemHostAlloc(&host, cap, CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS ||
+        drv->cuMemHostGetDevicePointer(&dev, host, 0) != CUDA_SUCCESS) {
+        TAP_FAIL("cuMemHostAlloc or cuMemHostGetDevicePointer failed");
+        if (host)
+            drv->cuMemFreeHost(host);
+        return;
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const size_t es = cuspec_dtype_size(cases[i].dtype), n = cases[i].n;
+        unsigned char *a = (unsigned char *)host + cases[i].off * es, *b = a + (n + 8) * es;
+        fill_random(cases[i].dtype, a, n);
+        fill_random(cases[i].dtype, b, n);
+        struct want w;
+        reference(cases[i].op, cases[i].dtype, a, b, n, &w);
+        const CUdeviceptr da = dev + cases[i].off * es, db = da + (n + 8) * es;
+        CU_OK(drv->cuMemsetD8(d_out, POISON, 2 * OUT_BYTES));
+        int rc = call_public(cases[i].op, cases[i].dtype, da, db, n, d_out, NULL);
+        if (rc == CUSPEC_OK)
+            rc = call_public(cases[i].op, cases[i].dtype, da, db, n, d_out + OUT_BYTES, NULL);
+        char what[96];
+        snprintf(what, sizeof what, "%s %s n=%zu in mapped host memory", op_name(cases[i].op),
+                 cuspec_dtype_name(cases[i].dtype), n);
+        if (rc != CUSPEC_OK) {
+            CASE_FAIL("%s: %s: %s", what, cuspec_strerror(rc), cuspec_last_error());
+            continue;
+        }
+        unsigned char got[2 * OUT_BYTES];
+        CU_OK(drv->cuMemcpyDtoH(got, d_out, sizeof got));
+        compare(cases[i].op, cases[i].dtype, got, &w, what);
+        compare(cases[i].op, cases[i].dtype, got + OUT_BYTES, &w, what);
+    }
+    drv->cuMemFreeHost(host);
+    group_end();
+}
+
 int main(void)
 {
     if (gpu_cases_setup()) {
@@ -1033,6 +1086,7 @@ int main(void)
         TAP_ENTRY(graph_capture_replay),
         TAP_ENTRY(two_streams_concurrent),
         TAP_ENTRY(chained_copy_then_sum),
+        TAP_ENTRY(inputs_in_mapped_host_memory),
     };
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
 
