@@ -223,9 +223,10 @@ static const struct shape {
     {KB(256), MB(1), ALL, ANY, 512, 1, 8, 1, 0},
     /* min and max of 8 bytes: 512 x 2 x 8 B, one block an SM */
     {MB(1), MB(2), EXT, B8, 512, 2, 8, 1, 0},
-    /* sums and dots of f32 and f64 from 1 to 16 MB: two launches of a few
-     * small blocks an SM (docs/experiments/reduce.md: "Defaults after the
-     * first tile asked of the L2") */
+    /* sums and dots of f32 and f64 from 1 MB (f32 sums and dots to 4 MB,
+     * f64 sums to 4 MB, f64 dots to 16 MB): two launches of small blocks
+     * (docs/experiments/reduce.md: "Defaults after the first tile asked of
+     * the L2") */
     {MB(1), MB(2), FSUM, B4, 128, 4, 8, 4, 1},
     {MB(1), MB(2), FDOT, B4, 256, 2, 8, 0, 1},
     {MB(1), MB(2), FSUM, B8, 256, 4, 8, 2, 1},
@@ -237,15 +238,15 @@ static const struct shape {
     /* sums of f32 and f64 from 4 MB: the wide shape in one launch */
     {MB(4), MB(32), FSUM, B4 | B8, 512, 4, 16, 2, 0},
     /* from 2 MB, the other float sums and dots in two launches by element
-     * size (f32 dots from 4 MB: the wide shape, below), and sums of 4-byte
-     * integers in one, one block an SM to 4 MB and two from there */
+     * size, and sums of 4-byte integers in one, one block an SM to 4 MB
+     * and two from there */
     {MB(4), MB(32), FSUM | FDOT, B2, 512, 1, 16, 0, 1},
     {MB(2), MB(4), FDOT, B8, 1024, 1, 8, 0, 1},
     {MB(16), MB(32), FDOT, B8, 1024, 2, 8, 0, 1},
     {MB(2), MB(4), ISUM, B4, 512, 2, 16, 1, 0},
     {MB(4), MB(32), ISUM, B4, 512, 2, 16, 2, 0},
-    /* the wide shape */
-    {MB(2), MB(32), FSUM | FDOT, ANY, 512, 4, 16, 2, 1},
+    /* the wide shape; f32 dots in two launches */
+    {MB(4), MB(32), FDOT, B4, 512, 4, 16, 2, 1},
     {MB(2), MB(32), ALL, ANY, 512, 4, 16, 2, 0},
 };
 

@@ -140,14 +140,9 @@ TEST(arguments_refused_before_the_device)
  * in 128 x 2 x 4 B and argmin and argmax in 256 x 1 x 4 B; min and max of
  * 8 bytes in 128 x 1 x 8 B (to 128 KB) and 512 x 2 x 8 B (to 2 MB), f64 dot
  * in 128 x 1 x 8 B; f64 sums to 32 KB in 1024 x 8 x 8 B (in place of 512 x
- * 4 x 16 B, which no f64 sum takes now). Then 5 more, the sums and dots of
- * f32 and f64 from 1 MB since their first tile is asked of the L2: f32 sums
- * in 128 x 4 x 8 B and 256 x 1 x 16 B (for 256 x 4 x 16 B and 512 x 4 x 16
- * B in two launches, and the latter's final pass), f32 dots in 128 x 2 x 16
- * B and 256 x 2 x 8 B (for 256 x 4 x 16 B), f64 sums in 128 x 4 x 16 B and
- * 256 x 4 x 8 B (its final pass too) and 512 x 4 x 16 B in one launch (for
- * 1024 x 1 and 1024 x 2 x 8 B and their final pass), f64 dots in 256 x 2 x
- * 8 B and 512 x 2 x 8 B, with their final passes. */
+ * 4 x 16 B, which no f64 sum takes now). Then 5 more: f32 and f64 sums and
+ * dots from 1 MB (docs/experiments/reduce.md: "Defaults after the first
+ * tile asked of the L2"). */
 #define N_CHOICES                                                                                  \
     ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS - 2 + 4 + 2 * (3 * 2) + 2 * 5 + 2 * 2 * (3 * 2) +   \
      2 + 2 * (3 * 2) + 2 * (3 * 2) + 1 + 5)
