@@ -852,8 +852,7 @@ __device__ __forceinline__ void first_tile_to_l2(const T *p, unsigned long long 
     constexpr unsigned long long TILE = (unsigned long long)BLOCK * ITEMS;
     const unsigned long long v0 = (unsigned long long)blockIdx.x * TILE;
     if (threadIdx.x == 0 && v0 < nv)
-        cuspec_to_l2(p + v0 * VEC, (unsigned)((nv - v0 < TILE / 2 ? nv - v0 : TILE / 2) * VEC *
-                                              sizeof(T))); // at most 128 KB
+        cuspec_to_l2(p + v0 * VEC, ((nv - v0 < TILE / 2 ? nv - v0 : TILE / 2) * VEC) * sizeof(T));
 }
 
 template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE, typename A,
@@ -878,14 +877,9 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
     if (head > n)
         head = n;
     const unsigned long long nv = (n - head) / VEC;
-    // A dot's a and b misaligned differently: no common vector body (the
-    // scalar loads below), and no first tile to ask for.
-    const bool vec_ok = OP != OP_DOT || (reinterpret_cast<unsigned long long>(b) & (VB - 1)) == amis;
-    if (vec_ok) {
-        first_tile_to_l2<T, BLOCK, ITEMS, VEC>(a + head, nv);
-        if constexpr (OP == OP_DOT)
-            first_tile_to_l2<T, BLOCK, ITEMS, VEC>(b + head, nv);
-    }
+    first_tile_to_l2<T, BLOCK, ITEMS, VEC>(a + head, nv);
+    if constexpr (OP == OP_DOT)
+        first_tile_to_l2<T, BLOCK, ITEMS, VEC>(b + head, nv);
     CUSPEC_AFTER_PRIOR_GRID();
 
     constexpr int W = slots<T, OP, VEC>::value;
@@ -898,9 +892,12 @@ __device__ __forceinline__ void reduce_body(const T *__restrict__ a, const T *__
     if constexpr (VEC == 1) {
         loads<T, Acc, OP, BLOCK, 1, ITEMS, 1>(a, b, n, 0, l1, acc);
     } else {
+        bool vec_ok = true;
         if constexpr (OP == OP_DOT) {
-            // Scalar loads, one per slot in flight, streamed whatever l1 says
-            // (one copy of this rare path's loop).
+            vec_ok = (reinterpret_cast<unsigned long long>(b) & (VB - 1)) == amis;
+            // a and b misaligned differently: no common vector body. Scalar loads,
+            // one per slot in flight, streamed whatever l1 says (one copy of
+            // this rare path's loop).
             if (!vec_ok)
                 accumulate<T, Acc, OP, BLOCK, 1, K, 1, false>(a, b, n, 0, acc);
         }
