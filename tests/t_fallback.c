@@ -193,7 +193,7 @@ static void without_nvrtc(void *arg)
 
     /* A one-launch record of f64 sums of 800 KB: the defaults for the size
      * (two launches) serve first, then the family's other choices (eight
-     * more shapes, three of them in two launches too). */
+     * more shapes, two of them in two launches too). */
     struct cuspec__spec sum = {.family = CUSPEC__FAM_REDUCE, .dtype = CUSPEC_F64, .n = 100003};
     cuspec__variant_choose(&sum, 90, &defaults);
     CHECK_INT_EQ(defaults.p[3], 0); /* two launches */

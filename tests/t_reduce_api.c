@@ -243,8 +243,8 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F16, SUM, (1 << 19) + 1, {256, 1, 8, 0, 0, 0, 0}},
         {CUSPEC_BF16, DOT, 1 << 20, {256, 1, 8, 0, 0, 0, 0}},
         {CUSPEC_F64, DOT, 1 << 17, {128, 4, 1, 0, 0, 0, 0}},
-        /* f32 and f64 from 1 MB: two launches of a few small blocks an SM
-         * (f32 to 4 MB, f64 sums to 4 MB, f64 dots to 16 MB), then f32 and
+        /* f32 and f64 from 1 MB: two launches of small blocks (f32 to 4
+         * MB, f64 sums to 4 MB, f64 dots to 16 MB), then f32 and
          * f64 sums 512 x 4 x 16 B in one launch, 2 blocks an SM */
         {CUSPEC_F32, SUM, (1 << 18) + 1, {128, 4, 2, 0, 4, 0, 0}},
         {CUSPEC_F32, DOT, (1 << 19), {256, 2, 2, 0, 0, 0, 0}},
