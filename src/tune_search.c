@@ -132,8 +132,9 @@ static double best_gbs(const struct search *s)
 }
 
 /* Compiles the chosen, untried candidates together, then times them one by
- * one (the GPU is not shared), logging each. */
-static void run_batch(struct search *s, unsigned total)
+ * one (the GPU is not shared), logging each; the first `anyway` of them
+ * whatever the time. */
+static void run_batch(struct search *s, unsigned total, unsigned anyway)
 {
     unsigned m = 0;
     struct cuspec__variant *vs = malloc((size_t)s->n * sizeof *vs);
@@ -149,7 +150,7 @@ static void run_batch(struct search *s, unsigned total)
         }
     if (m > 0)
         s->io->prepare(s->io->env, vs, m, ok);
-    for (unsigned k = 0; k < m && !out_of_time(s); k++) {
+    for (unsigned k = 0; k < m && (k < anyway || !out_of_time(s)); k++) {
         struct cand *c = &s->c[idx[k]];
         int rc = ok[k] ? s->io->measure(s->io->env, &c->v, s->job->opt.reps, &c->us, &c->spread)
                        : CUSPEC_ERR_COMPILE;
@@ -319,9 +320,12 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
 
     prefetch(&s);
 
-    /* The defaults first (the baseline), then everything or a sample. */
+    /* The defaults first (the baseline), timed even when compiling the
+     * space took the whole budget, then everything or a sample. */
     unsigned max = (unsigned)job->opt.max_candidates;
+    unsigned total = s.n < max ? s.n : max;
     choose(&s, dc);
+    run_batch(&s, total, 1);
     if (s.n <= max) {
         for (unsigned i = 0; i < s.n; i++)
             choose(&s, &s.c[i]);
@@ -333,8 +337,7 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
             choose(&s, &s.c[s.rng % s.n]);
         }
     }
-    unsigned total = s.n < max ? s.n : max;
-    run_batch(&s, total);
+    run_batch(&s, total, 0);
 
     /* Refine: the neighbours of the best timed so far, until nothing new,
      * the candidate count, or the time is up. */
@@ -349,7 +352,7 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
             added = choose_neighbours(&s, ranked[r], max - s.n_chosen);
         if (added == 0)
             break;
-        run_batch(&s, total);
+        run_batch(&s, total, 0);
     }
 
     res->candidates = s.n_chosen;

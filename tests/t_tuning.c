@@ -870,6 +870,23 @@ TEST(search_keeps_the_defaults_against_a_winner_within_the_noise)
     CHECK_INT_EQ(f.measured, 40 + 3 + 1);
 }
 
+/* A budget spent before the first candidate is timed (compiling the space
+ * took it all) still times the defaults, and keeps them: a result, not "no
+ * candidate ran correctly". */
+TEST(search_times_the_defaults_whatever_the_budget)
+{
+    struct fake f = {0};
+    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
+    struct cuspec__tune_job job = fake_job("no-budget", &f, 40);
+    job.opt.budget_s = 1e-9;
+    cuspec_tune_result r;
+    struct cuspec__record rec;
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK_INT_EQ(r.timed, 1);
+    CHECK(memcmp(rec.p, job.def.p, sizeof rec.p) == 0);
+    CHECK(r.gbs == r.default_gbs && r.gbs > 0);
+}
+
 TEST(search_finds_the_optimum_by_refinement)
 {
     struct fake f = {0};
@@ -995,6 +1012,7 @@ int main(void)
         TAP_ENTRY(search_resumes_after_a_stop),
         TAP_ENTRY(search_rejects_wrong_and_failed_candidates),
         TAP_ENTRY(search_keeps_the_defaults_against_a_winner_within_the_noise),
+        TAP_ENTRY(search_times_the_defaults_whatever_the_budget),
         TAP_ENTRY(search_finds_the_optimum_by_refinement),
         TAP_ENTRY(refinement_steps_onto_a_kernel_selecting_parameter),
         TAP_ENTRY(a_step_out_of_the_space_lands_on_the_nearest_legal_candidate),
