@@ -204,17 +204,24 @@ static const struct shape {
     /* one block of 1024 x 4 x 16 B: sums of f32, f64, 8-bit integers */
     {KB(32), KB(64), FSUM, B4 | B8, 1024, 4, 16, 4, 0},
     {KB(32), KB(64), ISUM, B1, 1024, 4, 16, 4, 0},
+    /* small sums and dots in two launches of small blocks (docs/
+     * experiments/reduce.md: "Small sums and dots refit") */
+    {KB(32), KB(64), FDOT, B4, 128, 1, 4, 2, 1},
+    {KB(64), KB(256) - 1, FSUM, B8, 128, 1, 16, 1, 1},
+    {KB(64), KB(256) - 1, FDOT, B8, 128, 1, 8, 0, 1},
+    {KB(128), KB(256), FSUM, B4, 128, 2, 8, 1, 1},
+    {KB(128), KB(256), FDOT, B4, 128, 1, 4, 0, 1},
+    {KB(256), KB(512), FDOT, B8, 512, 1, 8, 0, 1},
     /* float sums and dots: two launches of small blocks, as many as fit,
      * from 256 KB itself for elements of other than 4 bytes */
     {KB(256), MB(1), FSUM | FDOT, B4, 128, 4, 16, 0, 1},
     {KB(256) - 1, MB(1), FSUM | FDOT, B8, 128, 4, 8, 0, 1},
     {KB(256) - 1, MB(1), FSUM | FDOT, B2, 128, 4, 8, 0, 1},
     {MB(1), MB(4), FSUM | FDOT, B2, 256, 1, 16, 0, 1},
-    /* min, max, argmin, argmax and f64 dots: small blocks, spread over the SMs */
+    /* min, max, argmin and argmax: small blocks, spread over the SMs */
     {KB(32), KB(64), ARG, B4, 256, 1, 4, 1, 0},
     {KB(32), KB(64), EXT, B4, 128, 2, 4, 0, 0},
     {KB(64), KB(128), EXT, B8, 128, 1, 8, 4, 0},
-    {KB(64), KB(256), FDOT, B8, 128, 1, 8, 4, 0},
     /* a small read spread over the SMs: one load a thread */
     {KB(32), KB(256), ALL, B4, 512, 1, 4, 0, 0},
     {KB(32), KB(256), ALL, B1 | B2 | B8, 512, 1, 8, 0, 0},
@@ -231,7 +238,7 @@ static const struct shape {
     {MB(1), MB(2), FDOT, B4, 256, 2, 8, 0, 1},
     {MB(1), MB(2), FSUM, B8, 256, 4, 8, 2, 1},
     {MB(1), MB(2), FDOT, B8, 256, 2, 8, 4, 1},
-    {MB(2), MB(4), FSUM, B4, 256, 1, 16, 4, 1},
+    {MB(2), MB(4), FSUM, B4, 128, 4, 16, 4, 1},
     {MB(2), MB(4), FDOT, B4, 128, 2, 16, 4, 1},
     {MB(2), MB(4), FSUM, B8, 128, 4, 16, 4, 1},
     {MB(4), MB(16), FDOT, B8, 512, 2, 8, 2, 1},

@@ -25,16 +25,16 @@
 #define CUSPEC_LET_NEXT_GRID() ((void)0)
 #endif
 
-/* Before the wait, a kernel may ask the L2 for [p, p + bytes) (rounded in
- * to 16 bytes; sm_90+, else nothing): a hint, which no write of the grid
- * before can make stale, as the L2 is the point of coherence and the loads
- * still come after the wait (docs/experiments/reduce.md: "The first tile
- * asked of the L2 before the wait"). */
-__device__ __forceinline__ void cuspec_to_l2(const void *p, unsigned long long bytes)
+/* Before the wait, a kernel may ask the L2 for [p, p + bytes) of global
+ * memory (rounded in to 16 bytes; sm_90+, else nothing): a hint, which no
+ * write of the grid before can make stale, as the L2 is the point of
+ * coherence and the loads still come after the wait (docs/experiments/
+ * reduce.md: "The first tile asked of the L2 before the wait"). */
+__device__ __forceinline__ void cuspec_to_l2(const void *p, unsigned bytes)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const unsigned long long lo = (reinterpret_cast<unsigned long long>(p) + 15) & ~15ULL;
-    const unsigned long long hi = (reinterpret_cast<unsigned long long>(p) + bytes) & ~15ULL;
+    const unsigned long long g = __cvta_generic_to_global(p);
+    const unsigned long long lo = (g + 15) & ~15ULL, hi = (g + bytes) & ~15ULL;
     if (hi > lo)
         asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(lo), "r"((unsigned)(hi - lo))
                      : "memory");

@@ -852,7 +852,8 @@ __device__ __forceinline__ void first_tile_to_l2(const T *p, unsigned long long 
     constexpr unsigned long long TILE = (unsigned long long)BLOCK * ITEMS;
     const unsigned long long v0 = (unsigned long long)blockIdx.x * TILE;
     if (threadIdx.x == 0 && v0 < nv)
-        cuspec_to_l2(p + v0 * VEC, ((nv - v0 < TILE / 2 ? nv - v0 : TILE / 2) * VEC) * sizeof(T));
+        cuspec_to_l2(p + v0 * VEC, (unsigned)((nv - v0 < TILE / 2 ? nv - v0 : TILE / 2) * VEC *
+                                              sizeof(T))); // at most 128 KB
 }
 
 template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE, typename A,

@@ -1122,15 +1122,18 @@ __global__ void __launch_bounds__(BLOCK)
     const unsigned long long lo = blockIdx.y * chunk;
     const unsigned long long n = lo < cols ? (cols - lo < chunk ? cols - lo : chunk) : 0;
     const unsigned long long r = blockIdx.x;
-    // Half the chunk's first tile asked of the L2 (prior_grid.cuh), but for
-    // argmin/argmax, slower so (docs/experiments/reduce_axis.md: "The first
-    // tile asked of the L2 before the wait").
-    if (!R::ARG && threadIdx.x == 0 && n > 0) {
+    const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
+    // Half the chunk's first tile asked of the L2 (prior_grid.cuh); not for
+    // argmin/argmax, which it made slower (docs/experiments/reduce_axis.md:
+    // "The first tile asked of the L2 before the wait").
+    if constexpr (!R::ARG) {
         constexpr unsigned long long HALF = (unsigned long long)BLOCK * VEC * ITEMS / 2;
-        const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
-        cuspec_to_l2(a + off, (n < HALF ? n : HALF) * sizeof(T));
-        if constexpr (TWO)
-            cuspec_to_l2(b + off, (n < HALF ? n : HALF) * sizeof(T));
+        const unsigned bytes = (unsigned)((n < HALF ? n : HALF) * sizeof(T)); // at most 128 KB
+        if (threadIdx.x == 0 && n > 0) {
+            cuspec_to_l2(a + off, bytes);
+            if constexpr (TWO)
+                cuspec_to_l2(b + off, bytes);
+        }
     }
     CUSPEC_AFTER_PRIOR_GRID();
     A acc[ITEMS];
@@ -1138,7 +1141,6 @@ __global__ void __launch_bounds__(BLOCK)
     for (int i = 0; i < ITEMS; ++i)
         acc[i] = R::identity();
     if (n > 0) {
-        const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
         row_any<R, T, VEC, ITEMS, TWO>(a + off, (TWO ? b : a) + off, n, (long long)lo,
                                        threadIdx.x, BLOCK, acc);
     }
@@ -1187,9 +1189,9 @@ __global__ void __launch_bounds__(BLOCK)
     if (threadIdx.x < TY * ITEMS / 2 && lo + threadIdx.x < hi && cb < cols) {
         const unsigned long long w = cols - cb < TX * VEC ? cols - cb : TX * VEC;
         const unsigned long long off = m * stride + (lo + threadIdx.x) * ld + cb;
-        cuspec_to_l2(a + off, w * sizeof(T));
+        cuspec_to_l2(a + off, (unsigned)(w * sizeof(T))); // at most 1024 x 16 B
         if constexpr (TWO)
-            cuspec_to_l2(b + off, w * sizeof(T));
+            cuspec_to_l2(b + off, (unsigned)(w * sizeof(T)));
     }
     CUSPEC_AFTER_PRIOR_GRID();
 

@@ -989,20 +989,23 @@ TEST(two_streams_concurrent)
 }
 
 /* ## Inputs in mapped host memory
- * Sums and dots that read pinned host memory through its device address,
- * each twice back to back on one stream (on sm_90 the second launches
- * programmatically: its blocks ask the L2 for their first tile, here host
- * memory, before the first call ends). */
+ * Calls that read pinned host memory through its device address, each
+ * twice back to back on one stream (on sm_90 the second launches
+ * programmatically and its blocks ask the L2 for their first tile, here
+ * host memory, before the first call ends; the f32 dot's a and b are
+ * misaligned differently); then sums that read what a copy just wrote
+ * there, as chained_copy_then_sum. */
 TEST(inputs_in_mapped_host_memory)
 {
     if (!ready())
         return;
     group_begin();
+    gpu_check_pdl(ctx, CUSPEC__FAM_REDUCE, CUSPEC_F32, OP_SUM);
     static const struct {
         int op, dtype;
         size_t n, off;
     } cases[] = {{OP_SUM, CUSPEC_F32, 3000017, 1}, {OP_SUM, CUSPEC_F64, 524289, 0},
-                 {OP_DOT, CUSPEC_F64, 300007, 1}, {OP_MAX, CUSPEC_I32, 3000017, 3}};
+                 {OP_DOT, CUSPEC_F32, 300007, 1}, {OP_MAX, CUSPEC_I32, 3000017, 3}};
     const size_t cap = 2 * (3000017 + 8) * 8;
     void *host = NULL;
     CUdeviceptr dev = 0;
@@ -1011,6 +1014,7 @@ TEST(inputs_in_mapped_host_memory)
         TAP_FAIL("cuMemHostAlloc or cuMemHostGetDevicePointer failed");
         if (host)
             drv->cuMemFreeHost(host);
+        group_end();
         return;
     }
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -1037,6 +1041,15 @@ TEST(inputs_in_mapped_host_memory)
         compare(cases[i].op, cases[i].dtype, got, &w, what);
         compare(cases[i].op, cases[i].dtype, got + OUT_BYTES, &w, what);
     }
+    struct copy_sum c = {.buf = dev, .outs = d_out, .n = 300007, .dtype = CUSPEC_F32};
+    for (int k = 0; k < 8; k++) {
+        void *x = (float *)h_a + (size_t)k * c.n;
+        fill_random(c.dtype, x, c.n);
+        reference(OP_SUM, c.dtype, x, NULL, c.n, &c.w[k]);
+    }
+    upload(d_a, h_a, 8 * c.n * 4);
+    const struct gpu_chain chain = {copy_sum_poison, copy_sum_chain, copy_sum_check, &c};
+    gpu_chain_run(&chain);
     drv->cuMemFreeHost(host);
     group_end();
 }

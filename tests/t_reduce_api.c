@@ -142,10 +142,15 @@ TEST(arguments_refused_before_the_device)
  * in 128 x 1 x 8 B; f64 sums to 32 KB in 1024 x 8 x 8 B (in place of 512 x
  * 4 x 16 B, which no f64 sum takes now). Then 5 more: f32 and f64 sums and
  * dots from 1 MB (docs/experiments/reduce.md: "Defaults after the first
- * tile asked of the L2"). */
+ * tile asked of the L2"). Then 5 in, 4 out, the small sums and dots
+ * ("Small sums and dots refit"): in, f32 sums' 128 x 2 x 8 B, f32 dots'
+ * 128 x 1 x 4 B, f64 sums' 128 x 1 x 16 B, f64 dots' 128 x 1 x 8 B and 512
+ * x 1 x 8 B, all in two launches; out, f64 sums' 512 x 1 x 8 B, f64 dots'
+ * 128 x 1 x 8 B in one launch, f32 sums' 256 x 1 x 16 B in two and its
+ * final pass. */
 #define N_CHOICES                                                                                  \
     ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS - 2 + 4 + 2 * (3 * 2) + 2 * 5 + 2 * 2 * (3 * 2) +   \
-     2 + 2 * (3 * 2) + 2 * (3 * 2) + 1 + 5)
+     2 + 2 * (3 * 2) + 2 * (3 * 2) + 1 + 5 + 5 - 4)
 
 struct fitted {
     int dtype, op;
@@ -202,20 +207,34 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F16, SUM, 1 << 15, {512, 1, 4, 1, 0, 0, 0}},
         {CUSPEC_I8, SUM, 1 << 18, {512, 1, 8, 1, 0, 0, 0}},
         {CUSPEC_F16, ARGMAX, 1 << 16, {512, 1, 4, 1, 0, 0, 0}},
-        {CUSPEC_F64, SUM, (1 << 15) - 1, {512, 1, 1, 1, 0, 0, 0}},
-        {CUSPEC_F32, SUM, 1 << 16, {512, 1, 1, 1, 0, 0, 0}},
+        {CUSPEC_F32, SUM, 1 << 15, {512, 1, 1, 1, 0, 0, 0}},
+        {CUSPEC_F32, DOT, (1 << 14) + 1, {512, 1, 1, 1, 0, 0, 0}},
+        /* small sums and dots in two launches: f32 dots from 32 KB in 128 x
+         * 1 x 4 B (2 blocks an SM to 64 KB, as many as fit from 128 KB to
+         * 256 KB), f64 sums and dots from 64 KB to 256 KB in 128 x 1 x 16 B
+         * and 128 x 1 x 8 B, f32 sums from 128 to 256 KB in 128 x 2 x 8 B,
+         * f64 dots from 256 to 512 KB in 512 x 1 x 8 B */
+        {CUSPEC_F32, DOT, 8193, {128, 1, 1, 0, 2, 0, 0}},
+        {CUSPEC_F32, DOT, 1 << 14, {128, 1, 1, 0, 2, 0, 0}},
+        {CUSPEC_F32, DOT, (1 << 15) + 1, {128, 1, 1, 0, 0, 0, 0}},
+        {CUSPEC_F32, DOT, 1 << 16, {128, 1, 1, 0, 0, 0, 0}},
+        {CUSPEC_F64, SUM, 8193, {128, 1, 2, 0, 1, 0, 0}},
+        {CUSPEC_F64, SUM, (1 << 15) - 1, {128, 1, 2, 0, 1, 0, 0}},
+        {CUSPEC_F64, DOT, 8193, {128, 1, 1, 0, 0, 0, 0}},
+        {CUSPEC_F64, DOT, (1 << 15) - 1, {128, 1, 1, 0, 0, 0, 0}},
+        {CUSPEC_F32, SUM, (1 << 15) + 1, {128, 2, 2, 0, 1, 0, 0}},
+        {CUSPEC_F32, SUM, 1 << 16, {128, 2, 2, 0, 1, 0, 0}},
+        {CUSPEC_F64, DOT, (1 << 15) + 1, {512, 1, 1, 0, 0, 0, 0}},
+        {CUSPEC_F64, DOT, 1 << 16, {512, 1, 1, 0, 0, 0, 0}},
         /* to 64 KB, min and max of 4 bytes 128 x 2 x 4 B, argmin and argmax
-         * 256 x 1 x 4 B; to 128 KB, min and max of 8 bytes 128 x 1 x 8 B, f64
-         * dot the same below 256 KB (from there its two launches), spread
-         * over the SMs */
+         * 256 x 1 x 4 B; to 128 KB, min and max of 8 bytes 128 x 1 x 8 B,
+         * spread over the SMs */
         {CUSPEC_F32, MAX, 8193, {128, 2, 1, 1, 0, 0, 0}},
         {CUSPEC_U32, MIN, 1 << 14, {128, 2, 1, 1, 0, 0, 0}},
         {CUSPEC_F32, ARGMAX, 1 << 14, {256, 1, 1, 1, 1, 0, 0}},
         {CUSPEC_I32, ARGMIN, 8193, {256, 1, 1, 1, 1, 0, 0}},
         {CUSPEC_F64, MIN, 8193, {128, 1, 1, 1, 4, 0, 0}},
         {CUSPEC_I64, MAX, 1 << 14, {128, 1, 1, 1, 4, 0, 0}},
-        {CUSPEC_F64, DOT, 8193, {128, 1, 1, 1, 4, 0, 0}},
-        {CUSPEC_F64, DOT, (1 << 15) - 1, {128, 1, 1, 1, 4, 0, 0}},
         {CUSPEC_F64, DOT, 1 << 15, {128, 4, 1, 0, 0, 0, 0}},
         {CUSPEC_F64, MAX, 1 << 15, {512, 1, 1, 1, 0, 0, 0}},
         /* just outside those rows: the shapes around them */
@@ -243,6 +262,7 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F16, SUM, (1 << 19) + 1, {256, 1, 8, 0, 0, 0, 0}},
         {CUSPEC_BF16, DOT, 1 << 20, {256, 1, 8, 0, 0, 0, 0}},
         {CUSPEC_F64, DOT, 1 << 17, {128, 4, 1, 0, 0, 0, 0}},
+        {CUSPEC_F64, DOT, (1 << 16) + 1, {128, 4, 1, 0, 0, 0, 0}},
         /* f32 and f64 from 1 MB: two launches of small blocks (f32 to 4
          * MB, f64 sums to 4 MB, f64 dots to 16 MB), then f32 and
          * f64 sums 512 x 4 x 16 B in one launch, 2 blocks an SM */
@@ -250,7 +270,7 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F32, DOT, (1 << 19), {256, 2, 2, 0, 0, 0, 0}},
         {CUSPEC_F64, SUM, (1 << 17) + 1, {256, 4, 1, 0, 2, 0, 0}},
         {CUSPEC_F64, DOT, (1 << 17) + 1, {256, 2, 1, 0, 4, 0, 0}},
-        {CUSPEC_F32, SUM, (1 << 19) + 1, {256, 1, 4, 0, 4, 0, 0}},
+        {CUSPEC_F32, SUM, (1 << 19) + 1, {128, 4, 4, 0, 4, 0, 0}},
         {CUSPEC_F32, DOT, 1 << 20, {128, 2, 4, 0, 4, 0, 0}},
         {CUSPEC_F64, SUM, (1 << 18) + 1, {128, 4, 2, 0, 4, 0, 0}},
         {CUSPEC_F64, DOT, (1 << 19) + 1, {512, 2, 1, 0, 2, 0, 0}},
@@ -389,8 +409,8 @@ TEST(two_launches_come_with_their_final_pass)
                      l.v[j].p[P_BLOCK] == v->p[P_BLOCK];
         CHECK(found);
     }
-    CHECK_UINT_EQ(two, 27);
-    CHECK_UINT_EQ(finals, 23);
+    CHECK_UINT_EQ(two, 31);
+    CHECK_UINT_EQ(finals, 22);
 }
 
 /* ## Compiling: every default, and a sample of the new specializations */
