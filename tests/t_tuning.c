@@ -872,7 +872,8 @@ TEST(search_keeps_the_defaults_against_a_winner_within_the_noise)
 
 /* A budget spent before the first candidate is timed (compiling the space
  * took it all) still times the defaults, and keeps them: a result, not "no
- * candidate ran correctly". */
+ * candidate ran correctly". Its record says one candidate was searched, so
+ * that a run without the budget searches on, from the log. */
 TEST(search_times_the_defaults_whatever_the_budget)
 {
     struct fake f = {0};
@@ -885,6 +886,12 @@ TEST(search_times_the_defaults_whatever_the_budget)
     CHECK_INT_EQ(r.timed, 1);
     CHECK(memcmp(rec.p, job.def.p, sizeof rec.p) == 0);
     CHECK(r.gbs == r.default_gbs && r.gbs > 0);
+    CHECK_UINT_EQ(rec.searched, 1);
+    job.opt.budget_s = 0;
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK_INT_EQ(r.reused, 1);
+    CHECK_INT_EQ(r.candidates, 40);
+    CHECK_UINT_EQ(rec.searched, 40);
 }
 
 TEST(search_finds_the_optimum_by_refinement)
