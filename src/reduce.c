@@ -225,6 +225,10 @@ static const struct shape {
     /* a small read spread over the SMs: one load a thread */
     {KB(32), KB(256), ALL, B4, 512, 1, 4, 0, 0},
     {KB(32), KB(256), ALL, B1 | B2 | B8, 512, 1, 8, 0, 0},
+    /* min, max and integer sums of 4 bytes: 512 x 1 x 16 B, 2 blocks an SM
+     * (docs/experiments/reduce.md: "Min, max and integer sums of 4 bytes
+     * refit") */
+    {KB(256), MB(1), EXT | ISUM, B4, 512, 1, 16, 2, 0},
     /* one block an SM */
     {KB(256), MB(1), ALL & ~ARG, B4, 512, 2, 4, 1, 0},
     {KB(256), MB(1), ALL, ANY, 512, 1, 8, 1, 0},
@@ -245,12 +249,12 @@ static const struct shape {
     /* sums of f32 and f64 from 4 MB: the wide shape in one launch */
     {MB(4), MB(32), FSUM, B4 | B8, 512, 4, 16, 2, 0},
     /* from 2 MB, the other float sums and dots in two launches by element
-     * size, and sums of 4-byte integers in one, one block an SM to 4 MB
-     * and two from there */
+     * size; min, max and sums of 4 bytes to 4 MB 1024 x 2 x 16 B, and
+     * integer sums from there 512 x 2 x 16 B, 2 blocks an SM each */
     {MB(4), MB(32), FSUM | FDOT, B2, 512, 1, 16, 0, 1},
     {MB(2), MB(4), FDOT, B8, 1024, 1, 8, 0, 1},
     {MB(16), MB(32), FDOT, B8, 1024, 2, 8, 0, 1},
-    {MB(2), MB(4), ISUM, B4, 512, 2, 16, 1, 0},
+    {MB(2), MB(4), EXT | ISUM, B4, 1024, 2, 16, 2, 0},
     {MB(4), MB(32), ISUM, B4, 512, 2, 16, 2, 0},
     /* the wide shape; f32 dots in two launches */
     {MB(4), MB(32), FDOT, B4, 512, 4, 16, 2, 1},

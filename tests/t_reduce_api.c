@@ -147,10 +147,12 @@ TEST(arguments_refused_before_the_device)
  * 128 x 1 x 4 B, f64 sums' 128 x 1 x 16 B, f64 dots' 128 x 1 x 8 B and 512
  * x 1 x 8 B, all in two launches; out, f64 sums' 512 x 1 x 8 B, f64 dots'
  * 128 x 1 x 8 B in one launch, f32 sums' 256 x 1 x 16 B in two and its
- * final pass. */
+ * final pass. Then 8 more, min, max and integer sums of 4 bytes ("Min, max
+ * and integer sums of 4 bytes refit"): 1024 x 2 x 16 B for each of their 8
+ * dtype and op pairs (512 x 1 x 16 B in place of 512 x 2 x 4 B). */
 #define N_CHOICES                                                                                  \
     ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS - 2 + 4 + 2 * (3 * 2) + 2 * 5 + 2 * 2 * (3 * 2) +   \
-     2 + 2 * (3 * 2) + 2 * (3 * 2) + 1 + 5 + 5 - 4)
+     2 + 2 * (3 * 2) + 2 * (3 * 2) + 1 + 5 + 5 - 4 + 8)
 
 struct fitted {
     int dtype, op;
@@ -244,13 +246,16 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F64, DOT, 8192, {512, 1, 1, 1, 0, 0, 0}},
         {CUSPEC_F64, SUM, 4097, {1024, 4, 2, 1, 4, 0, 0}},
         /* to 1 MB, one block an SM of 512 threads of one 8-byte load; of 4
-         * bytes, that for argmin and argmax, 512 x 2 x 4 B for the others */
+         * bytes, that for argmin and argmax, 512 x 2 x 4 B for integer dots;
+         * min, max and integer sums of 4 bytes 512 x 1 x 16 B, 2 blocks an
+         * SM */
         {CUSPEC_I8, ARGMAX, (1 << 18) + 1, {512, 1, 8, 1, 1, 0, 0}},
         {CUSPEC_BF16, MAX, 1 << 18, {512, 1, 4, 1, 1, 0, 0}},
         {CUSPEC_F64, MAX, 1 << 17, {512, 1, 1, 1, 1, 0, 0}},
         {CUSPEC_F32, ARGMIN, 1 << 18, {512, 1, 2, 1, 1, 0, 0}},
-        {CUSPEC_I32, SUM, (1 << 16) + 1, {512, 2, 1, 1, 1, 0, 0}},
-        {CUSPEC_F32, MAX, 1 << 18, {512, 2, 1, 1, 1, 0, 0}},
+        {CUSPEC_I32, DOT, (1 << 16) + 1, {512, 2, 1, 1, 1, 0, 0}},
+        {CUSPEC_I32, SUM, (1 << 16) + 1, {512, 1, 4, 1, 2, 0, 0}},
+        {CUSPEC_F32, MAX, 1 << 18, {512, 1, 4, 1, 2, 0, 0}},
         /* float sums and dots from 256 KB (f32: above it): two launches of
          * 128 x 4 x 16 B (f32, to 1 MB) or 128 x 4 x 8 B (the others, to 1
          * MB; 16-bit floats from 1 MB 256 x 1 x 16 B), as many as fit */
@@ -284,11 +289,12 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F64, MAX, (1 << 17) + 1, {512, 2, 1, 1, 1, 0, 0}},
         {CUSPEC_U64, MIN, 1 << 18, {512, 2, 1, 1, 1, 0, 0}},
         {CUSPEC_U16, MAX, 1 << 20, {256, 4, 8, 1, 4, 0, 0}},
-        /* to 32 MB: 512 x 4 x 16 B, 2 blocks an SM; through L1 from 32 MB
-         * read (a dot's two inputs) */
+        /* to 32 MB: 512 x 4 x 16 B, 2 blocks an SM (min and max of 4
+         * bytes from 4 MB); through L1 from 32 MB read (a dot's two
+         * inputs) */
         {CUSPEC_F32, ARGMAX, 1 << 23, {512, 4, 4, 1, 2, 0, 1}},
         {CUSPEC_F64, MAX, (1 << 18) + 1, {512, 4, 2, 1, 2, 0, 0}},
-        {CUSPEC_I32, MAX, 1 << 20, {512, 4, 4, 1, 2, 0, 0}},
+        {CUSPEC_I32, MAX, (1 << 20) + 1, {512, 4, 4, 1, 2, 0, 0}},
         {CUSPEC_I32, DOT, 1 << 22, {512, 4, 4, 1, 2, 0, 1}},
         {CUSPEC_I64, SUM, 1 << 21, {512, 4, 2, 1, 2, 0, 0}},
         /* other float sums and dots in two launches, as many blocks as fit:
@@ -302,10 +308,13 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F32, DOT, 1 << 22, {512, 4, 4, 0, 2, 0, 1}},
         {CUSPEC_F64, DOT, 1 << 19, {1024, 1, 1, 0, 0, 0, 0}},
         {CUSPEC_F64, DOT, (1 << 21) + 1, {1024, 2, 1, 0, 0, 0, 1}},
-        /* sums of 4-byte integers: 512 x 2 x 16 B, one block an SM to 4
-         * MB, two from there */
-        {CUSPEC_I32, SUM, (1 << 19) + 1, {512, 2, 4, 1, 1, 0, 0}},
-        {CUSPEC_U32, SUM, 1 << 20, {512, 2, 4, 1, 1, 0, 0}},
+        /* min, max and integer sums of 4 bytes from 2 to 4 MB: 1024 x 2 x
+         * 16 B, 2 blocks an SM; sums of 4-byte integers from there 512 x 2
+         * x 16 B, 2 blocks an SM */
+        {CUSPEC_I32, SUM, (1 << 19) + 1, {1024, 2, 4, 1, 2, 0, 0}},
+        {CUSPEC_U32, SUM, 1 << 20, {1024, 2, 4, 1, 2, 0, 0}},
+        {CUSPEC_I32, MAX, 1 << 20, {1024, 2, 4, 1, 2, 0, 0}},
+        {CUSPEC_F32, MIN, (1 << 19) + 1, {1024, 2, 4, 1, 2, 0, 0}},
         {CUSPEC_I32, SUM, (1 << 20) + 1, {512, 2, 4, 1, 2, 0, 0}},
         {CUSPEC_U32, SUM, 1 << 23, {512, 2, 4, 1, 2, 0, 1}},
         /* beyond: the defaults through L1 */
