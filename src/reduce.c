@@ -176,7 +176,8 @@ enum {
  * its shape; a call no row holds takes the defaults (256 x 4 x 16 bytes, 4
  * blocks an SM). Blocks as many as fit are grid 0; `two`: a second launch
  * combines the blocks' partials (sums and dots only). An empty call (n = 0)
- * takes the first row of its kind. Each row's `to` is a power of two (the
+ * takes the first row of its kind. Each row's `to` is a power of two, or
+ * an element short of one where a row from that one size follows (the
  * record's bucket, src/reduce_ops.c, and classes() below rely on it; fit()'s
  * switch to loads through L1 splits a row there too, so a row that ends at
  * L1_FROM_BYTES, half of it for dots, must also hold half that size), and
@@ -204,8 +205,8 @@ static const struct shape {
     /* one block of 1024 x 4 x 16 B: sums of f32, f64, 8-bit integers */
     {KB(32), KB(64), FSUM, B4 | B8, 1024, 4, 16, 4, 0},
     {KB(32), KB(64), ISUM, B1, 1024, 4, 16, 4, 0},
-    /* small sums and dots in two launches of small blocks (docs/
-     * experiments/reduce.md: "Small sums and dots refit") */
+    /* small float sums and dots in two launches (docs/experiments/
+     * reduce.md: "Small sums and dots refit") */
     {KB(32), KB(64), FDOT, B4, 128, 1, 4, 2, 1},
     {KB(64), KB(256) - 1, FSUM, B8, 128, 1, 16, 1, 1},
     {KB(64), KB(256) - 1, FDOT, B8, 128, 1, 8, 0, 1},
@@ -213,7 +214,8 @@ static const struct shape {
     {KB(128), KB(256), FDOT, B4, 128, 1, 4, 0, 1},
     {KB(256), KB(512), FDOT, B8, 512, 1, 8, 0, 1},
     /* float sums and dots: two launches of small blocks, as many as fit,
-     * from 256 KB itself for elements of other than 4 bytes */
+     * from 256 KB itself for elements of other than 4 bytes (f64 dots: 256
+     * KB itself, then from 512 KB) */
     {KB(256), MB(1), FSUM | FDOT, B4, 128, 4, 16, 0, 1},
     {KB(256) - 1, MB(1), FSUM | FDOT, B8, 128, 4, 8, 0, 1},
     {KB(256) - 1, MB(1), FSUM | FDOT, B2, 128, 4, 8, 0, 1},
@@ -229,8 +231,8 @@ static const struct shape {
      * (docs/experiments/reduce.md: "Min, max and integer sums of 4 bytes
      * refit") */
     {KB(256), MB(1), EXT | ISUM, B4, 512, 1, 16, 2, 0},
-    /* one block an SM */
-    {KB(256), MB(1), ALL & ~ARG, B4, 512, 2, 4, 1, 0},
+    /* one block an SM: integer dots of 4 bytes 512 x 2 x 4 B */
+    {KB(256), MB(1), IDOT, B4, 512, 2, 4, 1, 0},
     {KB(256), MB(1), ALL, ANY, 512, 1, 8, 1, 0},
     /* min and max of 8 bytes: 512 x 2 x 8 B, one block an SM */
     {MB(1), MB(2), EXT, B8, 512, 2, 8, 1, 0},
@@ -249,8 +251,8 @@ static const struct shape {
     /* sums of f32 and f64 from 4 MB: the wide shape in one launch */
     {MB(4), MB(32), FSUM, B4 | B8, 512, 4, 16, 2, 0},
     /* from 2 MB, the other float sums and dots in two launches by element
-     * size; min, max and sums of 4 bytes to 4 MB 1024 x 2 x 16 B, and
-     * integer sums from there 512 x 2 x 16 B, 2 blocks an SM each */
+     * size; min, max and integer sums of 4 bytes to 4 MB 1024 x 2 x 16
+     * B, and integer sums from there 512 x 2 x 16 B, 2 blocks an SM each */
     {MB(4), MB(32), FSUM | FDOT, B2, 512, 1, 16, 0, 1},
     {MB(2), MB(4), FDOT, B8, 1024, 1, 8, 0, 1},
     {MB(16), MB(32), FDOT, B8, 1024, 2, 8, 0, 1},
@@ -292,7 +294,7 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
  * and one an element short of each, then one of 1024 elements, the
  * smallest last (a fallback takes the classes in this order): every row of
  * shapes above 1024 elements ends at a power of two, or an element short
- * of one where a row of that one size follows, so a call lands in each,
+ * of one where a row from that one size follows, so a call lands in each,
  * and a row added needs no size of its own. */
 static int classes(int dtype, int op, int (*fn)(const struct cuspec__spec *s, void *user),
                    void *user)

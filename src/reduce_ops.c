@@ -29,6 +29,7 @@ static int from_public(const cuspec_tune_spec *in, struct cuspec__spec *s)
 
 /* n's power of two rounded down, or up where the record-free choice there
  * is not n's: each class of shapes (src/reduce.c) ends at a power of two,
+ * or an element short of one where a class from that one size follows,
  * so a size just above one is kept with the next, and a record tuned at
  * any size serves that size. */
 static int bucket(const struct cuspec__spec *s)

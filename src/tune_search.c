@@ -29,7 +29,8 @@ struct search {
     const struct cuspec__tune_io *io;
     struct cand *c;
     unsigned n, cap, n_chosen, n_done;
-    int cut; /* the time ran out with candidates left to time or to choose */
+    int cut; /* the time ran out with candidates left to time, or before
+              * refinement could tell it had none left to choose */
     char log_key[2048];
     double t0;
     uint64_t rng;
@@ -117,10 +118,15 @@ static void log_save(struct search *s)
     free(text);
 }
 
+static int stopped(const struct search *s)
+{
+    return s->job->opt.stop != NULL && *s->job->opt.stop;
+}
+
 static int out_of_time(const struct search *s)
 {
-    const cuspec_tune_options *o = &s->job->opt;
-    return (o->stop != NULL && *o->stop) || (o->budget_s > 0 && now_s() - s->t0 > o->budget_s);
+    const double budget = s->job->opt.budget_s;
+    return stopped(s) || (budget > 0 && now_s() - s->t0 > budget);
 }
 
 static double best_gbs(const struct search *s)
@@ -134,7 +140,7 @@ static double best_gbs(const struct search *s)
 
 /* Compiles the chosen, untried candidates together, then times them one by
  * one (the GPU is not shared), logging each; the first `anyway` of them
- * whatever the time. */
+ * whatever the budget, unless stopped. */
 static void run_batch(struct search *s, unsigned total, unsigned anyway)
 {
     unsigned m = 0;
@@ -152,7 +158,7 @@ static void run_batch(struct search *s, unsigned total, unsigned anyway)
     if (m > 0)
         s->io->prepare(s->io->env, vs, m, ok);
     for (unsigned k = 0; k < m; k++) {
-        if (k >= anyway && out_of_time(s)) {
+        if (k >= anyway ? out_of_time(s) : stopped(s)) {
             s->cut = 1;
             break;
         }
@@ -347,7 +353,8 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
     /* Refine: the neighbours of the best timed so far, until nothing new,
      * the candidate count, or the time is up. */
     struct cand **ranked = malloc((size_t)s.n * sizeof *ranked);
-    while (ranked != NULL && s.n_chosen < max && !(s.cut = out_of_time(&s))) {
+    while (ranked != NULL && s.n_chosen < max && s.n_chosen < s.n &&
+           !(s.cut = out_of_time(&s))) {
         unsigned m = 0, added = 0;
         for (unsigned i = 0; i < s.n; i++)
             if (s.c[i].chosen && s.c[i].status == OK)
@@ -361,7 +368,7 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
     }
 
     res->candidates = s.n_chosen;
-    res->stopped = out_of_time(&s) && job->opt.stop != NULL && *job->opt.stop;
+    res->stopped = stopped(&s);
     unsigned m = 0;
     for (unsigned i = 0; ranked != NULL && i < s.n; i++) {
         res->failed += s.c[i].chosen && (s.c[i].status == FAILED || s.c[i].status == WRONG);

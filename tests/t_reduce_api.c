@@ -203,7 +203,8 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_U8, SUM, (1 << 15) + 1, {1024, 4, 16, 1, 4, 0, 0}},
         {CUSPEC_F64, SUM, 1 << 13, {1024, 4, 2, 1, 4, 0, 0}},
         /* to 256 KB: 512 threads of one load (4 bytes; 8 for elements of
-         * other sizes), as many blocks as fit */
+         * other sizes), as many blocks as fit; f32 sums to 128 KB, f32 dots
+         * from 64 to 128 KB, no f64 sum or dot past 64 KB (below) */
         {CUSPEC_F32, MAX, 16385, {512, 1, 1, 1, 0, 0, 0}},
         {CUSPEC_F32, SUM, (1 << 14) + 1, {512, 1, 1, 1, 0, 0, 0}},
         {CUSPEC_F16, SUM, 1 << 15, {512, 1, 4, 1, 0, 0, 0}},

@@ -894,6 +894,21 @@ TEST(search_times_the_defaults_whatever_the_budget)
     CHECK_UINT_EQ(rec.searched, 40);
 }
 
+/* A stop before the first candidate (Ctrl-C while the space compiles)
+ * times nothing, not even the defaults, and makes no record. */
+TEST(a_stop_before_the_first_candidate_times_nothing)
+{
+    struct fake f = {.stop = 1};
+    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
+    struct cuspec__tune_job job = fake_job("stopped-early", &f, 40);
+    cuspec_tune_result r;
+    struct cuspec__record rec;
+    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK(r.stopped);
+    CHECK_INT_EQ(r.timed, 0);
+    CHECK_INT_EQ(f.measured, 0);
+}
+
 TEST(search_finds_the_optimum_by_refinement)
 {
     struct fake f = {0};
@@ -1020,6 +1035,7 @@ int main(void)
         TAP_ENTRY(search_rejects_wrong_and_failed_candidates),
         TAP_ENTRY(search_keeps_the_defaults_against_a_winner_within_the_noise),
         TAP_ENTRY(search_times_the_defaults_whatever_the_budget),
+        TAP_ENTRY(a_stop_before_the_first_candidate_times_nothing),
         TAP_ENTRY(search_finds_the_optimum_by_refinement),
         TAP_ENTRY(refinement_steps_onto_a_kernel_selecting_parameter),
         TAP_ENTRY(a_step_out_of_the_space_lands_on_the_nearest_legal_candidate),
