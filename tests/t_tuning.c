@@ -756,6 +756,14 @@ static struct cuspec__tune_job fake_job(const char *device, struct fake *f, int 
     return job;
 }
 
+/* job searched with f's compile results and times. */
+static int fake_search(struct fake *f, const struct cuspec__tune_job *job, cuspec_tune_result *r,
+                       struct cuspec__record *rec)
+{
+    const struct cuspec__tune_io io = {f, fake_prepare, fake_measure};
+    return cuspec__tune_search(job, &io, r, rec);
+}
+
 /* A session log of one line, the defaults timed (status 0) at 123.5 us, in
  * the six-parameter form, under the job's session key; without_clock: under
  * the key as it was before it named the tuner's clock. */
@@ -781,12 +789,11 @@ TEST(search_reads_six_parameter_logs_of_this_clock)
     static const char *const device[2] = {"old-log", "old-clock"};
     for (int without_clock = 0; without_clock < 2; without_clock++) {
         struct fake f = {0};
-        const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
         struct cuspec__tune_job job = fake_job(device[without_clock], &f, 40);
         put_log(&job, without_clock);
         cuspec_tune_result r;
         struct cuspec__record rec;
-        CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+        CHECK_INT_EQ(fake_search(&f, &job, &r, &rec), CUSPEC_OK);
         CHECK_INT_EQ(r.reused, !without_clock);
         CHECK_INT_EQ(r.timed + r.reused, r.candidates);
     }
@@ -837,11 +844,10 @@ TEST(search_resumes_after_a_stop)
 TEST(search_rejects_wrong_and_failed_candidates)
 {
     struct fake f = {.wrong_block = 512, .fail_items = 8};
-    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
     struct cuspec__tune_job job = fake_job("wrong", &f, 800); /* exhaustive */
     cuspec_tune_result r;
     struct cuspec__record rec;
-    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK_INT_EQ(fake_search(&f, &job, &r, &rec), CUSPEC_OK);
     CHECK(rec.p[0] != 512); /* the fastest block size gave wrong results */
     CHECK(rec.p[1] != 8);   /* items 8 did not compile */
     /* items 8 (a quarter of the 768) or block 512 (a quarter; 48 are both) */
@@ -859,11 +865,10 @@ TEST(search_rejects_wrong_and_failed_candidates)
 TEST(search_keeps_the_defaults_against_a_winner_within_the_noise)
 {
     struct fake f = {.flat = 1};
-    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
     struct cuspec__tune_job job = fake_job("flat", &f, 40);
     cuspec_tune_result r;
     struct cuspec__record rec;
-    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK_INT_EQ(fake_search(&f, &job, &r, &rec), CUSPEC_OK);
     CHECK(memcmp(rec.p, job.def.p, sizeof rec.p) == 0);
     CHECK(r.gbs == r.default_gbs);
     /* 40 timed once, 3 and the defaults again */
@@ -877,18 +882,17 @@ TEST(search_keeps_the_defaults_against_a_winner_within_the_noise)
 TEST(search_times_the_defaults_whatever_the_budget)
 {
     struct fake f = {0};
-    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
     struct cuspec__tune_job job = fake_job("no-budget", &f, 40);
     job.opt.budget_s = 1e-9;
     cuspec_tune_result r;
     struct cuspec__record rec;
-    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK_INT_EQ(fake_search(&f, &job, &r, &rec), CUSPEC_OK);
     CHECK_INT_EQ(r.timed, 1);
     CHECK(memcmp(rec.p, job.def.p, sizeof rec.p) == 0);
     CHECK(r.gbs == r.default_gbs && r.gbs > 0);
     CHECK_UINT_EQ(rec.searched, 1);
     job.opt.budget_s = 0;
-    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK_INT_EQ(fake_search(&f, &job, &r, &rec), CUSPEC_OK);
     CHECK_INT_EQ(r.reused, 1);
     CHECK_INT_EQ(r.candidates, 40);
     CHECK_UINT_EQ(rec.searched, 40);
@@ -899,11 +903,10 @@ TEST(search_times_the_defaults_whatever_the_budget)
 TEST(a_stop_before_the_first_candidate_times_nothing)
 {
     struct fake f = {.stop = 1};
-    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
     struct cuspec__tune_job job = fake_job("stopped-early", &f, 40);
     cuspec_tune_result r;
     struct cuspec__record rec;
-    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK_INT_EQ(fake_search(&f, &job, &r, &rec), CUSPEC_OK);
     CHECK(r.stopped);
     CHECK_INT_EQ(r.timed, 0);
     CHECK_INT_EQ(f.measured, 0);
@@ -912,11 +915,10 @@ TEST(a_stop_before_the_first_candidate_times_nothing)
 TEST(search_finds_the_optimum_by_refinement)
 {
     struct fake f = {0};
-    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
     struct cuspec__tune_job job = fake_job("refine", &f, 48); /* 768 in the space */
     cuspec_tune_result r;
     struct cuspec__record rec;
-    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK_INT_EQ(fake_search(&f, &job, &r, &rec), CUSPEC_OK);
     CHECK_UINT_LE(r.candidates, 48);
     printf("# winner %s after %u candidates\n", r.kernel, r.candidates);
     /* The fake's optimum is block 512, items 2, vec 4, single 1, grid 2. */
@@ -933,7 +935,6 @@ TEST(search_finds_the_optimum_by_refinement)
 TEST(refinement_steps_onto_a_kernel_selecting_parameter)
 {
     struct fake f = {0};
-    const struct cuspec__tune_io io = {&f, fake_prepare, fake_measure};
     struct cuspec__tune_job job = fake_job("rowblock", &f, 48);
     job.spec = (struct cuspec__spec){
         .family = CUSPEC__FAM_REDUCE_ROWS, .dtype = CUSPEC_F32, .rows = 8192, .cols = 1024};
@@ -945,7 +946,7 @@ TEST(refinement_steps_onto_a_kernel_selecting_parameter)
     f.rows = job.def.p;
     cuspec_tune_result r;
     struct cuspec__record rec;
-    CHECK_INT_EQ(cuspec__tune_search(&job, &io, &r, &rec), CUSPEC_OK);
+    CHECK_INT_EQ(fake_search(&f, &job, &r, &rec), CUSPEC_OK);
     CHECK_INT_EQ(rec.p[rowblock], 1);
     CHECK_INT_EQ(rec.p[lanes], 0);
     CHECK_INT_EQ(rec.p[rows_param("grid")], 0);
