@@ -29,8 +29,6 @@ struct search {
     const struct cuspec__tune_io *io;
     struct cand *c;
     unsigned n, cap, n_chosen, n_done;
-    int cut; /* the time ran out with candidates left to time, or before
-              * refinement could tell it had none left to choose */
     char log_key[2048];
     double t0;
     uint64_t rng;
@@ -157,11 +155,7 @@ static void run_batch(struct search *s, unsigned total, unsigned anyway)
         }
     if (m > 0)
         s->io->prepare(s->io->env, vs, m, ok);
-    for (unsigned k = 0; k < m; k++) {
-        if (k >= anyway ? out_of_time(s) : stopped(s)) {
-            s->cut = 1;
-            break;
-        }
+    for (unsigned k = 0; k < m && !(k >= anyway ? out_of_time(s) : stopped(s)); k++) {
         struct cand *c = &s->c[idx[k]];
         int rc = ok[k] ? s->io->measure(s->io->env, &c->v, s->job->opt.reps, &c->us, &c->spread)
                        : CUSPEC_ERR_COMPILE;
@@ -353,8 +347,9 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
     /* Refine: the neighbours of the best timed so far, until nothing new,
      * the candidate count, or the time is up. */
     struct cand **ranked = malloc((size_t)s.n * sizeof *ranked);
+    int timed_out = 0; /* with candidates left to choose */
     while (ranked != NULL && s.n_chosen < max && s.n_chosen < s.n &&
-           !(s.cut = out_of_time(&s))) {
+           !(timed_out = out_of_time(&s))) {
         unsigned m = 0, added = 0;
         for (unsigned i = 0; i < s.n; i++)
             if (s.c[i].chosen && s.c[i].status == OK)
@@ -415,9 +410,11 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
         rec->default_gbs = res->default_gbs;
         rec->spread = w->spread;
         rec->candidates = s.n_chosen;
-        /* A search the time cut short counts the candidates it timed, so
-         * that a later run under the same limit goes on from its log. */
-        rec->searched = s.cut ? s.n_done : (unsigned)job->opt.max_candidates;
+        /* A search the time cut short (chosen candidates left untimed, or
+         * more to choose) counts the candidates it timed, so that a later
+         * run under the same limit goes on from its log. */
+        rec->searched =
+            s.n_done < s.n_chosen || timed_out ? s.n_done : (unsigned)job->opt.max_candidates;
         rec->when = (long long)time(NULL);
     }
     free(ranked);
