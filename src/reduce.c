@@ -175,8 +175,10 @@ enum {
  * to], the op and the element size: the first row that holds a call gives
  * its shape; a call no row holds takes the defaults (256 x 4 x 16 bytes, 4
  * blocks an SM). Blocks as many as fit are grid 0; `two`: a second launch
- * combines the blocks' partials (sums and dots only). An empty call (n = 0)
- * takes the first row of its kind. Each row's `to` is a power of two, or
+ * combines the blocks' partials (sums and dots only); `l1`: the loads go
+ * through L1 (fit() also sends them there from L1_FROM_BYTES read, half of
+ * it for dots). An empty call (n = 0) takes the first row of its kind. Each
+ * row's `to` is a power of two (or all sizes from `from`: ~0), or
  * an element short of one where a row from that one size follows (the
  * record's bucket, src/reduce_ops.c, and classes() below rely on it; fit()'s
  * switch to loads through L1 splits a row there too, so a row that ends at
@@ -188,7 +190,7 @@ enum {
 static const struct shape {
     unsigned long long from, to;
     unsigned kinds, sizes;
-    short block, items, vec_bytes, grid, two;
+    short block, items, vec_bytes, grid, two, l1;
 } shapes[] = {
     /* up to 1024 elements of 4 and 8 bytes: one block, an element a thread */
     {0, KB(4), ALL, B4, 1024, 1, 4, 4, 0},
@@ -216,6 +218,9 @@ static const struct shape {
     /* float sums and dots: two launches of small blocks, as many as fit,
      * from 256 KB itself for elements of other than 4 bytes (f64 dots: 256
      * KB itself, then from 512 KB) */
+    /* f32 dots (512 KB, 1 MB]: 256 x 2 x 4 B, through L1 (docs/
+     * experiments/reduce.md: "Loads through L1 from 1 MB, by row") */
+    {KB(512), MB(1), FDOT, B4, 256, 2, 4, 4, 1, 1},
     {KB(256), MB(1), FSUM | FDOT, B4, 128, 4, 16, 0, 1},
     {KB(256) - 1, MB(1), FSUM | FDOT, B8, 128, 4, 8, 0, 1},
     {KB(256) - 1, MB(1), FSUM | FDOT, B2, 128, 4, 8, 0, 1},
@@ -239,32 +244,39 @@ static const struct shape {
     /* sums and dots of f32 and f64 from 1 MB (f32 sums and dots to 4 MB,
      * f64 sums to 4 MB, f64 dots to 16 MB): two launches of small blocks
      * (docs/experiments/reduce.md: "Defaults after the first tile asked of
-     * the L2") */
+     * the L2"); through L1 for f32 dots to 2 MB, sums from 2 MB, f64 dots
+     * from 1 MB ("Loads through L1 from 1 MB, by row") */
     {MB(1), MB(2), FSUM, B4, 128, 4, 8, 4, 1},
-    {MB(1), MB(2), FDOT, B4, 256, 2, 8, 0, 1},
+    {MB(1), MB(2), FDOT, B4, 256, 2, 8, 0, 1, 1},
     {MB(1), MB(2), FSUM, B8, 256, 4, 8, 2, 1},
-    {MB(1), MB(2), FDOT, B8, 256, 2, 8, 4, 1},
-    {MB(2), MB(4), FSUM, B4, 128, 4, 16, 4, 1},
+    {MB(1), MB(2), FDOT, B8, 256, 2, 8, 4, 1, 1},
+    {MB(2), MB(4), FSUM, B4, 128, 4, 16, 4, 1, 1},
     {MB(2), MB(4), FDOT, B4, 128, 2, 16, 4, 1},
-    {MB(2), MB(4), FSUM, B8, 128, 4, 16, 4, 1},
-    {MB(4), MB(16), FDOT, B8, 512, 2, 8, 2, 1},
-    /* sums of f32 and f64 from 4 MB: the wide shape in one launch */
+    {MB(2), MB(4), FSUM, B8, 128, 4, 16, 4, 1, 1},
+    {MB(4), MB(16), FDOT, B8, 512, 2, 8, 2, 1, 1},
+    /* sums of f32 and f64 from 4 MB in one launch: f64 to 8 MB 256 x 8 x
+     * 16 B, as many as fit, then the wide shape */
+    {MB(4), MB(8), FSUM, B8, 256, 8, 16, 0, 0},
     {MB(4), MB(32), FSUM, B4 | B8, 512, 4, 16, 2, 0},
     /* from 2 MB, the other float sums and dots in two launches by element
      * size; min, max and integer sums of 4 bytes to 4 MB 1024 x 2 x 16
      * B, and integer sums from there 512 x 2 x 16 B, 2 blocks an SM each */
     {MB(4), MB(32), FSUM | FDOT, B2, 512, 1, 16, 0, 1},
-    {MB(2), MB(4), FDOT, B8, 1024, 1, 8, 0, 1},
+    {MB(2), MB(4), FDOT, B8, 1024, 1, 8, 0, 1, 1},
     {MB(16), MB(32), FDOT, B8, 1024, 2, 8, 0, 1},
     {MB(2), MB(4), EXT | ISUM, B4, 1024, 2, 16, 2, 0},
     {MB(4), MB(32), ISUM, B4, 512, 2, 16, 2, 0},
     /* the wide shape; f32 dots in two launches */
     {MB(4), MB(32), FDOT, B4, 512, 4, 16, 2, 1},
     {MB(2), MB(32), ALL, ANY, 512, 4, 16, 2, 0},
+    /* argmin and argmax of one byte from 32 MB: the same ("i8/u8 argmin
+     * and argmax in two scans") */
+    {MB(32), ~0ULL, ARG, B1, 512, 4, 16, 2, 0},
 };
 
 /* The defaults fitted to a call on s: the shape of its row (above), and its
- * loads through L1 when it reads at least L1_FROM_BYTES. */
+ * loads through L1 where the row says or when it reads at least
+ * L1_FROM_BYTES (half of it for dots). */
 static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
     const unsigned size = (unsigned)cuspec_dtype_size(s->dtype);
@@ -275,6 +287,7 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
                           : cuspec__dtype_is_float(s->dtype) ? (dot ? FDOT : FSUM)
                           : dot                                              ? IDOT
                                                                              : ISUM;
+    int l1 = 0;
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         const struct shape *r = &shapes[i];
         if ((r->kinds & kind) && (r->sizes & 1u << size) && (in > r->from || in == 0) &&
@@ -284,10 +297,11 @@ static void fit(struct cuspec__variant *v, const struct cuspec__spec *s)
             v->p[P_VEC] = r->vec_bytes / (int)size;
             v->p[P_GRID] = r->grid;
             v->p[P_SINGLE] = !r->two;
+            l1 = r->l1;
             break;
         }
     }
-    v->p[P_CACHE] = in >= L1_FROM_BYTES / (dot ? 2 : 1);
+    v->p[P_CACHE] = l1 || in >= L1_FROM_BYTES / (dot ? 2 : 1);
 }
 
 /* A call at every power of two of bytes from 16 KB to twice L1_FROM_BYTES

@@ -43,4 +43,13 @@ __device__ __forceinline__ void cuspec_to_l2(const void *p, unsigned bytes)
     (void)bytes;
 #endif
 }
+
+/* The first min(left, most) elements of p asked of the L2 (cuspec_to_l2):
+ * a tile's worth, or what is left of the data when less. */
+template <typename T>
+__device__ __forceinline__ void cuspec_first_to_l2(const T *p, unsigned long long left,
+                                                   unsigned long long most)
+{
+    cuspec_to_l2(p, (unsigned)((left < most ? left : most) * sizeof(T)));
+}
 #endif

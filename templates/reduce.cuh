@@ -477,13 +477,14 @@ template <typename T, int OP, int V> struct scan {
     }
 };
 
-// Load j of a thread's ITEMS (elements from index `at`) into its slots.
+// Load j of a thread's ITEMS (elements from index `at`) into its slots (argmin/argmax:
+// into scan j % K).
 template <typename T, typename Acc, int OP, int V, int W, typename A, int K>
 __device__ __forceinline__ void consume(A (&acc)[K], int j, const typename vec<T, V>::type &xa,
                                         const typename vec<T, V>::type &xb, unsigned long long at)
 {
     if constexpr (is_arg<OP>::value) {
-        acc[j].see(xa, at);
+        acc[j % K].see(xa, at);
     } else if constexpr (W == V) {
 #pragma unroll
         for (int k = 0; k < V; ++k)
@@ -516,10 +517,11 @@ __device__ __forceinline__ void load_tile(const VT *__restrict__ va, const VT *_
     }
 }
 
-template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, bool L1, typename A>
+template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, bool L1, typename A,
+          int K>
 __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__restrict__ b,
                                            unsigned long long nv, unsigned long long first,
-                                           A (&acc)[W * IT])
+                                           A (&acc)[K])
 {
     typedef typename vec<T, V>::type VT;
     const VT *__restrict__ va = reinterpret_cast<const VT *>(a);
@@ -687,19 +689,23 @@ __device__ __forceinline__ void pass(const T *__restrict__ a, const T *__restric
 
 // The aligned loads' pass into acc; argmin/argmax through a scan per load of
 // the ITEMS, whose best (the smallest index on a tie: their loads never
-// overlap) is located into acc[0].
+// overlap) is located into acc[0]. Elements of one byte go through two
+// scans, the even and the odd loads, each in index order: the registers of
+// the other scans are free (docs/experiments/reduce.md: "i8/u8 argmin and
+// argmax in two scans").
 template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, typename A, int K>
 __device__ __forceinline__ void loads(const T *__restrict__ a, const T *__restrict__ b,
                                       unsigned long long nv, unsigned long long first, bool l1,
                                       A (&acc)[K])
 {
     if constexpr (is_arg<OP>::value) {
-        scan<T, OP, V> s[IT];
+        constexpr int S = sizeof(T) == 1 && IT > 2 ? 2 : IT;
+        scan<T, OP, V> s[S];
 #pragma unroll
-        for (int j = 0; j < IT; ++j)
+        for (int j = 0; j < S; ++j)
             s[j].start();
         pass<T, Acc, OP, BLOCK, V, IT, 1>(a, b, nv, first, l1, s);
-        acc[0] = tree<scan<T, OP, V>, OP, IT>(s).located();
+        acc[0] = tree<scan<T, OP, V>, OP, S>(s).located();
     } else {
         pass<T, Acc, OP, BLOCK, V, IT, W>(a, b, nv, first, l1, acc);
     }
@@ -852,8 +858,7 @@ __device__ __forceinline__ void first_tile_to_l2(const T *p, unsigned long long 
     constexpr unsigned long long TILE = (unsigned long long)BLOCK * ITEMS;
     const unsigned long long v0 = (unsigned long long)blockIdx.x * TILE;
     if (threadIdx.x == 0 && v0 < nv)
-        cuspec_to_l2(p + v0 * VEC, (unsigned)((nv - v0 < TILE / 2 ? nv - v0 : TILE / 2) * VEC *
-                                              sizeof(T))); // at most 128 KB
+        cuspec_first_to_l2(p + v0 * VEC, (nv - v0) * VEC, TILE / 2 * VEC); // at most 128 KB
 }
 
 template <typename T, typename Acc, int OP, int BLOCK, int ITEMS, int VEC, int SINGLE, typename A,

@@ -1128,11 +1128,10 @@ __global__ void __launch_bounds__(BLOCK)
     // "The first tile asked of the L2 before the wait").
     if constexpr (!R::ARG) {
         constexpr unsigned long long HALF = (unsigned long long)BLOCK * VEC * ITEMS / 2;
-        const unsigned bytes = (unsigned)((n < HALF ? n : HALF) * sizeof(T)); // at most 128 KB
         if (threadIdx.x == 0 && n > 0) {
-            cuspec_to_l2(a + off, bytes);
+            cuspec_first_to_l2(a + off, n, HALF); // at most 128 KB
             if constexpr (TWO)
-                cuspec_to_l2(b + off, bytes);
+                cuspec_first_to_l2(b + off, n, HALF);
         }
     }
     CUSPEC_AFTER_PRIOR_GRID();
@@ -1187,11 +1186,10 @@ __global__ void __launch_bounds__(BLOCK)
     // The first half of the block's first tile of rows, a thread a row (prior_grid.cuh).
     const unsigned long long cb = (unsigned long long)blockIdx.x * TX * VEC;
     if (threadIdx.x < TY * ITEMS / 2 && lo + threadIdx.x < hi && cb < cols) {
-        const unsigned long long w = cols - cb < TX * VEC ? cols - cb : TX * VEC;
         const unsigned long long off = m * stride + (lo + threadIdx.x) * ld + cb;
-        cuspec_to_l2(a + off, (unsigned)(w * sizeof(T))); // at most 1024 x 16 B
+        cuspec_first_to_l2(a + off, cols - cb, TX * VEC); // at most 1024 x 16 B
         if constexpr (TWO)
-            cuspec_to_l2(b + off, (unsigned)(w * sizeof(T)));
+            cuspec_first_to_l2(b + off, cols - cb, TX * VEC);
     }
     CUSPEC_AFTER_PRIOR_GRID();
 

@@ -192,7 +192,7 @@ static void without_nvrtc(void *arg)
     CHECK_INT_EQ(first.p[P_VEC] == 1 || shifted_subword(&first), 1);
 
     /* A one-launch record of f64 sums of 800 KB: the defaults for the size
-     * (two launches) serve first, then the family's other choices (eight
+     * (two launches) serve first, then the family's other choices (nine
      * more shapes, two of them in two launches too). */
     struct cuspec__spec sum = {.family = CUSPEC__FAM_REDUCE, .dtype = CUSPEC_F64, .n = 100003};
     cuspec__variant_choose(&sum, 90, &defaults);
@@ -200,7 +200,7 @@ static void without_nvrtc(void *arg)
     wanted = defaults;
     wanted.p[3] = 1;
     struct cuspec__variant last;
-    CHECK_UINT_EQ(candidates(&sum, 90, &wanted, &first, &last), 9);
+    CHECK_UINT_EQ(candidates(&sum, 90, &wanted, &first, &last), 10);
     CHECK(memcmp(&first, &defaults, sizeof first) == 0);
     /* the shape of the smallest calls (1024 threads of one element) last */
     CHECK_INT_EQ(last.p[0], 1024); /* block */
@@ -213,7 +213,7 @@ static void without_nvrtc(void *arg)
     CHECK_INT_EQ(defaults.p[3], 0);
     wanted = defaults;
     wanted.p[0] = 512; /* block */
-    CHECK_UINT_EQ(candidates(&sum4, 90, &wanted, &first, NULL), 9);
+    CHECK_UINT_EQ(candidates(&sum4, 90, &wanted, &first, NULL), 10);
     CHECK(memcmp(&first, &defaults, sizeof first) == 0);
 
     /* Older than the shipped PTX, with no cubin: nothing to fall back to. */

@@ -149,10 +149,12 @@ TEST(arguments_refused_before_the_device)
  * 128 x 1 x 8 B in one launch, f32 sums' 256 x 1 x 16 B in two and its
  * final pass. Then 8 more, min, max and integer sums of 4 bytes ("Min, max
  * and integer sums of 4 bytes refit"): 1024 x 2 x 16 B for each of their 8
- * dtype and op pairs (512 x 1 x 16 B in place of 512 x 2 x 4 B). */
+ * dtype and op pairs (512 x 1 x 16 B in place of 512 x 2 x 4 B). Then 2
+ * more ("Loads through L1 from 1 MB, by row"): f32 dots' 256 x 2 x 4 B in
+ * two launches, f64 sums' 256 x 8 x 16 B in one. */
 #define N_CHOICES                                                                                  \
     ((3 * 12 + 6 + 3) * CUSPEC__REDUCE_N_OPS - 2 + 4 + 2 * (3 * 2) + 2 * 5 + 2 * 2 * (3 * 2) +   \
-     2 + 2 * (3 * 2) + 2 * (3 * 2) + 1 + 5 + 5 - 4 + 8)
+     2 + 2 * (3 * 2) + 2 * (3 * 2) + 1 + 5 + 5 - 4 + 8 + 2)
 
 struct fitted {
     int dtype, op;
@@ -261,7 +263,7 @@ TEST(the_shape_follows_the_size)
          * 128 x 4 x 16 B (f32, to 1 MB) or 128 x 4 x 8 B (the others, to 1
          * MB; 16-bit floats from 1 MB 256 x 1 x 16 B), as many as fit */
         {CUSPEC_F32, SUM, (1 << 16) + 1, {128, 4, 4, 0, 0, 0, 0}},
-        {CUSPEC_F32, DOT, 1 << 18, {128, 4, 4, 0, 0, 0, 0}},
+        {CUSPEC_F32, DOT, 1 << 17, {128, 4, 4, 0, 0, 0, 0}},
         {CUSPEC_F64, SUM, 1 << 15, {128, 4, 1, 0, 0, 0, 0}},
         {CUSPEC_BF16, SUM, 1 << 18, {128, 4, 4, 0, 0, 0, 0}},
         {CUSPEC_F16, DOT, 1 << 19, {128, 4, 4, 0, 0, 0, 0}},
@@ -269,20 +271,27 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_BF16, DOT, 1 << 20, {256, 1, 8, 0, 0, 0, 0}},
         {CUSPEC_F64, DOT, 1 << 17, {128, 4, 1, 0, 0, 0, 0}},
         {CUSPEC_F64, DOT, (1 << 16) + 1, {128, 4, 1, 0, 0, 0, 0}},
-        /* f32 and f64 from 1 MB: two launches of small blocks (f32 to 4
-         * MB, f64 sums to 4 MB, f64 dots to 16 MB), then f32 and
-         * f64 sums 512 x 4 x 16 B in one launch, 2 blocks an SM */
+        /* f32 dots from 512 KB to 1 MB 256 x 2 x 4 B, 4 blocks an SM,
+         * through L1; f32 and f64 from 1 MB: two launches of small blocks
+         * (f32 to 4 MB, f64 sums to 4 MB, f64 dots to 16 MB; through L1
+         * f32 dots to 2 MB, sums from 2 MB, f64 dots all), then f64 sums
+         * 256 x 8 x 16 B in one launch to 8 MB, as many as fit, and f32
+         * and f64 sums 512 x 4 x 16 B, 2 blocks an SM */
+        {CUSPEC_F32, DOT, (1 << 17) + 1, {256, 2, 1, 0, 4, 0, 1}},
+        {CUSPEC_F32, DOT, 1 << 18, {256, 2, 1, 0, 4, 0, 1}},
         {CUSPEC_F32, SUM, (1 << 18) + 1, {128, 4, 2, 0, 4, 0, 0}},
-        {CUSPEC_F32, DOT, (1 << 19), {256, 2, 2, 0, 0, 0, 0}},
+        {CUSPEC_F32, DOT, (1 << 19), {256, 2, 2, 0, 0, 0, 1}},
         {CUSPEC_F64, SUM, (1 << 17) + 1, {256, 4, 1, 0, 2, 0, 0}},
-        {CUSPEC_F64, DOT, (1 << 17) + 1, {256, 2, 1, 0, 4, 0, 0}},
-        {CUSPEC_F32, SUM, (1 << 19) + 1, {128, 4, 4, 0, 4, 0, 0}},
+        {CUSPEC_F64, DOT, (1 << 17) + 1, {256, 2, 1, 0, 4, 0, 1}},
+        {CUSPEC_F32, SUM, (1 << 19) + 1, {128, 4, 4, 0, 4, 0, 1}},
         {CUSPEC_F32, DOT, 1 << 20, {128, 2, 4, 0, 4, 0, 0}},
-        {CUSPEC_F64, SUM, (1 << 18) + 1, {128, 4, 2, 0, 4, 0, 0}},
-        {CUSPEC_F64, DOT, (1 << 19) + 1, {512, 2, 1, 0, 2, 0, 0}},
+        {CUSPEC_F64, SUM, (1 << 18) + 1, {128, 4, 2, 0, 4, 0, 1}},
+        {CUSPEC_F64, DOT, (1 << 19) + 1, {512, 2, 1, 0, 2, 0, 1}},
         {CUSPEC_F64, DOT, 1 << 21, {512, 2, 1, 0, 2, 0, 1}},
         {CUSPEC_F32, SUM, (1 << 20) + 1, {512, 4, 4, 1, 2, 0, 0}},
-        {CUSPEC_F64, SUM, (1 << 19) + 1, {512, 4, 2, 1, 2, 0, 0}},
+        {CUSPEC_F64, SUM, (1 << 19) + 1, {256, 8, 2, 1, 0, 0, 0}},
+        {CUSPEC_F64, SUM, 1 << 20, {256, 8, 2, 1, 0, 0, 0}},
+        {CUSPEC_F64, SUM, (1 << 20) + 1, {512, 4, 2, 1, 2, 0, 0}},
         {CUSPEC_F64, SUM, 1 << 22, {512, 4, 2, 1, 2, 0, 1}},
         /* to 2 MB: the defaults; min and max of 8 bytes 512 x 2 x 8 B, one
          * block an SM */
@@ -307,7 +316,7 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_BF16, SUM, (1 << 24) - 1, {512, 1, 8, 0, 0, 0, 0}},
         {CUSPEC_BF16, SUM, 1 << 24, {512, 1, 8, 0, 0, 0, 1}},
         {CUSPEC_F32, DOT, 1 << 22, {512, 4, 4, 0, 2, 0, 1}},
-        {CUSPEC_F64, DOT, 1 << 19, {1024, 1, 1, 0, 0, 0, 0}},
+        {CUSPEC_F64, DOT, 1 << 19, {1024, 1, 1, 0, 0, 0, 1}},
         {CUSPEC_F64, DOT, (1 << 21) + 1, {1024, 2, 1, 0, 0, 0, 1}},
         /* min, max and integer sums of 4 bytes from 2 to 4 MB: 1024 x 2 x
          * 16 B, 2 blocks an SM; sums of 4-byte integers from there 512 x 2
@@ -318,9 +327,14 @@ TEST(the_shape_follows_the_size)
         {CUSPEC_F32, MIN, (1 << 19) + 1, {1024, 2, 4, 1, 2, 0, 0}},
         {CUSPEC_I32, SUM, (1 << 20) + 1, {512, 2, 4, 1, 2, 0, 0}},
         {CUSPEC_U32, SUM, 1 << 23, {512, 2, 4, 1, 2, 0, 1}},
-        /* beyond: the defaults through L1 */
+        /* beyond: the defaults through L1; argmin and argmax of one byte
+         * 512 x 4 x 16 B, 2 blocks an SM, as below */
         {CUSPEC_F32, SUM, (1 << 23) + 1, {256, 4, 4, 1, 4, 0, 1}},
         {CUSPEC_U8, MAX, 1ULL << 33, {256, 4, 16, 1, 4, 0, 1}},
+        {CUSPEC_I8, ARGMAX, 1 << 25, {512, 4, 16, 1, 2, 0, 1}},
+        {CUSPEC_U8, ARGMIN, (1 << 25) + 1, {512, 4, 16, 1, 2, 0, 1}},
+        {CUSPEC_I8, ARGMIN, 1ULL << 33, {512, 4, 16, 1, 2, 0, 1}},
+        {CUSPEC_I16, ARGMAX, (1 << 24) + 1, {256, 4, 8, 1, 4, 0, 1}},
         /* sizes no memory holds: the last class, no overflow */
         {CUSPEC_F64, SUM, ~0ULL, {256, 4, 2, 1, 4, 0, 1}},
         {CUSPEC_U16, DOT, 1ULL << 63, {256, 4, 8, 1, 4, 0, 1}},
@@ -419,7 +433,7 @@ TEST(two_launches_come_with_their_final_pass)
                      l.v[j].p[P_BLOCK] == v->p[P_BLOCK];
         CHECK(found);
     }
-    CHECK_UINT_EQ(two, 31);
+    CHECK_UINT_EQ(two, 32);
     CHECK_UINT_EQ(finals, 22);
 }
 
