@@ -876,6 +876,20 @@ static void copy_sum_check(const char *how, void *user)
     }
 }
 
+/* The chain on 8 fresh inputs of n (in d_a) copied through buf, into d_out. */
+static void copy_sum_run(CUdeviceptr buf, size_t n, int dtype)
+{
+    struct copy_sum c = {.buf = buf, .outs = d_out, .n = n, .dtype = dtype};
+    for (int k = 0; k < 8; k++) {
+        void *x = (int32_t *)h_a + (size_t)k * n;
+        fill_random(dtype, x, n);
+        reference(OP_SUM, dtype, x, NULL, n, &c.w[k]);
+    }
+    upload(d_a, h_a, 8 * n * 4);
+    const struct gpu_chain chain = {copy_sum_poison, copy_sum_chain, copy_sum_check, &c};
+    gpu_chain_run(&chain);
+}
+
 TEST(chained_copy_then_sum)
 {
     if (!ready())
@@ -894,17 +908,8 @@ TEST(chained_copy_then_sum)
     } rounds[3] = {{CUSPEC_I32, 300007}, {CUSPEC_I32, 3000017}, {CUSPEC_F32, 3000017}};
     CHECK(2 * rounds[0].n * 4 <= CUSPEC__PDL_COPY_BYTES &&
           2 * rounds[1].n * 4 > CUSPEC__PDL_COPY_BYTES);
-    for (int i = 0; i < 3; i++) {
-        struct copy_sum c = {.buf = d_b, .outs = d_out, .n = rounds[i].n, .dtype = rounds[i].dtype};
-        for (int k = 0; k < 8; k++) {
-            void *x = (int32_t *)h_a + (size_t)k * c.n;
-            fill_random(c.dtype, x, c.n);
-            reference(OP_SUM, c.dtype, x, NULL, c.n, &c.w[k]);
-        }
-        upload(d_a, h_a, 8 * c.n * 4);
-        const struct gpu_chain chain = {copy_sum_poison, copy_sum_chain, copy_sum_check, &c};
-        gpu_chain_run(&chain);
-    }
+    for (int i = 0; i < 3; i++)
+        copy_sum_run(d_b, rounds[i].n, rounds[i].dtype);
     group_end();
 }
 
@@ -1041,15 +1046,7 @@ TEST(inputs_in_mapped_host_memory)
         compare(cases[i].op, cases[i].dtype, got, &w, what);
         compare(cases[i].op, cases[i].dtype, got + OUT_BYTES, &w, what);
     }
-    struct copy_sum c = {.buf = dev, .outs = d_out, .n = 300007, .dtype = CUSPEC_F32};
-    for (int k = 0; k < 8; k++) {
-        void *x = (float *)h_a + (size_t)k * c.n;
-        fill_random(c.dtype, x, c.n);
-        reference(OP_SUM, c.dtype, x, NULL, c.n, &c.w[k]);
-    }
-    upload(d_a, h_a, 8 * c.n * 4);
-    const struct gpu_chain chain = {copy_sum_poison, copy_sum_chain, copy_sum_check, &c};
-    gpu_chain_run(&chain);
+    copy_sum_run(dev, 300007, CUSPEC_F32);
     drv->cuMemFreeHost(host);
     group_end();
 }
