@@ -409,7 +409,8 @@ SIZES_OFFSETS_OP(min, OP_MIN)
 SIZES_OFFSETS_OP(max, OP_MAX)
 SIZES_OFFSETS_OP(dot, OP_DOT)
 
-/* ## Without a record, the loads go through L1 from 32 MB read */
+/* ## Without a record, the loads go through L1 from 32 MB read, and
+ * below where the size's row says (src/reduce.c) */
 TEST(untuned_calls_load_through_l1_from_32_mb)
 {
     static const struct {
@@ -423,7 +424,11 @@ TEST(untuned_calls_load_through_l1_from_32_mb)
         {CUSPEC_MAX, CUSPEC_I8, 1u << 24, "cache=0"},
         {CUSPEC_MAX, CUSPEC_I8, 1u << 25, "cache=1"},
         {-1, CUSPEC_F64, 1u << 21, "cache=1"}, /* dot: two inputs of 16 MB */
-        {-1, CUSPEC_F64, (1u << 21) - 1, "cache=0"},
+        {-1, CUSPEC_F64, (1u << 21) - 1, "cache=1"}, /* the row: f64 dots above 1 MB */
+        {-1, CUSPEC_F64, (1u << 17) + 1, "cache=1"},
+        {-1, CUSPEC_F64, 1u << 17, "cache=0"},
+        {CUSPEC_SUM, CUSPEC_F32, (1u << 19) + 1, "cache=1"}, /* the row: 2-4 MB */
+        {CUSPEC_SUM, CUSPEC_F32, 1u << 19, "cache=0"},
     };
     if (!ready())
         return;
