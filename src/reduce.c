@@ -215,12 +215,13 @@ static const struct shape {
     {KB(128), KB(256), FSUM, B4, 128, 2, 8, 1, 1},
     {KB(128), KB(256), FDOT, B4, 128, 1, 4, 0, 1},
     {KB(256), KB(512), FDOT, B8, 512, 1, 8, 0, 1},
+    /* f32 dots (512 KB, 1 MB]: 256 x 2 x 4 B in two launches, 4 blocks an
+     * SM, through L1 (docs/experiments/reduce.md: "Loads through L1 from 1
+     * MB, by row") */
+    {KB(512), MB(1), FDOT, B4, 256, 2, 4, 4, 1, 1},
     /* float sums and dots: two launches of small blocks, as many as fit,
      * from 256 KB itself for elements of other than 4 bytes (f64 dots: 256
      * KB itself, then from 512 KB) */
-    /* f32 dots (512 KB, 1 MB]: 256 x 2 x 4 B, through L1 (docs/
-     * experiments/reduce.md: "Loads through L1 from 1 MB, by row") */
-    {KB(512), MB(1), FDOT, B4, 256, 2, 4, 4, 1, 1},
     {KB(256), MB(1), FSUM | FDOT, B4, 128, 4, 16, 0, 1},
     {KB(256) - 1, MB(1), FSUM | FDOT, B8, 128, 4, 8, 0, 1},
     {KB(256) - 1, MB(1), FSUM | FDOT, B2, 128, 4, 8, 0, 1},
@@ -244,7 +245,7 @@ static const struct shape {
     /* sums and dots of f32 and f64 from 1 MB (f32 sums and dots to 4 MB,
      * f64 sums to 4 MB, f64 dots to 16 MB): two launches of small blocks
      * (docs/experiments/reduce.md: "Defaults after the first tile asked of
-     * the L2"); through L1 for f32 dots to 2 MB, sums from 2 MB, f64 dots
+     * the L2"); through L1 for f32 dots to 2 MB, sums from 2 to 4 MB, f64 dots
      * from 1 MB ("Loads through L1 from 1 MB, by row") */
     {MB(1), MB(2), FSUM, B4, 128, 4, 8, 4, 1},
     {MB(1), MB(2), FDOT, B4, 256, 2, 8, 0, 1, 1},

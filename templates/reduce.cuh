@@ -38,7 +38,8 @@
 //   BLOCK  threads per block: 128, 256, 512 or 1024 (any multiple of 32 works).
 //          BLOCK 1024 caps registers at 64/thread: there keep ITEMS*VEC small
 //          (8-byte Acc with ITEMS*VEC = 32 spills heavily; still correct), and
-//          argmin/argmax's ITEMS small (each of its ITEMS scans holds a load).
+//          argmin/argmax's ITEMS small (each of its scans holds a load: one
+//          scan per load of the ITEMS, two in all for 1-byte values).
 //   ITEMS  vector loads per thread per loop iteration, all issued before any is
 //          used (memory-level parallelism): 1, 2, 4 or 8.
 //   VEC    elements per vector load, VEC*sizeof(T) <= 16: 1, 2, 4, 8 or 16.
@@ -59,9 +60,10 @@
 //   min/max of 8- and 16-bit types (f16 and bf16 too): one per load, the load's
 //   extreme taken with packed min/max two lanes a word where the arch has them
 //   (sm_80 for the 16-bit floats, sm_90 for integers; reduce_types.cuh: lanes).
-//   argmin/argmax: one scan per load (struct scan): each load's extreme, as for
-//   min/max, against the best so far in one compare; the load that first held
-//   the best is kept whole and its lanes searched once, at the end.
+//   argmin/argmax: one scan per load (struct scan; two in all, the even and
+//   the odd loads, for 1-byte values): each load's extreme, as for min/max,
+//   against the best so far in one compare; the load that first held the
+//   best is kept whole and its lanes searched once, at the end.
 //
 // LOADS
 //   l1 = 0: ld.global.cs (cache streaming, evict-first), so that a read-once
@@ -501,8 +503,9 @@ __device__ __forceinline__ void consume(A (&acc)[K], int j, const typename vec<T
 // each of the IT loads is coalesced across the warp, and all IT (2*IT for dot)
 // loads are issued before the first is consumed. Load j feeds slots
 // j*W..j*W+W-1, W = V or 1 (slots): chains of adds that never stall the
-// loads. The < 1 tile remainder is spread over all threads. Vector 0 starts
-// at element index `first` (argmin/argmax).
+// loads (argmin/argmax: scan j % K, so each scan sees its loads in index
+// order). The < 1 tile remainder is spread over all threads. Vector 0
+// starts at element index `first` (argmin/argmax).
 template <int OP, int BLOCK, int IT, bool L1, typename VT>
 __device__ __forceinline__ void load_tile(const VT *__restrict__ va, const VT *__restrict__ vb,
                                           unsigned long long idx, VT (&xa)[IT], VT (&xb)[IT])
@@ -523,6 +526,7 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
                                            unsigned long long nv, unsigned long long first,
                                            A (&acc)[K])
 {
+    static_assert(is_arg<OP>::value ? K <= IT : K == W * IT, "acc: W * IT slots, or IT scans at most");
     typedef typename vec<T, V>::type VT;
     const VT *__restrict__ va = reinterpret_cast<const VT *>(a);
     const VT *__restrict__ vb = reinterpret_cast<const VT *>(b);
@@ -564,7 +568,8 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
 
     // Remainder (< TILE vectors): thread g takes vectors full_end + g + j*G*BLOCK.
     // Since G*BLOCK >= BLOCK, IT passes cover it; pass j feeds the slots of
-    // load j, so no accumulator gets more than one extra load. All of a
+    // load j, so no accumulator gets more than one extra load (a scan of
+    // argmin/argmax's, the loads j % K == its own, in index order). All of a
     // thread's loads are issued before the first is consumed, as in a tile.
     const unsigned long long tstride = (unsigned long long)gridDim.x * BLOCK;
     const unsigned long long rbase =
@@ -687,12 +692,12 @@ __device__ __forceinline__ void pass(const T *__restrict__ a, const T *__restric
         accumulate<T, Acc, OP, BLOCK, V, IT, W, false>(a, b, nv, first, slots);
 }
 
-// The aligned loads' pass into acc; argmin/argmax through a scan per load of
-// the ITEMS, whose best (the smallest index on a tie: their loads never
-// overlap) is located into acc[0]. Elements of one byte go through two
-// scans, the even and the odd loads, each in index order: the registers of
-// the other scans are free (docs/experiments/reduce.md: "i8/u8 argmin and
-// argmax in two scans").
+// The aligned loads' pass into acc; argmin/argmax through scans (a scan per
+// load of the ITEMS; for elements of one byte two, the even and the odd
+// loads, which frees the registers of the others: docs/experiments/
+// reduce.md, "i8/u8 argmin and argmax in two scans"), whose best (the
+// smallest index on a tie: their loads never overlap) is located into
+// acc[0].
 template <typename T, typename Acc, int OP, int BLOCK, int V, int IT, int W, typename A, int K>
 __device__ __forceinline__ void loads(const T *__restrict__ a, const T *__restrict__ b,
                                       unsigned long long nv, unsigned long long first, bool l1,

@@ -881,7 +881,8 @@ static void copy_sum_check(const char *how, void *user)
     }
 }
 
-/* The chain on 8 fresh inputs of n (in d_a) copied through buf, into d_out. */
+/* The chain on 8 fresh inputs of n (in d_a) copied through buf, into d_out;
+ * a dtype of 4 bytes, as struct copy_sum's. */
 static void copy_sum_run(CUdeviceptr buf, size_t n, int dtype)
 {
     struct copy_sum c = {.buf = buf, .outs = d_out, .n = n, .dtype = dtype};

@@ -274,7 +274,7 @@ TEST(the_shape_follows_the_size)
         /* f32 dots from 512 KB to 1 MB 256 x 2 x 4 B, 4 blocks an SM,
          * through L1; f32 and f64 from 1 MB: two launches of small blocks
          * (f32 to 4 MB, f64 sums to 4 MB, f64 dots to 16 MB; through L1
-         * f32 dots to 2 MB, sums from 2 MB, f64 dots all), then f64 sums
+         * f32 dots to 2 MB, sums from 2 to 4 MB, f64 dots all), then f64 sums
          * 256 x 8 x 16 B in one launch to 8 MB, as many as fit, and f32
          * and f64 sums 512 x 4 x 16 B, 2 blocks an SM */
         {CUSPEC_F32, DOT, (1 << 17) + 1, {256, 2, 1, 0, 4, 0, 1}},
