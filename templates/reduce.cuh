@@ -526,7 +526,8 @@ __device__ __forceinline__ void accumulate(const T *__restrict__ a, const T *__r
                                            unsigned long long nv, unsigned long long first,
                                            A (&acc)[K])
 {
-    static_assert(is_arg<OP>::value ? K <= IT : K == W * IT, "acc: W * IT slots, or IT scans at most");
+    static_assert(is_arg<OP>::value ? K <= IT : K == W * IT,
+                  "acc: W * IT slots, or IT scans at most");
     typedef typename vec<T, V>::type VT;
     const VT *__restrict__ va = reinterpret_cast<const VT *>(a);
     const VT *__restrict__ vb = reinterpret_cast<const VT *>(b);

@@ -423,7 +423,7 @@ TEST(untuned_calls_load_through_l1_from_32_mb)
         {CUSPEC_ARGMAX, CUSPEC_F32, 1u << 28, "cache=1"},
         {CUSPEC_MAX, CUSPEC_I8, 1u << 24, "cache=0"},
         {CUSPEC_MAX, CUSPEC_I8, 1u << 25, "cache=1"},
-        {-1, CUSPEC_F64, 1u << 21, "cache=1"}, /* dot: two inputs of 16 MB */
+        {-1, CUSPEC_F64, 1u << 21, "cache=1"},       /* dot: two inputs of 16 MB */
         {-1, CUSPEC_F64, (1u << 21) - 1, "cache=1"}, /* the row: f64 dots above 1 MB */
         {-1, CUSPEC_F64, (1u << 17) + 1, "cache=1"},
         {-1, CUSPEC_F64, 1u << 17, "cache=0"},
