@@ -212,6 +212,15 @@ static int few_long_rows(const struct cuspec__spec *s, int cls)
     return cls == 3 && cuspec__log2_floor(s->rows) < CUSPEC__AXIS_FEW_ROWBLOCK_ROWS_LOG2;
 }
 
+/* rows_split's argmin/argmax, a whole-array argreduce a row over the blocks
+ * a wave shares among the rows (reduce_axis.cuh): 256 x 4 x 16 bytes as the
+ * whole-array default, blocks of 128 from SPLIT_ARGS_NARROW_FROM to
+ * SPLIT_ARGS_NARROW_TO rows, where a wave of blocks of 256 gives each row
+ * one or two (docs/experiments/reduce_axis.md: "Few long rows'
+ * argmin/argmax as whole arrays"). */
+#define SPLIT_ARGS_NARROW_FROM 160
+#define SPLIT_ARGS_NARROW_TO 511
+
 /* Many long rows' argmin/argmax, at least ARG_LANES_ROWS of at most
  * ARG_LANES_VECTORS vectors: 8 lanes a row (4 where a row is at most 64
  * vectors), not a warp (docs/experiments/reduce_axis.md: "Rows'
@@ -455,9 +464,11 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
         v->p[P_LANES] = cls == 1   ? short_lanes(v, s->op, need)
                         : cls == 2 ? long_lanes(s, need)
                                    : 0;
-        if ((cls == 1 && short_pairs(v, s->op, need)) || rows_dot_pairs(s->op, cls) ||
-            (v->p[P_ROWBLOCK] == 2 && cuspec__axis_is_arg(s->op)))
+        if ((cls == 1 && short_pairs(v, s->op, need)) || rows_dot_pairs(s->op, cls))
             v->p[P_ITEMS] = 2;
+        if (v->p[P_ROWBLOCK] == 2 && cuspec__axis_is_arg(s->op) &&
+            s->rows >= SPLIT_ARGS_NARROW_FROM && s->rows <= SPLIT_ARGS_NARROW_TO)
+            v->p[P_BLOCK] = 128;
         return;
     }
     struct cuspec__variant w = *v;
@@ -479,7 +490,8 @@ static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
 /* One shape of each class and of each width of short rows and narrow
  * strips (from 5 columns, for 4-byte columns also few_strips' kernels); with
  * few rows, where strips widen; rows of 8 KB and 32 KB of 4-byte elements
- * (the two rows_block shapes); square ones for square_args' and
+ * (the two rows_block shapes); 256 long rows (rows_split's argmin/argmax
+ * in blocks of 128); square ones for square_args' and
  * split_strips' kernels; an odd ld for columns off the vector. */
 static int classes(int family, int dtype, int op,
                    int (*fn)(const struct cuspec__spec *s, void *user), void *user)
@@ -487,7 +499,7 @@ static int classes(int family, int dtype, int op,
     static const unsigned long long shapes[][2] = {
         {1 << 20, 1},  {1 << 20, 2},    {1 << 20, 4},   {1 << 20, 8},  {1 << 20, 16},
         {1 << 20, 32}, {1 << 20, 64},   {1 << 20, 127}, {8192, 8192},  {32, 1 << 20},
-        {1, 1000},     {1 << 16, 1024}, {4, 1 << 16},   {16, 1 << 16}, {2048, 2048},
+        {1, 1000},     {1 << 16, 1024}, {4, 1 << 16},   {16, 1 << 16}, {256, 1 << 16}, {2048, 2048},
         {4096, 4096},  {4096, 4097},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {

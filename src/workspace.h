@@ -14,7 +14,7 @@
 /* Axis reductions split over blocks keep a partial per block and column
  * (docs/experiments/reduce_axis.md: "Scratch"). */
 #define CUSPEC__WS_BYTES (256 * 1024)
-#define CUSPEC__WS_TICKETS 1024
+#define CUSPEC__WS_TICKETS 4096
 /* A whole-array reduction's: its ticket, then (8-byte aligned) the word its
  * blocks combine in (templates/reduce.cuh, WORKSPACE). */
 #define CUSPEC__WS_WHOLE_TICKETS 4

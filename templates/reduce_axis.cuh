@@ -2,8 +2,9 @@
 // dot of `batch` row-major rows x cols matrices, one result per row
 // (cuspec_reduce_rows) or per column (cuspec_reduce_cols).
 //
-// CUDA C++17 with one #include, prior_grid.cuh beside it, so NVRTC can compile
-// it given that header; it also compiles when #included from an nvcc .cu file.
+// CUDA C++17 with three #includes, prior_grid.cuh, reduce.cuh and
+// reduce_types.cuh beside it, so NVRTC can compile it given those headers; it
+// also compiles when #included from an nvcc .cu file.
 //
 // ---------------------------------------------------------------------------
 // ENTRY POINTS (launched by NVRTC name expression, e.g.
@@ -57,6 +58,11 @@
 //   ceil(cols / splits) rounded up to a multiple of 1 << chunk_log2 elements (a
 //   vector's, or the block's tile of ITEMS vectors a thread). A thread keeps an
 //   accumulator a load, not one an element, so few registers.
+//   argmin/argmax: each row a whole array of reduce.cuh's cuspec_argreduce, its
+//   blocks x of gridDim.x (grid-stride along the row), row z * gridDim.y + y (rows
+//   past total return); row r's ticket and word (WORKSPACE there) at tickets + 4 * r,
+//   its partials at partials + r * gridDim.x (16 bytes each: 8-byte values, or rows
+//   of 2^31 elements or more); loads streamed (chunk_log2 unused).
 // COLS: TX = 1 << tx_log2 (1..BLOCK) threads along the columns, each owning VEC adjacent
 // columns, by BLOCK / TX along the rows; block (x, y, z) takes column tile x, rows
 // chunk y of `splits`, matrix z. With splits > 1, partials hold batch * splits * cols
@@ -84,6 +90,7 @@
 #endif
 
 #include "prior_grid.cuh"
+#include "reduce.cuh"
 #include "reduce_types.cuh"
 
 namespace cuspec_axis
@@ -1116,47 +1123,57 @@ __global__ void __launch_bounds__(BLOCK)
     typedef typename R::A A;
     constexpr bool TWO = OP == DOT;
     static_assert(legal<T, OP, BLOCK, VEC, ITEMS>::value, "");
-    const unsigned long long grain = 1ull << chunk_log2;
-    const unsigned long long chunk =
-        ((cols + splits - 1) / splits + grain - 1) >> chunk_log2 << chunk_log2;
-    const unsigned long long lo = blockIdx.y * chunk;
-    const unsigned long long n = lo < cols ? (cols - lo < chunk ? cols - lo : chunk) : 0;
-    const unsigned long long r = blockIdx.x;
-    const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
-    // Half the chunk's first tile asked of the L2 (prior_grid.cuh); not for
-    // argmin/argmax, which it made slower (docs/experiments/reduce_axis.md:
-    // "The first tile asked of the L2 before the wait").
-    if constexpr (!R::ARG) {
+    if constexpr (R::ARG) {
+        // ROWS_SPLIT's argmin/argmax in the contract above.
+        namespace w = cuspec_reduce_detail;
+        static_assert(w::OP_ARGMIN == ARGMIN + 1 && w::OP_ARGMAX == ARGMAX + 1, "");
+        typedef w::arg<typename elem<T>::V> P;
+        const unsigned long long r = (unsigned long long)blockIdx.z * gridDim.y + blockIdx.y;
+        if (r >= total)
+            return;
+        w::reduce_body<T, typename elem<T>::V, OP + 1, BLOCK, ITEMS, VEC, 1>(
+            a + row_offset(r, rows, total, ld, stride), (const T *)nullptr, cols,
+            value != nullptr ? value + r : nullptr, index != nullptr ? index + r : nullptr,
+            static_cast<P *>(partials) + r * gridDim.x, tickets + 4 * r, false);
+    } else {
+        const unsigned long long grain = 1ull << chunk_log2;
+        const unsigned long long chunk =
+            ((cols + splits - 1) / splits + grain - 1) >> chunk_log2 << chunk_log2;
+        const unsigned long long lo = blockIdx.y * chunk;
+        const unsigned long long n = lo < cols ? (cols - lo < chunk ? cols - lo : chunk) : 0;
+        const unsigned long long r = blockIdx.x;
+        const unsigned long long off = row_offset(r, rows, total, ld, stride) + lo;
+        // Half the chunk's first tile asked of the L2 (prior_grid.cuh).
         constexpr unsigned long long HALF = (unsigned long long)BLOCK * VEC * ITEMS / 2;
         if (threadIdx.x == 0 && n > 0) {
             cuspec_first_to_l2(a + off, n, HALF); // at most 128 KB
             if constexpr (TWO)
                 cuspec_first_to_l2(b + off, n, HALF);
         }
-    }
-    CUSPEC_AFTER_PRIOR_GRID();
-    A acc[ITEMS];
+        CUSPEC_AFTER_PRIOR_GRID();
+        A acc[ITEMS];
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i)
-        acc[i] = R::identity();
-    if (n > 0) {
-        row_any<R, T, VEC, ITEMS, TWO>(a + off, (TWO ? b : a) + off, n, (long long)lo,
-                                       threadIdx.x, BLOCK, acc);
-    }
-    fold<R, ITEMS, ITEMS>::run(acc);
-    const A v = block_reduce<R, BLOCK>(acc[0]);
-    // Warp 0 alone writes the result, or takes the ticket and, the row's
-    // last, combines its chunks: no barrier after block_reduce's.
-    if (threadIdx.x < 32) {
-        if (splits == 1) {
-            if (threadIdx.x == 0)
-                R::store(v, value, index, r);
-        } else {
-            split_finish<R, BLOCK>(v, false, threadIdx.x, 32, r, true, splits, partials, tickets,
-                                   value, index);
+        for (int i = 0; i < ITEMS; ++i)
+            acc[i] = R::identity();
+        if (n > 0) {
+            row_any<R, T, VEC, ITEMS, TWO>(a + off, (TWO ? b : a) + off, n, (long long)lo,
+                                           threadIdx.x, BLOCK, acc);
         }
+        fold<R, ITEMS, ITEMS>::run(acc);
+        const A v = block_reduce<R, BLOCK>(acc[0]);
+        // Warp 0 alone writes the result, or takes the ticket and, the row's
+        // last, combines its chunks: no barrier after block_reduce's.
+        if (threadIdx.x < 32) {
+            if (splits == 1) {
+                if (threadIdx.x == 0)
+                    R::store(v, value, index, r);
+            } else {
+                split_finish<R, BLOCK>(v, false, threadIdx.x, 32, r, true, splits, partials,
+                                       tickets, value, index);
+            }
+        }
+        CUSPEC_LET_NEXT_GRID();
     }
-    CUSPEC_LET_NEXT_GRID();
 }
 
 template <typename T, int OP, int BLOCK, int VEC, int ITEMS>

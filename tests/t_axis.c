@@ -467,8 +467,8 @@ TEST(selection_covers_every_shape_class)
     /* many long rows: a warp each, from 8 KB a block each (rows_block:
      * 128 x 16 B x 2; sums, dots, min and max of 4-byte elements 256 x 16 B
      * x 4 from 16 KB); fewer than 1024: rows_split (a block a chunk of a
-     * row, split at launch; argmin/argmax 2 items), from 1024 the rows
-     * kernel's block */
+     * row, split at launch; argmin/argmax a whole array a row, in blocks
+     * of 128 from 160 to 511 rows), from 1024 the rows kernel's block */
     struct cuspec__variant v = chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 8192, 8192);
     CHECK_INT_EQ(v.p[P_ROWBLOCK], 1);
     CHECK_INT_EQ(v.p[P_LANES], 0);
@@ -518,7 +518,15 @@ TEST(selection_covers_every_shape_class)
         const char *name;
     } split[] = {
         {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 1 << 20,
-         "cuspec_reduce_rows_split<float, 4, 256, 4, 2>"},
+         "cuspec_reduce_rows_split<float, 4, 256, 4, 4>"},
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 159, 1 << 20,
+         "cuspec_reduce_rows_split<float, 4, 256, 4, 4>"},
+        {CUSPEC__AXIS_ARGMIN, CUSPEC_F64, 160, 100003,
+         "cuspec_reduce_rows_split<double, 3, 128, 2, 4>"},
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_I8, 511, 5000,
+         "cuspec_reduce_rows_split<signed char, 4, 128, 16, 4>"},
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_I8, 512, 5000,
+         "cuspec_reduce_rows_split<signed char, 4, 256, 16, 4>"},
         {CUSPEC__AXIS_DOT, CUSPEC_U16, 300, 100003,
          "cuspec_reduce_rows_split<unsigned short, 5, 256, 8, 2>"},
         {CUSPEC__AXIS_MIN, CUSPEC_I8, 1, 1000, "cuspec_reduce_rows_split<signed char, 1, 256, 16, 4>"},
@@ -793,17 +801,19 @@ TEST(selection_covers_every_shape_class)
     /* the classes give the rows kernel (and for dots a second one of 2
      * items: long rows', and 4- and 8-byte short rows'), the rows_block
      * kernels (two for sums, dots, min and max of 4-byte elements, else
-     * one), one rows_split kernel and one column kernel per dtype and op (two of 4-byte elements,
+     * one), one rows_split kernel (argmin/argmax two: blocks of 256 and,
+     * from 160 to 511 rows, of 128) and one column kernel per dtype and op (two of 4-byte elements,
      * three for argmin/argmax of them; f32 below; argmin/argmax of 8-byte
      * ones also 512 x 1 x 8 off the vector): what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
         const unsigned dot = op == CUSPEC__AXIS_DOT;
         struct kernels k = {0};
+        const unsigned arg = (unsigned)cuspec__axis_is_arg(op);
         cuspec__family_choices(R, CUSPEC_I64, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, 3 + dot);
+        CHECK_UINT_EQ(k.n, 3 + dot + arg);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(R, CUSPEC_U32, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 3 : 4 + dot);
+        CHECK_UINT_EQ(k.n, arg ? 4 : 4 + dot);
         /* short rows of 1, 2, 4 or 32 lanes (dots also 8), a warp, the
          * block; argmin/argmax of 1024-column rows 8 (long_lanes) */
         const unsigned lanes = 1u | 2u << 0 | 2u << 1 | 2u << 2 | 2u << 5;

@@ -27,11 +27,12 @@ check_exit 0 "compile --check: shipped PTX serves the rows kernels on sm_75" \
 # of 2 items (26: every op of halves and bfloat16s, every dtype's dot,
 # argmin/argmax of f32 and f64), a rows_block kernel per dtype and op (72)
 # and a second for sums, dots, min and max of 4-byte elements (12), and a
-# rows_split kernel per dtype and op (72)
-check_grep "$tap_out" '"total":252,.*"ptx":252,"missing":0' "the rows kernels: 252"
+# rows_split kernel per dtype and op (72) and for argmin/argmax a second,
+# of blocks of 128 (24)
+check_grep "$tap_out" '"total":276,.*"ptx":276,"missing":0' "the rows kernels: 276"
 check_grep "$tap_out" '"kernel":"cuspec_reduce_rows<cuspec_bf16, 4, 256, 8, 4>"' \
     "bf16 argmax among them"
 check_grep "$tap_out" '"kernel":"cuspec_reduce_rows_block<cuspec_bf16, 4, 128, 8, 2>"' \
     "and its rows_block kernel"
-check_grep "$tap_out" '"kernel":"cuspec_reduce_rows_split<cuspec_bf16, 4, 256, 8, 2>"' \
+check_grep "$tap_out" '"kernel":"cuspec_reduce_rows_split<cuspec_bf16, 4, 256, 8, 4>"' \
     "and its rows_split kernel"
