@@ -383,7 +383,7 @@ CUSPEC_EXPORT int cuspec_last_launch(cuspec_launch_info *info);
  *   that stays with their stream: the call records an event on the stream
  *   after its kernels, and only once it has completed may another stream
  *   have that scratch. Only when all of it is busy on other streams does a
- *   call allocate, 260 KB (cuMemAlloc) kept until cuspec_ctx_destroy: the
+ *   call allocate, 272 KB (cuMemAlloc) kept until cuspec_ctx_destroy: the
  *   context's scratch grows to what the streams busy at once need, with no
  *   limit on the number of streams.
  * - A reduction captured into a graph takes scratch that the graph owns
@@ -477,7 +477,8 @@ CUSPEC_EXPORT int cuspec_argreduce(cuspec_ctx *ctx, int op, int dtype, cuspec_de
  *   input's dtype) and `index` its index along the axis (int64_t: the column
  *   for rows, the row for columns); either may be 0, not both. Ties give the
  *   smallest index; where there is a NaN, the first NaN wins (as NumPy and
- *   PyTorch). An empty reduction is an error.
+ *   PyTorch; `value` is then a NaN, not necessarily with that element's
+ *   payload). An empty reduction is an error.
  * Floats accumulate in their own type (f32 in f32; f16 and bf16 in f32)
  * with several partial sums per thread and trees: with the record-free
  * parameters, |error| <= (n / 8 + 64) * u * sum|x| for a result of n

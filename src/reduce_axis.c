@@ -202,8 +202,9 @@ static int rows_dot_pairs(int op, int cls)
 
 /* Fewer than 2^CUSPEC__AXIS_FEW_ROWBLOCK_ROWS_LOG2 long rows (class 3):
  * cuspec_reduce_rows_split, a block a chunk of a row with an accumulator a
- * load, 24-32 registers (argmin/argmax in 2 items; the u16 dot 34), so 8
- * blocks of 256 an SM where the rows kernel takes 64 registers and 4. From
+ * load, 24-32 registers (the u16 dot 34), so 8 blocks of 256 an SM where
+ * the rows kernel takes 64 registers and 4 (argmin/argmax: a whole array a
+ * row, below). From
  * 1024 rows (more than a wave of blocks a row) the rows kernel's
  * grid-stride loses less to the last wave (docs/experiments/reduce_axis.md:
  * "Few long rows in a kernel of their own"). */

@@ -54,7 +54,8 @@ struct geometry {
  * scratch allows. rows_block: a block a row, never split. rows_split: a
  * block a row's chunk, split the same way; chunks of SPLIT_TILES tiles or
  * more in whole tiles, but dots' (docs/experiments/reduce_axis.md: "Few
- * long rows in a kernel of their own"). */
+ * long rows in a kernel of their own"); its argmin/argmax as
+ * split_args_geometry says. */
 #define SPLIT_TILES 8
 /* Results split over blocks, a ticket each, at most. */
 #define SPLIT_RESULTS 1024
@@ -191,7 +192,8 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
         cuspec__params_text(v, params, sizeof params);
         return cuspec__fail(CUSPEC_ERR_INVALID, "%s with %s: not a legal variant", name, params);
     }
-    /* rows_split: a block (a column of blocks) a row, no grid-stride */
+    /* rows_split: a block (a column of blocks; argmin/argmax a row of them) a
+     * row, no grid-stride over rows */
     if (c->rows_axis && v->p[P_ROWBLOCK] == 2 && c->rows * c->batch > 0x7fffffff)
         return cuspec__fail(CUSPEC_ERR_INVALID,
                             "rows_split takes at most 2^31 - 1 rows, not %llu (rows x batch)",

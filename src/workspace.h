@@ -1,7 +1,8 @@
 /* Device scratch of reductions (workspace.c): CUSPEC__WS_BYTES of partial
  * results, then CUSPEC__WS_TICKETS 4-byte tickets that are zero between
  * launches (a whole-array reduction uses the first CUSPEC__WS_WHOLE_TICKETS,
- * a split axis reduction one per row or column tile). Calls on a stream
+ * a split axis reduction one per row or column tile, up to 1024 of them,
+ * and few long rows' argmin/argmax CUSPEC__WS_WHOLE_TICKETS per row). Calls on a stream
  * that is not capturing take a slot of the context's pool; calls being
  * captured take a slot that the graph owns until it is destroyed.
  * Internal. */

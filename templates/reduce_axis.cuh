@@ -77,7 +77,9 @@
 //   the first NaN where there is one, else the first extreme element (ties: the
 //   smallest index). Integer sums wrap modulo 2^64. Floats accumulate in S with VEC *
 //   ITEMS independent sums per thread (rows) or one per column and thread (columns),
-//   then trees: no atomics, so results are reproducible for a fixed launch.
+//   then trees: no float atomics, so results are reproducible for a fixed launch
+//   (rows_split's argmin/argmax combine a row's blocks by a 64-bit atomicMax of
+//   (value, index) keys, whose result is the same in any order).
 // ---------------------------------------------------------------------------
 
 #ifndef CUSPEC_REDUCE_AXIS_CUH_

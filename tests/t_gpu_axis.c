@@ -3,7 +3,8 @@
  * Through the public API: every op (sum, min, max, argmin, argmax, dot) x
  * dtype (all twelve) x axis on 1x1, 1x1000, 1000x1, 3x7, 1100x300 (rows:
  * a block a row), 1048576x32 and 32x1048576 (split over blocks),
- * 3x1000000, 8191x8193 and 8192x8192 for some, with ld > cols (pitched)
+ * 3x1000000, 8191x8193 and 8192x8192, a strided batch of 3 of 8x300000
+ * and a batch of 5000 of 16x65 (80000 rows) for some, with ld > cols (pitched)
  * and batches (contiguous and strided), the input 1 element into its
  * allocation; integers exact, floats within the bound cuspec.h states
  * (values are multiples of 1/4 in [-2, 2], whose sums are exact in f64 and
@@ -16,7 +17,8 @@
  * parameters (every lanes and tx value and the block-a-row kernel, blocks of
  * 128 and 1024, scalar and vector loads, 1 and 4 items, a strided batch)
  * through cuspec__axis_run, and split
- * reductions captured in a CUDA graph replayed 100 times, unchanged;
+ * reductions (a rows sum and argmax, a columns argmax) captured in a CUDA
+ * graph replayed 100 times, unchanged;
  * a copy then the axis calls that read it, 8 rounds on a stream and in a
  * graph (on sm_90 and later the axis calls launch programmatically, and the
  * copies up to 4 MB).
@@ -293,6 +295,11 @@ static void all_ops(int dtype, int big)
             {1500, 3001, 3003, 1, 0, 1},    /* square_args' columns, pitched */
             {2000, 4000, 4002, 1, 0, 1},    /* split_strips' 1024 x 2 x 8 sums, pitched */
             {300, 100003, 100003, 1, 0, 1}, /* long odd rows, half a wave to a wave */
+            /* few long rows' argmin/argmax: a strided, pitched batch of
+             * 24 rows, each in several blocks; 80000 rows of a contiguous
+             * batch, past a grid's 65535 along y */
+            {8, 300000, 300001, 3, 2500001, 1},
+            {16, 65, 65, 5000, 1040, 0},
         };
         for (size_t i = 0; i < sizeof large / sizeof *large; i++)
             for (int axis = 1; axis >= 0; axis--) {
@@ -725,7 +732,7 @@ TEST(graph_replayed_100_times)
     CUstream st;
     CU_OK(drv->cuStreamCreate(&st, CU_STREAM_NON_BLOCKING));
     cuspec_matrix wide = {32, 1 << 20, 1 << 20, 1, 0}, tall = {1 << 20, 32, 32, 1, 0};
-    CUdeviceptr v2 = d_value + 4096, i2 = d_index + 4096;
+    CUdeviceptr v2 = d_value + 4096, i2 = d_index + 4096, v3 = d_value + 8192, i3 = d_index + 8192;
     CUgraph g = NULL;
     CUgraphExec exec = NULL;
     /* The tests before have filled the module table (1024): the captured
@@ -735,18 +742,24 @@ TEST(graph_replayed_100_times)
     CU_OK(drv->cuStreamBeginCapture(st, CU_STREAM_CAPTURE_MODE_GLOBAL));
     CUSPEC_OK_(cuspec_reduce_rows(ctx, CUSPEC_SUM, CUSPEC_F32, d_in[0], &wide, d_value, 0, st));
     CUSPEC_OK_(cuspec_reduce_cols(ctx, CUSPEC_ARGMAX, CUSPEC_F32, d_in[1], &tall, v2, i2, st));
+    /* few long rows' argmax: several blocks a row, their tickets and words */
+    CUSPEC_OK_(cuspec_reduce_rows(ctx, CUSPEC_ARGMAX, CUSPEC_F32, d_in[0], &wide, v3, i3, st));
     CU_OK(drv->cuStreamEndCapture(st, &g));
     CU_OK(drv->cuGraphInstantiateWithFlags(&exec, g, 0));
-    float first[32], again[32];
-    int64_t first_i[32], again_i[32];
+    float first[32], again[32], first_a[32], again_a[32];
+    int64_t first_i[32], again_i[32], first_r[32], again_r[32];
     for (int round = 0; round < 100 && exec != NULL; round++) {
-        CU_OK(drv->cuMemsetD8Async(d_value, POISON, 8192, st));
+        CU_OK(drv->cuMemsetD8Async(d_value, POISON, 12288, st));
+        CU_OK(drv->cuMemsetD8Async(d_index, POISON, 12288, st));
         CU_OK(drv->cuGraphLaunch(exec, st));
         CU_OK(drv->cuStreamSynchronize(st));
         CU_OK(drv->cuMemcpyDtoH(round ? again : first, d_value, sizeof first));
         CU_OK(drv->cuMemcpyDtoH(round ? again_i : first_i, i2, sizeof first_i));
+        CU_OK(drv->cuMemcpyDtoH(round ? again_a : first_a, v3, sizeof first_a));
+        CU_OK(drv->cuMemcpyDtoH(round ? again_r : first_r, i3, sizeof first_r));
         if (round &&
-            (memcmp(first, again, sizeof first) || memcmp(first_i, again_i, sizeof first_i)))
+            (memcmp(first, again, sizeof first) || memcmp(first_i, again_i, sizeof first_i) ||
+             memcmp(first_a, again_a, sizeof first_a) || memcmp(first_r, again_r, sizeof first_r)))
             CASE_FAIL("replay %d differs from the first", round);
     }
     /* the first replay against the CPU */
@@ -754,6 +767,10 @@ TEST(graph_replayed_100_times)
     memcpy(h_value, first, sizeof first);
     for (size_t o = 0; o < 32; o++)
         check_result(1, CUSPEC__AXIS_SUM, CUSPEC_F32, &sw, o, BOTH, "graph rows sum");
+    memcpy(h_value, first_a, sizeof first_a);
+    memcpy(h_index, first_r, sizeof first_r);
+    for (size_t o = 0; o < 32; o++)
+        check_result(1, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, &sw, o, BOTH, "graph rows argmax");
     if (exec != NULL)
         drv->cuGraphExecDestroy(exec);
     if (g != NULL)
