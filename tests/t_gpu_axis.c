@@ -4,7 +4,7 @@
  * dtype (all twelve) x axis on 1x1, 1x1000, 1000x1, 3x7, 1100x300 (rows:
  * a block a row), 1048576x32 and 32x1048576 (split over blocks),
  * 3x1000000, 8191x8193 and 8192x8192, a strided batch of 3 of 8x300000
- * and a batch of 5000 of 16x65 (80000 rows) for some, with ld > cols (pitched)
+ * and a batch of 5000 of 16x130 (80000 rows) for some, with ld > cols (pitched)
  * and batches (contiguous and strided), the input 1 element into its
  * allocation; integers exact, floats within the bound cuspec.h states
  * (values are multiples of 1/4 in [-2, 2], whose sums are exact in f64 and
@@ -299,7 +299,7 @@ static void all_ops(int dtype, int big)
              * 24 rows, each in several blocks; 80000 rows of a contiguous
              * batch, past a grid's 65535 along y */
             {8, 300000, 300001, 3, 2500001, 1},
-            {16, 65, 65, 5000, 1040, 0},
+            {16, 130, 130, 5000, 2080, 0},
         };
         for (size_t i = 0; i < sizeof large / sizeof *large; i++)
             for (int axis = 1; axis >= 0; axis--) {
