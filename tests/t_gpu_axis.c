@@ -3,8 +3,8 @@
  * Through the public API: every op (sum, min, max, argmin, argmax, dot) x
  * dtype (all twelve) x axis on 1x1, 1x1000, 1000x1, 3x7, 1100x300 (rows:
  * a block a row), 1048576x32 and 32x1048576 (split over blocks),
- * 3x1000000, 8191x8193 and 8192x8192, a strided batch of 3 of 8x300000
- * and a batch of 5000 of 16x130 (80000 rows) for some, with ld > cols (pitched)
+ * 3x1000000, 8191x8193, 8192x8192 and a strided batch of 3 of 8x300000
+ * for some, with ld > cols (pitched)
  * and batches (contiguous and strided), the input 1 element into its
  * allocation; integers exact, floats within the bound cuspec.h states
  * (values are multiples of 1/4 in [-2, 2], whose sums are exact in f64 and
@@ -15,7 +15,8 @@
  * its extent, its padding poisoned), empty
  * reductions (the identity), bad arguments, a sample of non-default
  * parameters (every lanes and tx value and the block-a-row kernel, blocks of
- * 128 and 1024, scalar and vector loads, 1 and 4 items, a strided batch)
+ * 128 and 1024, scalar and vector loads, 1 and 4 items, a strided batch;
+ * rows_split's argmax of 80000 rows, past a grid's 65535 along y)
  * through cuspec__axis_run, and split
  * reductions (a rows sum and argmax, a columns argmax) captured in a CUDA
  * graph replayed 100 times, unchanged;
@@ -296,10 +297,8 @@ static void all_ops(int dtype, int big)
             {2000, 4000, 4002, 1, 0, 1},    /* split_strips' 1024 x 2 x 8 sums, pitched */
             {300, 100003, 100003, 1, 0, 1}, /* long odd rows, half a wave to a wave */
             /* few long rows' argmin/argmax: a strided, pitched batch of
-             * 24 rows, each in several blocks; 80000 rows of a contiguous
-             * batch, past a grid's 65535 along y */
+             * 24 rows, each in several blocks */
             {8, 300000, 300001, 3, 2500001, 1},
-            {16, 130, 130, 5000, 2080, 0},
         };
         for (size_t i = 0; i < sizeof large / sizeof *large; i++)
             for (int axis = 1; axis >= 0; axis--) {
@@ -707,14 +706,36 @@ TEST(variants_sampled)
                                 }
         }
     }
-    /* rows_split has a block (a column of blocks) a row: 2^31 rows refused,
-     * before anything is read */
+    /* rows_split's argmax of a batch of 5000 matrices of 16 x 130: 80000
+     * rows, a block each, along y and z */
     struct cuspec__variant v = {.family = CUSPEC__FAM_REDUCE_ROWS, .dtype = CUSPEC_F32,
-                                .op = CUSPEC__AXIS_SUM};
+                                .op = CUSPEC__AXIS_ARGMAX};
     v.p[P_BLOCK] = 256;
     v.p[P_VEC] = 4;
     v.p[P_ITEMS] = 4;
     v.p[P_ROWBLOCK] = 2;
+    const struct shape many = {16, 130, 130, 5000, 2080, 0};
+    upload(CUSPEC_F32, many.rows * many.cols * many.batch);
+    struct cuspec__axis_call m = {.kop = CUSPEC__AXIS_ARGMAX, .rows_axis = 1, .dtype = CUSPEC_F32,
+                                  .a = d_in[0], .value = d_value, .index = d_index,
+                                  .rows = many.rows, .cols = many.cols, .ld = many.ld,
+                                  .stride = many.stride, .batch = many.batch};
+    const size_t results = many.rows * many.batch;
+    CU_OK(drv->cuMemsetD8(d_value, POISON, results * 8));
+    CU_OK(drv->cuMemsetD8(d_index, POISON, results * 8));
+    if (cuspec__axis_run(ctx, &v, NULL, &m, NULL, NULL) != CUSPEC_OK) {
+        CASE_FAIL("rows_split argmax of 80000 rows: %s", cuspec_last_error());
+    } else {
+        CU_OK(drv->cuCtxSynchronize());
+        CU_OK(drv->cuMemcpyDtoH(h_value, d_value, results * 4));
+        CU_OK(drv->cuMemcpyDtoH(h_index, d_index, results * 8));
+        for (size_t r = 0; r < results; r++)
+            check_result(1, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, &many, r, BOTH,
+                         "rows_split argmax of 80000 rows");
+    }
+    /* rows_split has a block (a column of blocks) a row: 2^31 rows refused,
+     * before anything is read */
+    v.op = CUSPEC__AXIS_SUM;
     struct cuspec__axis_call c = {.kop = CUSPEC__AXIS_SUM, .rows_axis = 1, .dtype = CUSPEC_F32,
                                   .a = d_in[0], .value = d_value, .rows = 1ULL << 30,
                                   .cols = 1, .ld = 1, .stride = 1ULL << 30, .batch = 2};
