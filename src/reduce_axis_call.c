@@ -54,39 +54,14 @@ struct geometry {
  * scratch allows. rows_block: a block a row, never split. rows_split: a
  * block a row's chunk, split the same way; chunks of SPLIT_TILES tiles or
  * more in whole tiles, but dots' (docs/experiments/reduce_axis.md: "Few
- * long rows in a kernel of their own"); its argmin/argmax as
- * split_args_geometry says. */
+ * long rows in a kernel of their own"); its argmin/argmax a row a whole
+ * array, the same splits along x ("Few long rows' argmin/argmax as whole
+ * arrays"). */
 #define SPLIT_TILES 8
-/* Results split over blocks, a ticket each, at most. */
-#define SPLIT_RESULTS 1024
-
-/* rows_split's argmin/argmax: each row a whole-array argreduce
- * (templates/reduce.cuh) over `splits` blocks along x, the rows along y
- * (and z past 65535): the blocks of a wave shared among the rows, at most
- * one a tile of a row, each row's ticket and word CUSPEC__WS_WHOLE_TICKETS
- * of the scratch's. */
-
-static void split_args_geometry(const struct cuspec__variant *v,
-                                const struct cuspec__axis_call *c, unsigned long long blocks,
-                                struct geometry *g)
-{
-    const unsigned long long total = c->rows * c->batch, part = cuspec__axis_partial_bytes(c->kop);
-    const unsigned long long tile =
-        (unsigned long long)v->p[P_BLOCK] * (unsigned)v->p[P_VEC] * (unsigned)v->p[P_ITEMS];
-    unsigned long long s = 1;
-    if (total * CUSPEC__WS_WHOLE_TICKETS <= CUSPEC__WS_TICKETS) {
-        s = min_ull(blocks / total, ceil_div(c->cols, tile));
-        s = min_ull(min_ull(s, CUSPEC__WS_BYTES / (part * total)), 65535);
-        s = s > 1 ? s : 1;
-    }
-    g->splits = (unsigned)s;
-    g->grid[0] = (unsigned)s;
-    g->grid[1] = (unsigned)min_ull(total, 65535);
-    g->grid[2] = (unsigned)ceil_div(total, 65535);
-    g->lanes_log2 = 0; /* streamed, not through L1 */
-    g->pieces = 1;
-    g->scratch_bytes = s > 1 ? total * s * part : 0;
-}
+/* Results split over blocks at most: as many as the scratch's tickets hold
+ * at CUSPEC__WS_WHOLE_TICKETS a result (rows_split's argmin/argmax take that
+ * many, a ticket and a word; other splits one). */
+#define SPLIT_RESULTS (CUSPEC__WS_TICKETS / CUSPEC__WS_WHOLE_TICKETS)
 
 static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
                           const struct cuspec__kernel *k, const struct cuspec__axis_call *c,
@@ -102,10 +77,6 @@ static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
     g->pieces = 1;
     g->scratch_bytes = 0;
     g->grid[1] = g->grid[2] = 1;
-    if (v->p[P_ROWBLOCK] == 2 && cuspec__axis_is_arg(c->kop)) {
-        split_args_geometry(v, c, blocks, g);
-        return;
-    }
     if (v->p[P_ROWBLOCK] == 1) { /* a block a row, grid-stride past the grid's limit */
         g->grid[0] = (unsigned)min_ull(total ? total : 1, 0x7fffffff);
         return;
@@ -118,6 +89,17 @@ static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
         s = min_ull(s, CUSPEC__WS_BYTES / (cuspec__axis_partial_bytes(c->kop) * total));
         s = min_ull(s, 65535);
         g->splits = s > 1 ? (unsigned)s : 1;
+    }
+    if (split_kernel && cuspec__axis_is_arg(c->kop)) {
+        /* argmin/argmax: each row a whole-array argreduce (templates/
+         * reduce.cuh) over its splits along x, the rows along y (and z past
+         * 65535), loads streamed */
+        g->grid[0] = g->splits;
+        g->grid[1] = (unsigned)min_ull(total, 65535);
+        g->grid[2] = (unsigned)ceil_div(total, 65535);
+        g->lanes_log2 = 0;
+        g->scratch_bytes = total * g->splits * cuspec__axis_partial_bytes(c->kop);
+        return;
     }
     if (split_kernel) { /* its lanes_log2 is the chunk's grain */
         const unsigned long long tile = lanes * vec * items, tiles = ceil_div(c->cols, tile);
