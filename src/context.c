@@ -476,8 +476,8 @@ int cuspec_last_launch(cuspec_launch_info *info)
 }
 
 int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k, const struct cuspec__variant *v,
-                   const unsigned grid[3], unsigned block, int programmatic, CUstream stream,
-                   void **args)
+                   const unsigned grid[3], unsigned block, unsigned shared, int programmatic,
+                   CUstream stream, void **args)
 {
     CUresult r;
     if (k->pdl && programmatic) { /* placed while the grid before it drains */
@@ -489,13 +489,14 @@ int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k, const struct
                               .blockDimX = block,
                               .blockDimY = 1,
                               .blockDimZ = 1,
+                              .sharedMemBytes = shared,
                               .hStream = stream,
                               .attrs = &attr,
                               .numAttrs = 1};
         r = ctx->drv->cuLaunchKernelEx(&cfg, k->function, args, NULL);
     } else {
-        r = ctx->drv->cuLaunchKernel(k->function, grid[0], grid[1], grid[2], block, 1, 1, 0, stream,
-                                     args, NULL);
+        r = ctx->drv->cuLaunchKernel(k->function, grid[0], grid[1], grid[2], block, 1, 1, shared,
+                                     stream, args, NULL);
     }
     if (r == CUDA_SUCCESS)
         return CUSPEC_OK;

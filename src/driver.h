@@ -37,6 +37,7 @@
     X(cuLaunchKernel, 1)                                                                           \
     X(cuLaunchKernelEx, 0)                                                                         \
     X(cuFuncGetAttribute, 1)                                                                       \
+    X(cuFuncSetAttribute, 0)                                                                       \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 1)                                              \
     X(cuMemAlloc, 1)                                                                               \
     X(cuMemFree, 1)                                                                                \

@@ -21,6 +21,7 @@ struct cuspec__spec {
     int align;                        /* matrices: alignment class (elements);
                                        * axis calls: cuspec__axis_spec */
     unsigned long long ld_in, ld_out; /* matrices: leading dimensions, checked */
+    unsigned long long batch;         /* columns: matrices (0: one) */
 };
 
 /* The byte a checked call's output is filled with first: output the

@@ -64,19 +64,22 @@ size_t cuspec__axis_partial_bytes(int kop)
 static int legal(const struct cuspec__variant *v)
 {
     size_t size = cuspec_dtype_size(v->dtype);
+    const int cols = v->family == CUSPEC__FAM_REDUCE_COLS;
     return type_name(v->dtype) != NULL && v->op >= 0 && v->op < CUSPEC__AXIS_N_OPS &&
-           v->p[P_VEC] * size <= 16 &&
-           (v->family != CUSPEC__FAM_REDUCE_COLS || v->p[P_LANES] <= v->p[P_BLOCK]) &&
-           (!v->p[P_ROWBLOCK] || (v->p[P_LANES] == 0 && v->p[P_GRID] == 0));
+           v->p[P_VEC] * size <= 16 && (!cols || v->p[P_LANES] <= v->p[P_BLOCK]) &&
+           (!v->p[P_ROWBLOCK] ||
+            (cols ? cuspec__axis_is_arg(v->op) && size == 4 && v->p[P_VEC] * size == 16
+                  : v->p[P_LANES] == 0 && v->p[P_GRID] == 0));
 }
 
 static void expr(const struct cuspec__variant *v, char *buf, size_t size)
 {
     const char *t = type_name(v->dtype);
-    const char *kernel = v->family == CUSPEC__FAM_REDUCE_COLS ? "cols"
-                         : v->p[P_ROWBLOCK] == 2              ? "rows_split"
-                         : v->p[P_ROWBLOCK]                   ? "rows_block"
-                                                              : "rows";
+    const char *kernel = v->family == CUSPEC__FAM_REDUCE_COLS
+                             ? (v->p[P_ROWBLOCK] ? "cols_flat" : "cols")
+                         : v->p[P_ROWBLOCK] == 2 ? "rows_split"
+                         : v->p[P_ROWBLOCK]      ? "rows_block"
+                                                 : "rows";
     snprintf(buf, size, "cuspec_reduce_%s<%s, %d, %d, %d, %d>", kernel, t ? t : "?", v->op,
              v->p[P_BLOCK], v->p[P_VEC], v->p[P_ITEMS]);
 }
@@ -429,6 +432,38 @@ static int column_a_thread(const struct cuspec__variant *v, const struct cuspec_
     return size <= 2 && cuspec__axis_is_arg(s->op) && s->cols >= OFF_COLS;
 }
 
+/* Columns' argmin/argmax read flat (cuspec_reduce_cols_flat) from
+ * FLAT_BYTES: blocks of 128 with 8 loads of 16 bytes in flight
+ * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of a few
+ * contiguous columns as a flat array"). */
+#define FLAT_BYTES (16ULL << 20)
+#define FLAT_BLOCK 128
+#define FLAT_ITEMS 8
+
+int cuspec__axis_flat_fits(int dtype, int kop, unsigned long long rows, unsigned long long cols,
+                           unsigned long long ld, int aligned)
+{
+    const size_t size = cuspec_dtype_size(dtype);
+    const unsigned long long vec = size == 4 ? 4 : 0, g = vec ? cols / vec : 0;
+    return cuspec__axis_is_arg(kop) && vec && cols % vec == 0 && g >= 1 && g <= 32 &&
+           (g & (g - 1)) == 0 && ld == cols && aligned && rows >= 1 &&
+           rows < CUSPEC__AXIS_FLAT_ROWS;
+}
+
+/* The columns kernel's fit (fit_cols), a column a thread where that is better. */
+static void fit_columns(struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    struct cuspec__variant w = *v;
+    fit_cols(v, s);
+    if (column_a_thread(v, s)) {
+        w.p[P_VEC] = 1;
+        w.p[P_BLOCK] = FEW_BLOCK;
+        w.p[P_ITEMS] = FEW_ITEMS;
+        fit_cols(&w, s);
+        *v = w;
+    }
+}
+
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
  * a warp reads whole rows side by side, or from ITEMS to 31 vectors a row
  * (dots more than 2 x ITEMS) fewer lanes of ITEMS vectors each
@@ -472,15 +507,19 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
             v->p[P_BLOCK] = 128;
         return;
     }
-    struct cuspec__variant w = *v;
-    fit_cols(v, s);
-    if (column_a_thread(v, s)) {
-        w.p[P_VEC] = 1;
-        w.p[P_BLOCK] = FEW_BLOCK;
-        w.p[P_ITEMS] = FEW_ITEMS;
-        fit_cols(&w, s);
-        *v = w;
+    if (s->batch <= 1 &&
+        cuspec__axis_flat_fits(v->dtype, s->op, s->rows, s->cols, s->ld_in ? s->ld_in : s->cols,
+                               s->align == 0 || s->align * cuspec_dtype_size(v->dtype) >= 16) &&
+        s->rows * s->cols * cuspec_dtype_size(v->dtype) >= FLAT_BYTES) {
+        v->p[P_ROWBLOCK] = 1;
+        v->p[P_BLOCK] = FLAT_BLOCK;
+        v->p[P_ITEMS] = FLAT_ITEMS;
+        v->p[P_VEC] = 16 / (int)cuspec_dtype_size(v->dtype);
+        v->p[P_LANES] = (int)(s->cols / (unsigned long long)v->p[P_VEC]);
+        v->p[P_GRID] = 0;
+        return;
     }
+    fit_columns(v, s);
 }
 
 static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
@@ -493,7 +532,9 @@ static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
  * few rows, where strips widen; rows of 8 KB and 32 KB of 4-byte elements
  * (the two rows_block shapes); 256 long rows (rows_split's argmin/argmax
  * in blocks of 128); square ones for square_args' and
- * split_strips' kernels; an odd ld for columns off the vector. */
+ * split_strips' kernels; an odd ld for columns off the vector. Columns
+ * both as one matrix and as a batch of two: the argmin/argmax that
+ * cols_flat takes of one matrix take the columns kernel in a batch. */
 static int classes(int family, int dtype, int op,
                    int (*fn)(const struct cuspec__spec *s, void *user), void *user)
 {
@@ -503,13 +544,19 @@ static int classes(int family, int dtype, int op,
         {1, 1000},     {1 << 16, 1024}, {4, 1 << 16},   {16, 1 << 16}, {256, 1 << 16}, {2048, 2048},
         {4096, 4096},  {4096, 4097},
     };
-    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
-        struct cuspec__spec s = {
-            .family = family, .op = op, .dtype = dtype, .rows = shapes[i][0], .cols = shapes[i][1]};
-        int rc = fn(&s, user);
-        if (rc != 0)
-            return rc;
-    }
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        for (unsigned long long batch = 1; batch <= (family == CUSPEC__FAM_REDUCE_COLS ? 2 : 1);
+             batch++) {
+            struct cuspec__spec s = {.family = family,
+                                     .op = op,
+                                     .dtype = dtype,
+                                     .rows = shapes[i][0],
+                                     .cols = shapes[i][1],
+                                     .batch = batch};
+            int rc = fn(&s, user);
+            if (rc != 0)
+                return rc;
+        }
     return 0;
 }
 
@@ -555,7 +602,7 @@ const struct cuspec__family cuspec__family_reduce_cols = {
     .name = "reduce_cols",
     .template_file = "reduce_axis.cuh",
     .waits_for_prior_grid = 1,
-    .n_params = 5,
+    .n_params = 6,
     .params =
         {
             [P_BLOCK] = {"block", 4, {128, 256, 512, 1024}},
@@ -563,6 +610,7 @@ const struct cuspec__family cuspec__family_reduce_cols = {
             [P_ITEMS] = {"items", 4, {1, 2, 4, 8}},
             [P_LANES] = {"tx", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}, 1},
             [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
+            [P_ROWBLOCK] = {"flat", 2, {0, 1}, 0, 1},
         },
     .n_dtypes = N_DTYPES,
     .dtypes = DTYPES,

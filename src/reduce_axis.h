@@ -25,11 +25,22 @@ enum {
 /* The parameters (cuspec__variant.p) of both families. LANES is the rows
  * kernel's threads per row (0: the whole block), the columns kernel's
  * threads along the columns (its TX); GRID is blocks per multiprocessor (0:
- * as many as fit). Both are launch parameters. ROWBLOCK (rows only) 1: the
+ * as many as fit). Both are launch parameters. ROWBLOCK (rows) 1: the
  * kernel that gives each row a block of its own, reading through L1
  * (cuspec_reduce_rows_block); 2: the one that gives each chunk of a row a
- * block (cuspec_reduce_rows_split); LANES and GRID 0 for both. */
+ * block (cuspec_reduce_rows_split); LANES and GRID 0 for both. ROWBLOCK
+ * (columns, "flat") 1: argmin/argmax of a matrix read as one array of
+ * 16-byte vectors (cuspec_reduce_cols_flat), never a tuning candidate. */
 enum { P_BLOCK, P_VEC, P_ITEMS, P_LANES, P_GRID, P_ROWBLOCK };
+
+/* Whether cuspec_reduce_cols_flat takes the argmin/argmax (kop) of one
+ * rows x cols matrix of dtype with leading dimension ld, 16-byte aligned
+ * where `aligned`: types of 4 bytes, rows of 1 to 32 whole vectors of 16
+ * bytes (a power of two), ld == cols, fewer than CUSPEC__AXIS_FLAT_ROWS rows
+ * (its packed keys' 31-bit row). */
+#define CUSPEC__AXIS_FLAT_ROWS 0x7fffffffULL
+int cuspec__axis_flat_fits(int dtype, int kop, unsigned long long rows, unsigned long long cols,
+                           unsigned long long ld, int aligned);
 
 /* The kernel op of public op `op` (-1 is dot, as cuspec_tune_spec has it),
  * or -1 when it names none. */

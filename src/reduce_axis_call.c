@@ -46,6 +46,8 @@ struct geometry {
     int lanes_log2;
     unsigned long long pieces; /* columns: launches over the batch */
     size_t scratch_bytes;
+    unsigned shared; /* dynamic shared memory (cols_flat) */
+    int tickets;     /* needs the scratch's tickets (split, or cols_flat) */
 };
 
 /* Rows: short rows (at most a group's vectors) ITEMS at a time, long ones a
@@ -160,6 +162,69 @@ static void cols_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
     g->grid[2] = (unsigned)batch;
 }
 
+/* cols_flat: FLAT_PER_SM blocks a multiprocessor, held to that by dynamic
+ * shared memory that leaves room for no more, so that a grid launched
+ * programmatically after it, placed while it drains, lands evenly
+ * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of a few
+ * contiguous columns as a flat array"); a ticket and a word a column. */
+#define FLAT_PER_SM 3
+
+static int flat_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
+                         const struct cuspec__kernel *k, const struct cuspec__axis_call *c,
+                         struct geometry *g)
+{
+    const struct cuspec__driver *drv = ctx->drv;
+    const unsigned block = (unsigned)v->p[P_BLOCK];
+    int per_sm = 0, reserved = 0, fixed = 0, blocks = 0;
+    CUresult r = drv->cuDeviceGetAttribute(
+        &per_sm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, ctx->dev);
+    if (r == CUDA_SUCCESS)
+        r = drv->cuDeviceGetAttribute(
+            &reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, ctx->dev);
+    if (r == CUDA_SUCCESS)
+        r = drv->cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->function);
+    if (r != CUDA_SUCCESS)
+        return cuspec__cu_check(r, "cuDeviceGetAttribute (shared memory of cols_flat)");
+    /* (FLAT_PER_SM + 1/2) blocks' worth each: FLAT_PER_SM fit, one more does not */
+    long long want = (long long)per_sm * 2 / (2 * FLAT_PER_SM + 1) - reserved - fixed;
+    long long most = (drv->cuFuncSetAttribute != NULL ? ctx->info.max_smem_per_block : 48 << 10) -
+                     (long long)fixed;
+    want = want < 0 ? 0 : want > most ? most : want;
+    if (want > (48 << 10) - fixed) {
+        r = drv->cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                    (int)want);
+        if (r != CUDA_SUCCESS)
+            return cuspec__cu_check(r, "cuFuncSetAttribute (shared memory of cols_flat)");
+    }
+    r = drv->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->function, (int)block,
+                                                         (size_t)want);
+    if (r != CUDA_SUCCESS || blocks < 1)
+        return r != CUDA_SUCCESS
+                   ? cuspec__cu_check(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor (cols_flat)")
+                   : cuspec__fail(CUSPEC_ERR_UNSUPPORTED, "no block of cols_flat fits");
+    unsigned long long grid = (unsigned long long)blocks * (unsigned)ctx->info.sm_count;
+    /* no more blocks than tiles (any grid is right: this only spares idle ones) */
+    const unsigned long long tile = block * (unsigned long long)v->p[P_ITEMS];
+    const unsigned long long tiles = ceil_div(c->rows * (c->cols / (unsigned)v->p[P_VEC]), tile);
+    grid = min_ull(grid, tiles);
+    g->grid[0] = (unsigned)grid;
+    g->grid[1] = g->grid[2] = 1;
+    g->lanes_log2 = log2_of((unsigned)(c->cols / (unsigned)v->p[P_VEC]));
+    g->splits = 1;
+    g->pieces = 1;
+    g->scratch_bytes = 0;
+    g->shared = (unsigned)want;
+    g->tickets = 1;
+    return CUSPEC_OK;
+}
+
+/* Whether v's cols_flat takes call c (cuspec__axis_flat_fits, one matrix). */
+static int flat_takes(const struct cuspec__axis_call *c)
+{
+    return c->batch == 1 &&
+           cuspec__axis_flat_fits(c->dtype, c->kop, c->rows, c->cols, c->ld, c->a % 16 == 0);
+}
+
 int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspec__spec *spec,
                      const struct cuspec__axis_call *c, CUstream stream,
                      const struct cuspec__scratch *held)
@@ -180,19 +245,30 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
         return cuspec__fail(CUSPEC_ERR_INVALID,
                             "rows_split takes at most 2^31 - 1 rows, not %llu (rows x batch)",
                             c->rows * c->batch);
+    const int flat = !c->rows_axis && v->p[P_ROWBLOCK] == 1;
+    /* The fit gives it only to calls it takes; a variant handed in may not. */
+    if (flat && !flat_takes(c))
+        return cuspec__fail(CUSPEC_ERR_INVALID,
+                            "cols_flat takes one matrix (batch 1) whose rows are contiguous "
+                            "(ld == cols), 1 to 32 vectors of 16 bytes (a power of two), "
+                            "16-byte aligned, fewer than 2^31 - 1 rows");
     struct cuspec__kernel k;
     int rc = spec != NULL ? cuspec__function_for(ctx, stream, spec, v, &k)
                           : cuspec__function(ctx, stream, v, &k);
     if (rc != CUSPEC_OK)
         return rc;
-    struct geometry g;
+    struct geometry g = {.shared = 0};
     if (c->rows_axis)
         rows_geometry(ctx, v, &k, c, &g);
+    else if (v->p[P_ROWBLOCK] == 1)
+        rc = flat_geometry(ctx, v, &k, c, &g);
     else
         cols_geometry(ctx, v, &k, c, &g);
+    if (rc != CUSPEC_OK)
+        return rc;
 
     struct cuspec__scratch s = {0};
-    int own = held == NULL && g.splits > 1;
+    int own = held == NULL && (g.splits > 1 || g.tickets);
     if (own)
         rc = cuspec__scratch_take(ctx, stream, (unsigned)((g.scratch_bytes + 7) / 8),
                                   CUSPEC__WS_TICKETS, &s);
@@ -213,7 +289,7 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
     if (c->rows_axis) {
         void *args[] = {&a,        &b,     &rows,  &cols,     &ld,     &stride, &all, &g.lanes_log2,
                         &g.splits, &value, &index, &partials, &tickets};
-        rc = cuspec__launch(ctx, &k, v, g.grid, block, 1, stream, args);
+        rc = cuspec__launch(ctx, &k, v, g.grid, block, 0, 1, stream, args);
     } else {
         unsigned long long rows_each = c->rows;
         for (unsigned long long p = 0; rc == CUSPEC_OK && p < g.pieces; p++) {
@@ -224,7 +300,7 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
             unsigned grid[3] = {g.grid[0], g.grid[1], (unsigned)n};
             void *args[] = {&pa,           &pb,       &rows_each, &cols, &ld,       &stride,
                             &g.lanes_log2, &g.splits, &pv,        &pi,   &partials, &tickets};
-            rc = cuspec__launch(ctx, &k, v, grid, block, 1, stream, args);
+            rc = cuspec__launch(ctx, &k, v, grid, block, g.shared, 1, stream, args);
         }
     }
     if (own) {
@@ -343,14 +419,15 @@ static int row_align(const struct cuspec__axis_call *c)
 
 struct cuspec__spec cuspec__axis_spec(const struct cuspec__axis_call *c)
 {
-    return (struct cuspec__spec){
-        .family = c->rows_axis ? CUSPEC__FAM_REDUCE_ROWS : CUSPEC__FAM_REDUCE_COLS,
-        .op = c->kop,
-        .dtype = c->dtype,
-        .rows = c->rows * (c->rows_axis ? c->batch : 1),
-        .cols = c->cols,
-        .ld_in = c->ld,
-        .align = row_align(c)};
+    return (struct cuspec__spec){.family = c->rows_axis ? CUSPEC__FAM_REDUCE_ROWS
+                                                        : CUSPEC__FAM_REDUCE_COLS,
+                                 .op = c->kop,
+                                 .dtype = c->dtype,
+                                 .rows = c->rows * (c->rows_axis ? c->batch : 1),
+                                 .cols = c->cols,
+                                 .ld_in = c->ld,
+                                 .align = row_align(c),
+                                 .batch = c->rows_axis ? 0 : c->batch};
 }
 
 int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_call *c,

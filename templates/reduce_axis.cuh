@@ -25,6 +25,9 @@
 //                                      u64 stride, int tx_log2, unsigned splits,
 //                                      Out *value, long long *index, void *partials,
 //                                      unsigned *tickets);
+//   template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
+//   __global__ void cuspec_reduce_cols_flat(the arguments of cuspec_reduce_cols; b, cols,
+//                                           ld, stride, splits and partials unused);
 //
 // TEMPLATE PARAMETERS
 //   T      float, double, int, long long, unsigned int, unsigned long long, signed char,
@@ -69,6 +72,14 @@
 // A and tickets[z * gridDim.x + x] the tile's count. Where ld and the pointers are
 // multiples of VEC, the last tile's vectors read past cols into the padding between
 // rows (never past a matrix's last row, which is read element by element).
+// COLS_FLAT: argmin/argmax of types compared in 4 bytes (elem<T>::V), one matrix
+// whose rows are contiguous (ld == cols) and G = 1 << tx_log2 vectors of VEC elements
+// (16 bytes, a 16-byte aligned a), G <= 32, rows < 2^31 - 1: the matrix read as one
+// array of rows * G vectors, grid-stride in tiles of BLOCK * ITEMS (the next tile's
+// loads issued before this one is folded), so a thread's columns never change. Each
+// column's best of a block goes as a packed key into its 64-bit word at tickets + 2
+// + 2c (atomicMax), the last block (ticket tickets[0]) writes the results and zeroes
+// the words (all zero before the first launch, left zero).
 //
 // POLICIES
 //   An empty reduction (cols = 0 for rows, rows = 0 for columns) writes the identity:
@@ -1278,6 +1289,115 @@ __global__ void __launch_bounds__(BLOCK)
     columns_write<R, BLOCK, VEC>(acc, TX, cnt, out0, m * cols + tile,
                                  m * cols + (cols - tile < TX * VEC ? cols : tile + TX * VEC),
                                  value, index);
+}
+
+// COLS_FLAT in the contract above.
+template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+    cuspec_reduce_cols_flat(const T *__restrict__ a, const T *__restrict__, unsigned long long rows,
+                            unsigned long long, unsigned long long, unsigned long long, int tx_log2,
+                            unsigned, typename cuspec_axis::op<T, OP>::Out *__restrict__ value,
+                            long long *__restrict__ index, void *, unsigned *__restrict__ tickets)
+{
+    using namespace cuspec_axis;
+    namespace w = cuspec_reduce_detail;
+    typedef op<T, OP, true> R;
+    typedef typename R::C C;
+    static_assert(legal<T, OP, BLOCK, VEC, ITEMS>::value, "");
+    static_assert(R::ARG && sizeof(C) == 4 && VEC * sizeof(T) == 16,
+                  "COLS_FLAT: argmin/argmax of types compared in 4 bytes, 16-byte vectors");
+    static_assert(w::OP_ARGMIN == ARGMIN + 1 && w::OP_ARGMAX == ARGMAX + 1, "");
+    constexpr unsigned NONE = 0xffffffffu; // no row seen
+    constexpr unsigned long long TILE = (unsigned long long)BLOCK * ITEMS;
+    const unsigned long long nv = rows << tx_log2, full = nv / TILE * TILE;
+    const unsigned long long gstride = (unsigned long long)gridDim.x * TILE;
+    unsigned long long v = (unsigned long long)blockIdx.x * TILE + threadIdx.x;
+    w::first_tile_to_l2<T, BLOCK, ITEMS, VEC>(a, nv);
+    CUSPEC_AFTER_PRIOR_GRID();
+
+    // Vector v is row v >> tx_log2; its columns are this thread's for every v it
+    // reads (BLOCK, the tile and the grid's stride are multiples of G), in
+    // rows that only grow: the first of equal values stays.
+    C best[VEC];
+    unsigned at[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) {
+        best[k] = R::identity().v;
+        at[k] = NONE;
+    }
+    auto fold = [&](const pack<T, VEC> &x, unsigned row) {
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            const C c = R::E::val(x.x[k]);
+            const bool take = R::wins(c, best[k]) || at[k] == NONE; // selects, no branch
+            best[k] = take ? c : best[k];
+            at[k] = take ? row : at[k];
+        }
+    };
+    if (v < full) {
+        pack<T, VEC> x[ITEMS], y[ITEMS];
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j)
+            x[j] = load<VEC>(a + (v + (unsigned long long)j * BLOCK) * VEC);
+#pragma unroll 1
+        for (;;) {
+            const bool more = v + gstride < full;
+            if (more)
+#pragma unroll
+                for (int j = 0; j < ITEMS; ++j)
+                    y[j] = load<VEC>(a + (v + gstride + (unsigned long long)j * BLOCK) * VEC);
+#pragma unroll
+            for (int j = 0; j < ITEMS; ++j)
+                fold(x[j], (unsigned)((v + (unsigned long long)j * BLOCK) >> tx_log2));
+            if (!more)
+                break;
+#pragma unroll
+            for (int j = 0; j < ITEMS; ++j)
+                x[j] = y[j];
+            v += gstride;
+        }
+    }
+    for (unsigned long long i = full + (unsigned long long)blockIdx.x * BLOCK + threadIdx.x; i < nv;
+         i += (unsigned long long)gridDim.x * BLOCK)
+        fold(load<VEC>(a + i * VEC), (unsigned)(i >> tx_log2));
+    CUSPEC_LET_NEXT_GRID(); // the input is read
+
+    // Each column's best as a packed key (whole arrays' pack): the lanes of
+    // its columns by shuffles, the block in shared memory, the grid in the
+    // column's word, which the last block takes and zeroes.
+    const unsigned G = 1u << tx_log2, cols = G * VEC, g = threadIdx.x & (G - 1);
+    __shared__ unsigned long long block_word[32 * VEC];
+    for (unsigned c = threadIdx.x; c < cols; c += BLOCK)
+        block_word[c] = 0;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) {
+        unsigned long long key =
+            w::pack<OP + 1, C>(w::arg<C>{best[k], at[k] == NONE ? w::EMPTY : at[k]});
+        for (unsigned off = G; off < 32; off <<= 1) {
+            const unsigned long long o = __shfl_xor_sync(0xffffffffu, key, (int)off);
+            key = o > key ? o : key;
+        }
+        if ((threadIdx.x & 31) < G && key != 0)
+            atomicMax(&block_word[g * VEC + k], key);
+    }
+    __syncthreads();
+    unsigned long long *words = reinterpret_cast<unsigned long long *>(tickets + 2);
+    for (unsigned c = threadIdx.x; c < cols; c += BLOCK)
+        if (block_word[c] != 0)
+            atomicMax(&words[c], block_word[c]);
+    // The barrier orders these atomics before thread 0's release (last_ticket).
+    __syncthreads();
+    __shared__ int s_last;
+    if (threadIdx.x == 0)
+        s_last = w::last_ticket(tickets);
+    __syncthreads();
+    if (!s_last)
+        return;
+    for (unsigned c = threadIdx.x; c < cols; c += BLOCK) {
+        const w::arg<C> r = w::unpack<OP + 1, C>(atomicExch(&words[c], 0ULL));
+        R::store(typename R::A{r.v, (long long)r.i}, value, index, c);
+    }
 }
 
 #endif // CUSPEC_REDUCE_AXIS_CUH_

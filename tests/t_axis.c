@@ -376,6 +376,24 @@ static struct cuspec__variant chosen_ld(int family, int op, int dtype, unsigned 
     return v;
 }
 
+/* The same of a batch of two matrices, rows cols elements apart (the
+ * columns kernel, where cols_flat would take one). */
+static struct cuspec__variant batched(int op, int dtype, unsigned long long rows,
+                                      unsigned long long cols)
+{
+    struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE_COLS,
+                             .op = op,
+                             .dtype = dtype,
+                             .rows = rows,
+                             .cols = cols,
+                             .batch = 2};
+    struct cuspec__variant v;
+    cuspec__variant_choose(&s, 90, &v);
+    CHECK(cuspec__variant_legal(&v));
+    CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
+    return v;
+}
+
 /* The same with rows cols elements apart. */
 static struct cuspec__variant chosen_op(int family, int op, int dtype, unsigned long long rows,
                                         unsigned long long cols)
@@ -598,23 +616,64 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen(C, CUSPEC_I32, 1 << 20, 132).p[P_BLOCK], 256);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 4).p[P_BLOCK], 256); /* 1 thread across */
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 5).p[P_BLOCK], 512);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 64).p[P_BLOCK], 512);
-    /* f32 argmin/argmax there in 8-byte vectors, tx as for 16 bytes; f32
-     * sums' stay 16 bytes */
-    v = chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 1 << 20, 32);
+    CHECK_INT_EQ(batched(CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 64).p[P_BLOCK], 512);
+    /* f32 argmin/argmax there (in a batch: one matrix is cols_flat's) in
+     * 8-byte vectors, tx as for 16 bytes; f32 sums' stay 16 bytes */
+    v = batched(CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 1 << 20, 32);
     CHECK_INT_EQ(v.p[P_VEC], 2);
     CHECK_INT_EQ(v.p[P_LANES], 8);
     CHECK_INT_EQ(v.p[P_BLOCK], 512);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 68).p[P_VEC], 4);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 65).p[P_VEC], 1);
-    /* i32 and u32 too in matrices of at most 2^25 elements */
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 20, 32).p[P_VEC], 2);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 19, 64).p[P_VEC], 2);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, (1 << 19) + 1, 64).p[P_VEC], 4);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 22, 32).p[P_VEC], 4);
-    CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 22, 32).p[P_VEC], 2);
+    /* i32 and u32 too in matrices of at most 2^25 elements (batched) */
+    CHECK_INT_EQ(batched(CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 20, 32).p[P_VEC], 2);
+    CHECK_INT_EQ(batched(CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 19, 64).p[P_VEC], 2);
+    CHECK_INT_EQ(batched(CUSPEC__AXIS_ARGMIN, CUSPEC_U32, (1 << 19) + 1, 64).p[P_VEC], 4);
+    CHECK_INT_EQ(batched(CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 22, 32).p[P_VEC], 4);
+    CHECK_INT_EQ(batched(CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 22, 32).p[P_VEC], 2);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 32).p[P_VEC], 4);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 20, 68).p[P_BLOCK], 256);
+    /* One matrix's argmin/argmax of 4-byte elements from 16 MB, rows of 1
+     * to 32 vectors of 16 bytes (a power of two), ld == cols, rows 16-byte
+     * aligned: cols_flat, 128 x 4 x 8, tx the vectors a row */
+    static const struct {
+        int op, dtype;
+        unsigned long long rows, cols, ld;
+        int align, flat;
+    } flats[] = {
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, 0, 0, 1},
+        {CUSPEC__AXIS_ARGMIN, CUSPEC_I32, 1 << 20, 4, 0, 4, 1},
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_U32, 1 << 18, 128, 0, 0, 1},
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, (1 << 20) - 1, 4, 0, 0, 0}, /* under 16 MB */
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 17, 256, 0, 0, 0},     /* 64 vectors a row */
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 48, 0, 0, 0},      /* 12 vectors a row */
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, 36, 0, 0},     /* ld > cols */
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, 0, 2, 0},      /* 8-byte aligned */
+        {CUSPEC__AXIS_SUM, CUSPEC_F32, 1 << 20, 32, 0, 0, 0},
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F64, 1 << 20, 32, 0, 0, 0},
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F16, 1 << 20, 64, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof flats / sizeof *flats; i++) {
+        struct cuspec__spec sp = {.family = C,
+                                  .op = flats[i].op,
+                                  .dtype = flats[i].dtype,
+                                  .rows = flats[i].rows,
+                                  .cols = flats[i].cols,
+                                  .ld_in = flats[i].ld,
+                                  .align = flats[i].align};
+        cuspec__variant_choose(&sp, 90, &v);
+        CHECK(cuspec__variant_legal(&v));
+        CHECK_INT_EQ(v.p[P_ROWBLOCK], flats[i].flat);
+        if (flats[i].flat) {
+            CHECK_INT_EQ(v.p[P_BLOCK], 128);
+            CHECK_INT_EQ(v.p[P_VEC], 4);
+            CHECK_INT_EQ(v.p[P_ITEMS], 8);
+            CHECK_INT_EQ(v.p[P_LANES], (int)(flats[i].cols / 4));
+            char kname[128];
+            cuspec__variant_name(&v, kname, sizeof kname);
+            CHECK(strncmp(kname, "cuspec_reduce_cols_flat<", 24) == 0);
+        }
+    }
     /* argmin/argmax of 4-byte elements in matrices of 1024 rows or more,
      * 1024 to 5120 columns and at most 2^24 elements: 512 x 8 in 64-byte
      * strips, f32 in 4-byte vectors, i32 and u32 in 8-byte ones where rows
@@ -826,17 +885,17 @@ TEST(selection_covers_every_shape_class)
         cuspec__family_choices(C, CUSPEC_F32, op, 90, add_kernel, &k);
         /* 512 x 1 x 8 off the vector (but dots); sums also split_strips'
          * 1024 x 2 x 8; argmin/argmax a few strips' 512 x 2 x 8,
-         * square_args' 512 x 1 x 8 (the same) and split_strips' 1024 x 1 x
-         * 8 */
+         * square_args' 512 x 1 x 8 (the same), split_strips' 1024 x 1 x
+         * 8 and cols_flat's 128 x 4 x 8 */
         const unsigned off = op != CUSPEC__AXIS_DOT;
-        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 4 : 2 + off + (op == CUSPEC__AXIS_SUM));
+        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 5 : 2 + off + (op == CUSPEC__AXIS_SUM));
         /* u32: the default, 512 x 1 x 8 off the vector (but dots), a few
          * strips' 512 x 4 x 8 and for argmin/argmax 512 x 2 x 8 (also
-         * square matrices'); 1- and 2-byte types: the default, and for
-         * argmin/argmax 512 x 1 x 8 */
+         * square matrices') and cols_flat's; 1- and 2-byte types: the
+         * default, and for argmin/argmax 512 x 1 x 8 */
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_U32, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, 2 + off + (unsigned)cuspec__axis_is_arg(op));
+        CHECK_UINT_EQ(k.n, 2 + off + 2 * (unsigned)cuspec__axis_is_arg(op));
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_I16, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, 1 + (unsigned)cuspec__axis_is_arg(op));

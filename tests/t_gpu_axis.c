@@ -17,7 +17,9 @@
  * parameters (every lanes and tx value and the block-a-row kernel, blocks of
  * 128 and 1024, scalar and vector loads, 1 and 4 items, a strided batch;
  * rows_split's argmax of 80000 rows, past a grid's 65535 along y)
- * through cuspec__axis_run, and split
+ * through cuspec__axis_run, columns' argmin/argmax read flat
+ * (cols_flat: f32, i32, u32 from 16 MB, late extremes, NaNs, signed
+ * zeros, rows off its tile; a batch refused), and split
  * reductions (a rows sum and argmax, a columns argmax) captured in a CUDA
  * graph replayed 100 times, unchanged;
  * a copy then the axis calls that read it, 8 rounds on a stream and in a
@@ -744,6 +746,90 @@ TEST(variants_sampled)
     group_end();
 }
 
+/* ## Columns' argmin/argmax read flat (cuspec_reduce_cols_flat) */
+
+/* One matrix of f32, i32 and u32 with ld == cols, 16-byte aligned, from 16
+ * MB (1 to 32 vectors a row, rows off the kernel's tile too): each column's
+ * extremes placed late, some twice (the first wins), f32's odd columns with
+ * two NaNs (the first wins) and its even ones with -0.0 and +0.0 tied at the
+ * top; the value alone and the index alone; the same matrix in a batch of
+ * two and off the vector by an element (the columns kernel); a flat
+ * variant handed in for a batch is refused. */
+TEST(cols_flat_argmin_argmax)
+{
+    static const struct shape shapes[] = {
+        {1 << 20, 4, 4, 1, 0, 0},          {1 << 20, 8, 8, 1, 0, 0},
+        {(1 << 19) + 3, 16, 16, 1, 0, 0},  {(1 << 20) + 1, 32, 32, 1, 0, 0},
+        {(1 << 18) + 77, 64, 64, 1, 0, 0}, {1 << 17, 128, 128, 1, 0, 0},
+        {1 << 20, 32, 32, 2, 1 << 25, 0}, /* a batch: the columns kernel */
+        {1 << 20, 32, 32, 1, 0, 1},       /* 4-byte aligned: the columns kernel */
+    };
+    static const int types[] = {CUSPEC_F32, CUSPEC_I32, CUSPEC_U32};
+    group_begin();
+    for (size_t d = 0; d < sizeof types / sizeof *types; d++) {
+        const int dtype = types[d], f32 = dtype == CUSPEC_F32;
+        for (size_t w = 0; w < sizeof shapes / sizeof *shapes; w++) {
+            const struct shape *s = &shapes[w];
+            const size_t n = extent(s);
+            fill(h_in[0], dtype, n);
+            for (size_t m = 0; m < s->batch; m++)
+                for (size_t c = 0; c < s->cols; c++) {
+                    const size_t at = s->offset + m * s->stride + c;
+                    const size_t late = s->rows - 1 - (c * 7919) % (s->rows / 3);
+                    const size_t later = late + (s->rows - late) / 2;
+                    if (f32 && c % 2) {
+                        set_value(h_in[0], dtype, at + late * s->ld, NAN);
+                        set_value(h_in[0], dtype, at + later * s->ld, NAN);
+                    } else if (f32) {
+                        set_value(h_in[0], dtype, at + late * s->ld, 1e30);
+                        set_value(h_in[0], dtype, at + later * s->ld, 1e30);
+                        set_value(h_in[0], dtype, at + (late / 2) * s->ld, -1e30);
+                        set_value(h_in[0], dtype, at + (late / 3) * s->ld, -1e30);
+                    } else {
+                        set_value(h_in[0], dtype, at + late * s->ld, 0x7fffff00);
+                        set_value(h_in[0], dtype, at + later * s->ld, 0x7fffff00);
+                        set_value(h_in[0], dtype, at + (late / 2) * s->ld,
+                                  dtype == CUSPEC_I32 ? -0x7fffff00 : 0);
+                    }
+                }
+            if (f32) /* +-0.0 tied at the top of column 0, everything else below */
+                for (size_t r = 0; r < s->rows; r++)
+                    set_value(h_in[0], dtype, s->offset + r * s->ld,
+                              r == s->rows / 2   ? -0.0
+                              : r == s->rows - 2 ? 0.0
+                                                 : -1.0 - r % 4);
+            CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], n * 4));
+            for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++)
+                run_case(0, kop, dtype, s);
+            if (w == 0) {
+                run_case_asking(0, CUSPEC__AXIS_ARGMAX, dtype, s, VALUE);
+                run_case_asking(0, CUSPEC__AXIS_ARGMIN, dtype, s, INDEX);
+            }
+        }
+    }
+    /* handed in for a batch, which the fit never gives it: refused */
+    struct cuspec__variant v = {
+        .family = CUSPEC__FAM_REDUCE_COLS, .dtype = CUSPEC_F32, .op = CUSPEC__AXIS_ARGMAX};
+    v.p[P_BLOCK] = 128;
+    v.p[P_VEC] = 4;
+    v.p[P_ITEMS] = 8;
+    v.p[P_LANES] = 8;
+    v.p[P_ROWBLOCK] = 1;
+    struct cuspec__axis_call c = {.kop = CUSPEC__AXIS_ARGMAX,
+                                  .dtype = CUSPEC_F32,
+                                  .a = d_in[0],
+                                  .value = d_value,
+                                  .index = d_index,
+                                  .rows = 1000,
+                                  .cols = 32,
+                                  .ld = 32,
+                                  .stride = 32000,
+                                  .batch = 2};
+    check_refused(cuspec__axis_run(ctx, &v, NULL, &c, NULL, NULL), "cols_flat of a batch",
+                  "cols_flat takes one matrix (batch 1)");
+    group_end();
+}
+
 /* ## Graphs: split reductions captured once, replayed 100 times */
 
 TEST(graph_replayed_100_times)
@@ -917,6 +1003,7 @@ int main(void)
         TAP_ENTRY(empty_reductions_write_the_identity),
         TAP_ENTRY(bad_arguments_rejected),
         TAP_ENTRY(variants_sampled),
+        TAP_ENTRY(cols_flat_argmin_argmax),
         TAP_ENTRY(graph_replayed_100_times),
         TAP_ENTRY(chained_copy_then_axis),
     };
