@@ -464,6 +464,17 @@ static void fit_columns(struct cuspec__variant *v, const struct cuspec__spec *s)
     }
 }
 
+int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    if (v->family != CUSPEC__FAM_REDUCE_COLS || !v->p[P_ROWBLOCK])
+        return 1;
+    const size_t size = cuspec_dtype_size(v->dtype);
+    return s->batch <= 1 && v->p[P_GRID] == 0 &&
+           (unsigned long long)v->p[P_LANES] * (unsigned)v->p[P_VEC] == s->cols &&
+           cuspec__axis_flat_fits(v->dtype, s->op, s->rows, s->cols, s->ld_in ? s->ld_in : s->cols,
+                                  s->align == 0 || s->align * size >= 16);
+}
+
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
  * a warp reads whole rows side by side, or from ITEMS to 31 vectors a row
  * (dots more than 2 x ITEMS) fewer lanes of ITEMS vectors each
@@ -610,7 +621,7 @@ const struct cuspec__family cuspec__family_reduce_cols = {
             [P_ITEMS] = {"items", 4, {1, 2, 4, 8}},
             [P_LANES] = {"tx", 9, {1, 2, 4, 8, 16, 32, 64, 128, 256}, 1},
             [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
-            [P_ROWBLOCK] = {"flat", 2, {0, 1}, 0, 1},
+            [P_ROWBLOCK] = {"flat", 2, {0, 1}},
         },
     .n_dtypes = N_DTYPES,
     .dtypes = DTYPES,
@@ -619,6 +630,7 @@ const struct cuspec__family cuspec__family_reduce_cols = {
     .expr = expr,
     .threads = threads,
     .defaults = defaults,
+    .fits = cuspec__axis_fits,
     .fit = fit_default,
     .classes = classes_cols,
     .ops = &cuspec__axis_cols_ops,

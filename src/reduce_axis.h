@@ -30,7 +30,7 @@ enum {
  * (cuspec_reduce_rows_block); 2: the one that gives each chunk of a row a
  * block (cuspec_reduce_rows_split); LANES and GRID 0 for both. ROWBLOCK
  * (columns, "flat") 1: argmin/argmax of a matrix read as one array of
- * 16-byte vectors (cuspec_reduce_cols_flat), never a tuning candidate. */
+ * 16-byte vectors (cuspec_reduce_cols_flat). */
 enum { P_BLOCK, P_VEC, P_ITEMS, P_LANES, P_GRID, P_ROWBLOCK };
 
 /* Whether cuspec_reduce_cols_flat takes the argmin/argmax (kop) of one
@@ -41,6 +41,11 @@ enum { P_BLOCK, P_VEC, P_ITEMS, P_LANES, P_GRID, P_ROWBLOCK };
 #define CUSPEC__AXIS_FLAT_ROWS 0x7fffffffULL
 int cuspec__axis_flat_fits(int dtype, int kop, unsigned long long rows, unsigned long long cols,
                            unsigned long long ld, int aligned);
+/* The families' fits: 1 unless v is cols_flat's and the operation s is not
+ * one it takes (cuspec__axis_flat_fits, one matrix), or it is but v's tx is
+ * not the vectors a row or its GRID not 0 (cols_flat sets both itself: the
+ * tuner times no copies of one launch). */
+int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec *s);
 
 /* The kernel op of public op `op` (-1 is dot, as cuspec_tune_spec has it),
  * or -1 when it names none. */

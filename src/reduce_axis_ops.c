@@ -6,6 +6,7 @@
  * CPU's answer. */
 #include "reduce_axis.h"
 #include "catalogue.h"
+#include "context.h"
 #include "dtype_values.h"
 #include "error.h"
 #include "params.h"
@@ -138,6 +139,12 @@ static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__
 {
     memset(v, 0, sizeof *v);
     int from_record = cuspec__tuned_params(ctx, s, v);
+    /* A record serves its bucket's every shape: one of cols_flat, for a
+     * shape of it that cols_flat does not take, gives way to the fit. */
+    if (from_record && !cuspec__axis_fits(v, s)) {
+        cuspec__variant_default(s->family, s->dtype, s->op, ctx->arch, v);
+        from_record = 0;
+    }
     cuspec__axis_fit(v, s, from_record);
     return from_record;
 }

@@ -1,7 +1,8 @@
 /* Axis reductions without a GPU: the argument checks, what each op writes,
  * the record buckets (text, parse, nearest within a shape class), the
- * record-free choice for every shape class, and the template's element
- * types compiled by NVRTC for sm_75 and sm_90. */
+ * record-free choice for every shape class and that the tuner's space
+ * holds it, and the template's element types compiled by NVRTC for sm_75
+ * and sm_90. */
 #include "reduce_axis.h"
 #include "catalogue.h"
 #include "image.h"
@@ -918,7 +919,7 @@ TEST(tx_wider_than_the_block_is_refused)
     struct cuspec__axis_call c = {.kop = CUSPEC__AXIS_SUM, .dtype = CUSPEC_F32, .rows = 32,
                                   .cols = 1 << 20, .ld = 1 << 20, .batch = 1};
     CHECK_INT_EQ(cuspec__axis_run(NULL, &v, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
-    CHECK_STR_CONTAINS(cuspec_last_error(), "tx=256 grid=0: not a legal variant");
+    CHECK_STR_CONTAINS(cuspec_last_error(), "tx=256 grid=0 flat=0: not a legal variant");
     /* rows_block with a grid */
     struct cuspec__variant rb = {
         .family = CUSPEC__FAM_REDUCE_ROWS,
@@ -1035,6 +1036,94 @@ TEST(what_a_call_chooses_by)
  * vector widths whose code differs: SIMD bytes and half-words, max.NaN of
  * halves (sm_90; compare and select on sm_75), one-load sums of narrow
  * integers, for sm_75 and sm_90. */
+/* ## The tuner's space holds every default */
+
+/* What the tuner searches for a spec: the family's space (tuning
+ * parameters and launch ones), less what its fits refuses. */
+struct space_hunt {
+    const struct cuspec__spec *s;
+    const struct cuspec__variant *want;
+    unsigned n, found;
+};
+
+static int hunt(const struct cuspec__variant *v, void *user)
+{
+    struct space_hunt *h = user;
+    const struct cuspec__family *f = cuspec__family(v->family);
+    if (f->fits != NULL && !f->fits(v, h->s))
+        return 0;
+    h->n++;
+    h->found += memcmp(v->p, h->want->p, sizeof v->p) == 0;
+    return 0;
+}
+
+static int default_in_space(const struct cuspec__spec *s, void *user)
+{
+    unsigned *bad = user;
+    struct cuspec__variant def;
+    cuspec__variant_choose(s, 90, &def);
+    struct space_hunt h = {s, &def, 0, 0};
+    CHECK_INT_EQ(cuspec__family_space(s->family, s->dtype, s->op, hunt, &h), 0);
+    if (h.found != 1 && (*bad)++ < 3) {
+        char name[256];
+        cuspec__variant_name(&def, name, sizeof name);
+        TAP_FAIL("%s for %llux%llu batch %llu is %s of the %u candidates", name, s->rows, s->cols,
+                 s->batch, h.found ? "more than one" : "none", h.n);
+    }
+    return 0;
+}
+
+/* cuspec_tune starts from the fitted defaults and fails where they are not
+ * a candidate: every class of both families, every dtype and op. cols_flat's
+ * candidates are only those for the calls it takes, with tx the vectors a
+ * row and no GRID, so that a tuning record of it never reaches a call of
+ * its bucket it cannot take (the call's choose checks too). */
+TEST(tuning_space_holds_every_default)
+{
+    unsigned bad = 0;
+    const int fams[] = {CUSPEC__FAM_REDUCE_ROWS, CUSPEC__FAM_REDUCE_COLS};
+    for (size_t fi = 0; fi < 2; fi++) {
+        const struct cuspec__family *f = cuspec__family(fams[fi]);
+        for (int d = 0; d < f->n_dtypes; d++)
+            for (int op = 0; op < f->n_ops; op++)
+                CHECK_INT_EQ(f->classes(f->dtypes[d], op, default_in_space, &bad), 0);
+    }
+    CHECK_UINT_EQ(bad, 0);
+
+    struct cuspec__variant v = {
+        .family = CUSPEC__FAM_REDUCE_COLS, .dtype = CUSPEC_F32, .op = CUSPEC__AXIS_ARGMAX};
+    struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE_COLS,
+                             .dtype = CUSPEC_F32,
+                             .op = CUSPEC__AXIS_ARGMAX,
+                             .rows = 1 << 20,
+                             .cols = 32};
+    cuspec__variant_choose(&s, 90, &v);
+    CHECK_INT_EQ(v.p[P_ROWBLOCK], 1);
+    CHECK(cuspec__axis_fits(&v, &s));
+    s.cols = 48; /* the same bucket (cols 2^5), 12 vectors a row */
+    CHECK(!cuspec__axis_fits(&v, &s));
+    s.cols = 32;
+    s.batch = 2;
+    CHECK(!cuspec__axis_fits(&v, &s));
+    s.batch = 1;
+    s.align = 2; /* rows on 8 bytes */
+    CHECK(!cuspec__axis_fits(&v, &s));
+    s.align = 4;
+    s.ld_in = 33;
+    CHECK(!cuspec__axis_fits(&v, &s));
+    s.ld_in = 32;
+    CHECK(cuspec__axis_fits(&v, &s));
+    v.p[P_GRID] = 1;
+    CHECK(!cuspec__axis_fits(&v, &s));
+    v.p[P_GRID] = 0;
+    v.p[P_LANES] = 4;
+    CHECK(!cuspec__axis_fits(&v, &s));
+    v.p[P_LANES] = 8;
+    v.p[P_ROWBLOCK] = 0; /* the columns kernel fits any */
+    s.cols = 48;
+    CHECK(cuspec__axis_fits(&v, &s));
+}
+
 TEST(template_takes_every_element_type)
 {
     const struct cuspec__file *t = cuspec__template("reduce_axis.cuh", NULL);
@@ -1053,6 +1142,7 @@ TEST(template_takes_every_element_type)
         "cuspec_reduce_rows_block<unsigned char, 0, 128, 16, 8>",
         "cuspec_reduce_rows_block<long long, 3, 1024, 2, 1>",
         "cuspec_reduce_cols<float, 4, 1024, 4, 4>",
+        "cuspec_reduce_cols_flat<unsigned int, 3, 1024, 4, 1>",
     };
     static const int archs[] = {75, 90};
     for (size_t i = 0; t != NULL && i < sizeof names / sizeof *names; i++)
@@ -1076,4 +1166,5 @@ TAP_MAIN(TAP_ENTRY(argument_checks), TAP_ENTRY(what_each_op_writes), TAP_ENTRY(r
          TAP_ENTRY(selection_covers_every_shape_class),
          TAP_ENTRY(tx_wider_than_the_block_is_refused),
          TAP_ENTRY(argmax_columns_split_below_2_31_rows_a_thread),
-         TAP_ENTRY(what_a_call_chooses_by), TAP_ENTRY(template_takes_every_element_type))
+         TAP_ENTRY(what_a_call_chooses_by), TAP_ENTRY(tuning_space_holds_every_default),
+         TAP_ENTRY(template_takes_every_element_type))

@@ -799,8 +799,16 @@ TEST(cols_flat_argmin_argmax)
                               : r == s->rows - 2 ? 0.0
                                                  : -1.0 - r % 4);
             CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], n * 4));
-            for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++)
+            for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++) {
                 run_case(0, kop, dtype, s);
+                /* the first six shapes are cols_flat's, the last two not */
+                cuspec_launch_info li;
+                CUSPEC_OK_(cuspec_last_launch(&li));
+                const int flat = strstr(li.kernel, "cuspec_reduce_cols_flat<") == li.kernel;
+                if (flat != (w < 6))
+                    CASE_FAIL("%s %zux%zu batch %zu offset %zu ran %s", cuspec_dtype_name(dtype),
+                              s->rows, s->cols, s->batch, s->offset, li.kernel);
+            }
             if (w == 0) {
                 run_case_asking(0, CUSPEC__AXIS_ARGMAX, dtype, s, VALUE);
                 run_case_asking(0, CUSPEC__AXIS_ARGMIN, dtype, s, INDEX);
