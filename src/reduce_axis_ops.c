@@ -54,43 +54,67 @@ static int align_code(const struct cuspec__spec *s)
     return size == 0 || a * size >= 16 ? 0 : cuspec__log2_floor(a) + 1;
 }
 
+/* Columns' argmin/argmax that cols_flat takes (cuspec__axis_flat_fits, one
+ * matrix): buckets of their own ("flat" in the text), so that a record of
+ * cols_flat serves only shapes it takes, and a record of another shape of
+ * the same sizes never replaces it. */
+#define FLAT_BUCKET (1 << 24)
+
+static int flat_bucket(const struct cuspec__spec *s)
+{
+    const size_t size = cuspec_dtype_size(s->dtype);
+    return s->family == CUSPEC__FAM_REDUCE_COLS && s->batch <= 1 &&
+           cuspec__axis_flat_fits(s->dtype, s->op, s->rows, s->cols, s->ld_in ? s->ld_in : s->cols,
+                                  s->align == 0 || s->align * size >= 16);
+}
+
 static int bucket(const struct cuspec__spec *s)
 {
-    return align_code(s) << 16 | cuspec__log2_floor(s->rows) << 8 | cuspec__log2_floor(s->cols);
+    return (flat_bucket(s) ? FLAT_BUCKET : 0) | align_code(s) << 16 |
+           cuspec__log2_floor(s->rows) << 8 | cuspec__log2_floor(s->cols);
 }
 
 static void bucket_text(int bucket, char *buf, size_t size)
 {
-    const int code = bucket >> 16, r = bucket >> 8 & 0xff, c = bucket & 0xff;
+    const int code = bucket >> 16 & 0xff, r = bucket >> 8 & 0xff, c = bucket & 0xff;
     int n = code > 0 ? snprintf(buf, size, "rows=2^%d cols=2^%d align=%d", r, c, 1 << (code - 1))
-                     : snprintf(buf, size, "rows=2^%d cols=2^%d", r, c);
+                     : snprintf(buf, size, "rows=2^%d cols=2^%d%s", r, c,
+                                bucket & FLAT_BUCKET ? " flat" : "");
     if (size > 0 && (n < 0 || (size_t)n >= size))
         buf[0] = '\0'; /* cut short, it could name the aligned class */
 }
 
-/* The bucket's smallest shape, its rows on the vector but for align. */
+/* The bucket's smallest shape, its rows on the vector but for align; one
+ * matrix whose rows are contiguous where the text says flat, else padded
+ * by a vector where they would be cols_flat's. */
 static int bucket_parse(const char *text, int *out, struct cuspec__spec *s)
 {
     const size_t size = cuspec_dtype_size(s->dtype);
     const int aligned = strstr(text, " align=") == NULL;
+    const char *flat = strstr(text, " flat");
     int r, c, a = 0;
     const char *p;
-    int ok = strncmp(text, "rows=2^", 7) == 0 &&
-             (p = cuspec__parse_int(text + 7, ' ', 0, 63, &r)) && strncmp(p, " cols=2^", 8) == 0 &&
-             (p = cuspec__parse_int(p + 8, aligned ? '\0' : ' ', 0, 63, &c)) &&
-             (aligned || (strncmp(p, " align=", 7) == 0 &&
-                          cuspec__parse_int(p + 7, '\0', 1, 8, &a) && (a & (a - 1)) == 0 &&
-                          a * size < 16));
+    int ok =
+        strncmp(text, "rows=2^", 7) == 0 && (p = cuspec__parse_int(text + 7, ' ', 0, 63, &r)) &&
+        strncmp(p, " cols=2^", 8) == 0 &&
+        (p = cuspec__parse_int(p + 8, aligned && flat == NULL ? '\0' : ' ', 0, 63, &c)) &&
+        (flat == NULL || (aligned && p == flat && strcmp(flat, " flat") == 0)) &&
+        (aligned || (strncmp(p, " align=", 7) == 0 && cuspec__parse_int(p + 7, '\0', 1, 8, &a) &&
+                     (a & (a - 1)) == 0 && a * size < 16));
     CUSPEC__RETURN_IF(!ok, CUSPEC_ERR_CORRUPT,
                       "a record names bucket '%s' (rows=2^R cols=2^C, R and C from 0 to 63, "
                       "then for rows off the 16-byte vector align=A, A a power of two of "
-                      "fewer than 16 bytes of its dtype)",
+                      "fewer than 16 bytes of its dtype, or for cols_flat's shapes flat)",
                       text);
     s->rows = 1ULL << r;
     s->cols = 1ULL << c;
     s->align = a;
     const unsigned long long vec = size ? 16 / size : 1;
     s->ld_in = (s->cols + vec - 1) / vec * vec;
+    if (flat == NULL && flat_bucket(s))
+        s->ld_in += vec;
+    CUSPEC__RETURN_IF(flat != NULL && !flat_bucket(s), CUSPEC_ERR_CORRUPT,
+                      "a record names bucket '%s', whose shapes cols_flat does not take", text);
     *out = bucket(s);
     return CUSPEC_OK;
 }

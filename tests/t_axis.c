@@ -264,6 +264,56 @@ TEST(record_buckets)
             CHECK_INT_EQ(ops->bucket_parse(narrow[i].text, &back, &p), CUSPEC_OK);
             CHECK_INT_EQ(ops->bucket(&p), back);
         }
+        /* Columns' argmin/argmax that cols_flat takes: buckets of their own
+         * (a batch, ld > cols, rows off 16 bytes or 12 vectors a row not) */
+        static const struct {
+            int op, dtype;
+            unsigned long long cols, ld, batch;
+            int align;
+            const char *text; /* the rows family's: without flat */
+        } flats[] = {
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 32, 0, 0, "rows=2^20 cols=2^5 flat"},
+            {CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 128, 128, 1, 4, "rows=2^20 cols=2^7 flat"},
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 48, 48, 0, 0, "rows=2^20 cols=2^5"},
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 36, 0, 0, "rows=2^20 cols=2^5"},
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 32, 2, 0, "rows=2^20 cols=2^5"},
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 32, 0, 2, "rows=2^20 cols=2^5 align=2"},
+            {CUSPEC__AXIS_SUM, CUSPEC_F32, 32, 32, 0, 0, "rows=2^20 cols=2^5"},
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F16, 64, 64, 0, 0, "rows=2^20 cols=2^6"},
+        };
+        for (size_t i = 0; i < sizeof flats / sizeof *flats; i++) {
+            struct cuspec__spec c = {.family = fams[f],
+                                     .op = flats[i].op,
+                                     .dtype = flats[i].dtype,
+                                     .rows = 1 << 20,
+                                     .cols = flats[i].cols,
+                                     .ld_in = flats[i].ld,
+                                     .align = flats[i].align,
+                                     .batch = flats[i].batch};
+            b = ops->bucket(&c);
+            ops->bucket_text(b, text, sizeof text);
+            const char *want = flats[i].text;
+            char rows_text[64];
+            if (fams[f] == CUSPEC__FAM_REDUCE_ROWS && strstr(want, " flat") != NULL) {
+                snprintf(rows_text, sizeof rows_text, "%.*s", (int)(strlen(want) - 5), want);
+                want = rows_text;
+            }
+            CHECK_STR_EQ(text, want);
+            struct cuspec__spec p = {.family = fams[f], .op = flats[i].op, .dtype = flats[i].dtype};
+            CHECK_INT_EQ(ops->bucket_parse(text, &back, &p), CUSPEC_OK);
+            CHECK_INT_EQ(back, b);
+            CHECK_INT_EQ(ops->bucket(&p), b);
+        }
+        /* flat where cols_flat takes none of the bucket's shapes: corrupt */
+        struct cuspec__spec fp = {
+            .family = fams[f], .op = CUSPEC__AXIS_ARGMAX, .dtype = CUSPEC_F32};
+        static const char *const not_flat[] = {
+            "rows=2^20 cols=2^8 flat", "rows=2^20 cols=2^1 flat", "rows=2^20 cols=2^5 align=2 flat",
+            "rows=2^20 cols=2^5 flat ", "rows=2^20 cols=2^5  flat"};
+        for (size_t i = 0; i < sizeof not_flat / sizeof *not_flat; i++)
+            CHECK_INT_EQ(ops->bucket_parse(not_flat[i], &back, &fp), CUSPEC_ERR_CORRUPT);
+        fp.op = CUSPEC__AXIS_SUM;
+        CHECK_INT_EQ(ops->bucket_parse("rows=2^20 cols=2^5 flat", &back, &fp), CUSPEC_ERR_CORRUPT);
         /* A text cut short is empty, not another bucket's. */
         ops->bucket_text(1 << 16 | 13 << 8 | 9, text, 20);
         CHECK_STR_EQ(text, "");
