@@ -491,7 +491,9 @@ int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec
  * of 4-byte elements in blocks of 512 of 8 items (few_strips), and so
  * argmin/argmax of 4-byte elements in square matrices (square_args); f32
  * in blocks of 1024 or 512 of 8 items by the count of strips (split_strips);
- * a column a thread where rows are off the vector (column_a_thread). */
+ * a column a thread where rows are off the vector (column_a_thread);
+ * argmin/argmax of one matrix that cuspec_reduce_cols_flat takes, from
+ * FLAT_BYTES, read flat. */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
     if (from_record)
