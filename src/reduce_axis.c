@@ -440,14 +440,15 @@ static int column_a_thread(const struct cuspec__variant *v, const struct cuspec_
 #define FLAT_BLOCK 128
 #define FLAT_ITEMS 8
 
-int cuspec__axis_flat_fits(int dtype, int kop, unsigned long long rows, unsigned long long cols,
-                           unsigned long long ld, int aligned)
+int cuspec__axis_flat_spec(const struct cuspec__spec *s)
 {
-    const size_t size = cuspec_dtype_size(dtype);
-    const unsigned long long vec = size == 4 ? 4 : 0, g = vec ? cols / vec : 0;
-    return cuspec__axis_is_arg(kop) && vec && cols % vec == 0 && g >= 1 && g <= 32 &&
-           (g & (g - 1)) == 0 && ld == cols && aligned && rows >= 1 &&
-           rows < CUSPEC__AXIS_FLAT_ROWS;
+    const size_t size = cuspec_dtype_size(s->dtype);
+    const unsigned long long vec = size == 4 ? 4 : 0, g = vec ? s->cols / vec : 0;
+    const unsigned long long ld = s->ld_in ? s->ld_in : s->cols;
+    return s->family == CUSPEC__FAM_REDUCE_COLS && s->batch <= 1 && cuspec__axis_is_arg(s->op) &&
+           vec && s->cols % vec == 0 && g >= 1 && g <= 32 && (g & (g - 1)) == 0 && ld == s->cols &&
+           (s->align == 0 || s->align * size >= 16) && s->rows >= 1 &&
+           s->rows < CUSPEC__AXIS_FLAT_ROWS;
 }
 
 /* The columns kernel's fit (fit_cols), a column a thread where that is better. */
@@ -468,11 +469,9 @@ int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec
 {
     if (v->family != CUSPEC__FAM_REDUCE_COLS || !v->p[P_ROWBLOCK])
         return 1;
-    const size_t size = cuspec_dtype_size(v->dtype);
-    return s->batch <= 1 && v->p[P_GRID] == 0 &&
+    return v->p[P_GRID] == 0 &&
            (unsigned long long)v->p[P_LANES] * (unsigned)v->p[P_VEC] == s->cols &&
-           cuspec__axis_flat_fits(v->dtype, s->op, s->rows, s->cols, s->ld_in ? s->ld_in : s->cols,
-                                  s->align == 0 || s->align * size >= 16);
+           cuspec__axis_flat_spec(s);
 }
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
@@ -520,9 +519,7 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
             v->p[P_BLOCK] = 128;
         return;
     }
-    if (s->batch <= 1 &&
-        cuspec__axis_flat_fits(v->dtype, s->op, s->rows, s->cols, s->ld_in ? s->ld_in : s->cols,
-                               s->align == 0 || s->align * cuspec_dtype_size(v->dtype) >= 16) &&
+    if (cuspec__axis_flat_spec(s) &&
         s->rows * s->cols * cuspec_dtype_size(v->dtype) >= FLAT_BYTES) {
         v->p[P_ROWBLOCK] = 1;
         v->p[P_BLOCK] = FLAT_BLOCK;

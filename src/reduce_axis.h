@@ -33,16 +33,15 @@ enum {
  * 16-byte vectors (cuspec_reduce_cols_flat). */
 enum { P_BLOCK, P_VEC, P_ITEMS, P_LANES, P_GRID, P_ROWBLOCK };
 
-/* Whether cuspec_reduce_cols_flat takes the argmin/argmax (kop) of one
- * rows x cols matrix of dtype with leading dimension ld, 16-byte aligned
- * where `aligned`: types of 4 bytes, rows of 1 to 32 whole vectors of 16
- * bytes (a power of two), ld == cols, fewer than CUSPEC__AXIS_FLAT_ROWS rows
- * (its packed keys' 31-bit row). */
+/* Whether cuspec_reduce_cols_flat takes the operation s describes: the
+ * columns' argmin/argmax of one matrix (batch 0 or 1) of 4-byte elements,
+ * rows of 1 to 32 whole vectors of 16 bytes (a power of two), ld == cols
+ * (ld_in 0: cols), 16-byte aligned (align 0: unknown, taken as aligned),
+ * fewer than CUSPEC__AXIS_FLAT_ROWS rows (its packed keys' 31-bit row). */
 #define CUSPEC__AXIS_FLAT_ROWS 0x7fffffffULL
-int cuspec__axis_flat_fits(int dtype, int kop, unsigned long long rows, unsigned long long cols,
-                           unsigned long long ld, int aligned);
+int cuspec__axis_flat_spec(const struct cuspec__spec *s);
 /* The families' fits: 1 unless v is cols_flat's and the operation s is not
- * one it takes (cuspec__axis_flat_fits, one matrix), or it is but v's tx is
+ * one it takes (cuspec__axis_flat_spec), or it is but v's tx is
  * not the vectors a row or its GRID not 0 (cols_flat sets both itself: the
  * tuner times no copies of one launch). */
 int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec *s);

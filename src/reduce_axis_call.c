@@ -47,7 +47,6 @@ struct geometry {
     unsigned long long pieces; /* columns: launches over the batch */
     size_t scratch_bytes;
     unsigned shared; /* dynamic shared memory (cols_flat) */
-    int tickets;     /* needs the scratch's tickets (split, or cols_flat) */
 };
 
 /* Rows: short rows (at most a group's vectors) ITEMS at a time, long ones a
@@ -214,16 +213,9 @@ static int flat_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
     g->pieces = 1;
     g->scratch_bytes = 0;
     g->shared = (unsigned)want;
-    g->tickets = 1;
     return CUSPEC_OK;
 }
 
-/* Whether v's cols_flat takes call c (cuspec__axis_flat_fits, one matrix). */
-static int flat_takes(const struct cuspec__axis_call *c)
-{
-    return c->batch == 1 &&
-           cuspec__axis_flat_fits(c->dtype, c->kop, c->rows, c->cols, c->ld, c->a % 16 == 0);
-}
 
 int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspec__spec *spec,
                      const struct cuspec__axis_call *c, CUstream stream,
@@ -247,11 +239,14 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
                             c->rows * c->batch);
     const int flat = !c->rows_axis && v->p[P_ROWBLOCK] == 1;
     /* The fit gives it only to calls it takes; a variant handed in may not. */
-    if (flat && !flat_takes(c))
-        return cuspec__fail(CUSPEC_ERR_INVALID,
-                            "cols_flat takes one matrix (batch 1) whose rows are contiguous "
-                            "(ld == cols), 1 to 32 vectors of 16 bytes (a power of two), "
-                            "16-byte aligned, fewer than 2^31 - 1 rows");
+    if (flat) {
+        const struct cuspec__spec called = cuspec__axis_spec(c);
+        if (!cuspec__axis_flat_spec(&called))
+            return cuspec__fail(CUSPEC_ERR_INVALID,
+                                "cols_flat takes one matrix (batch 1) whose rows are contiguous "
+                                "(ld == cols), 1 to 32 vectors of 16 bytes (a power of two), "
+                                "16-byte aligned, fewer than 2^31 - 1 rows");
+    }
     struct cuspec__kernel k;
     int rc = spec != NULL ? cuspec__function_for(ctx, stream, spec, v, &k)
                           : cuspec__function(ctx, stream, v, &k);
@@ -268,7 +263,7 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
         return rc;
 
     struct cuspec__scratch s = {0};
-    int own = held == NULL && (g.splits > 1 || g.tickets);
+    int own = held == NULL && (g.splits > 1 || flat); /* cols_flat: its words and ticket */
     if (own)
         rc = cuspec__scratch_take(ctx, stream, (unsigned)((g.scratch_bytes + 7) / 8),
                                   CUSPEC__WS_TICKETS, &s);

@@ -54,23 +54,15 @@ static int align_code(const struct cuspec__spec *s)
     return size == 0 || a * size >= 16 ? 0 : cuspec__log2_floor(a) + 1;
 }
 
-/* Columns' argmin/argmax that cols_flat takes (cuspec__axis_flat_fits, one
- * matrix): buckets of their own ("flat" in the text), so that a record of
- * cols_flat serves only shapes it takes, and a record of another shape of
- * the same sizes never replaces it. */
+/* Columns' argmin/argmax that cols_flat takes (cuspec__axis_flat_spec):
+ * buckets of their own ("flat" in the text), so that a record of cols_flat
+ * serves only shapes it takes, and a record of another shape of the same
+ * sizes never replaces it. */
 #define FLAT_BUCKET (1 << 24)
-
-static int flat_bucket(const struct cuspec__spec *s)
-{
-    const size_t size = cuspec_dtype_size(s->dtype);
-    return s->family == CUSPEC__FAM_REDUCE_COLS && s->batch <= 1 &&
-           cuspec__axis_flat_fits(s->dtype, s->op, s->rows, s->cols, s->ld_in ? s->ld_in : s->cols,
-                                  s->align == 0 || s->align * size >= 16);
-}
 
 static int bucket(const struct cuspec__spec *s)
 {
-    return (flat_bucket(s) ? FLAT_BUCKET : 0) | align_code(s) << 16 |
+    return (cuspec__axis_flat_spec(s) ? FLAT_BUCKET : 0) | align_code(s) << 16 |
            cuspec__log2_floor(s->rows) << 8 | cuspec__log2_floor(s->cols);
 }
 
@@ -111,9 +103,9 @@ static int bucket_parse(const char *text, int *out, struct cuspec__spec *s)
     s->align = a;
     const unsigned long long vec = size ? 16 / size : 1;
     s->ld_in = (s->cols + vec - 1) / vec * vec;
-    if (flat == NULL && flat_bucket(s))
+    if (flat == NULL && cuspec__axis_flat_spec(s))
         s->ld_in += vec;
-    CUSPEC__RETURN_IF(flat != NULL && !flat_bucket(s), CUSPEC_ERR_CORRUPT,
+    CUSPEC__RETURN_IF(flat != NULL && !cuspec__axis_flat_spec(s), CUSPEC_ERR_CORRUPT,
                       "a record names bucket '%s', whose shapes cols_flat does not take", text);
     *out = bucket(s);
     return CUSPEC_OK;
