@@ -414,17 +414,30 @@ static int add_kernel(const struct cuspec__variant *v, void *user)
     return 0;
 }
 
-/* The record-free kernel and launch of an op's call on rows x cols, rows
- * ld elements apart (0: cols). */
-static struct cuspec__variant chosen_ld(int family, int op, int dtype, unsigned long long rows,
-                                        unsigned long long cols, unsigned long long ld)
+/* The record-free kernel and launch of an op's call on `batch` (0: one)
+ * rows x cols matrices, rows ld elements apart (0: cols). */
+static struct cuspec__variant chosen_in(int family, int op, int dtype, unsigned long long rows,
+                                        unsigned long long cols, unsigned long long ld,
+                                        unsigned long long batch)
 {
-    struct cuspec__spec s = {
-        .family = family, .op = op, .dtype = dtype, .rows = rows, .cols = cols, .ld_in = ld};
+    struct cuspec__spec s = {.family = family,
+                             .op = op,
+                             .dtype = dtype,
+                             .rows = rows,
+                             .cols = cols,
+                             .ld_in = ld,
+                             .batch = batch};
     struct cuspec__variant v;
     cuspec__variant_choose(&s, 90, &v);
     CHECK(cuspec__variant_legal(&v));
     return v;
+}
+
+/* The same of one matrix. */
+static struct cuspec__variant chosen_ld(int family, int op, int dtype, unsigned long long rows,
+                                        unsigned long long cols, unsigned long long ld)
+{
+    return chosen_in(family, op, dtype, rows, cols, ld, 0);
 }
 
 /* The same of a batch of two matrices, rows cols elements apart (the
@@ -432,15 +445,7 @@ static struct cuspec__variant chosen_ld(int family, int op, int dtype, unsigned 
 static struct cuspec__variant batched(int op, int dtype, unsigned long long rows,
                                       unsigned long long cols)
 {
-    struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE_COLS,
-                             .op = op,
-                             .dtype = dtype,
-                             .rows = rows,
-                             .cols = cols,
-                             .batch = 2};
-    struct cuspec__variant v;
-    cuspec__variant_choose(&s, 90, &v);
-    CHECK(cuspec__variant_legal(&v));
+    struct cuspec__variant v = chosen_in(CUSPEC__FAM_REDUCE_COLS, op, dtype, rows, cols, 0, 2);
     CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
     return v;
 }
