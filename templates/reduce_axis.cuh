@@ -1312,7 +1312,11 @@ __global__ void __launch_bounds__(BLOCK)
     const unsigned long long nv = rows << tx_log2, full = nv / TILE * TILE;
     const unsigned long long gstride = (unsigned long long)gridDim.x * TILE;
     unsigned long long v = (unsigned long long)blockIdx.x * TILE + threadIdx.x;
-    w::first_tile_to_l2<T, BLOCK, ITEMS, VEC>(a, nv);
+    // The block's first tile asked of the L2 before the wait, a part of
+    // 32 * ITEMS vectors by each warp's first lane (docs/experiments/reduce_axis.md).
+    const unsigned long long part = v - threadIdx.x + threadIdx.x / 32 * (32ULL * ITEMS);
+    if ((threadIdx.x & 31) == 0 && part < nv)
+        cuspec_first_to_l2(a + part * VEC, (nv - part) * VEC, 32ULL * ITEMS * VEC);
     CUSPEC_AFTER_PRIOR_GRID();
 
     // Vector v is row v >> tx_log2; its columns are this thread's for every v it
@@ -1346,9 +1350,12 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
                 for (int j = 0; j < ITEMS; ++j)
                     y[j] = load<VEC>(a + (v + gstride + (unsigned long long)j * BLOCK) * VEC);
+            // rows in 32 bits from the tile's first, so that the next tile's
+            // loads issue first (docs/experiments/reduce_axis.md)
+            const unsigned row = (unsigned)(v >> tx_log2);
 #pragma unroll
             for (int j = 0; j < ITEMS; ++j)
-                fold(x[j], (unsigned)((v + (unsigned long long)j * BLOCK) >> tx_log2));
+                fold(x[j], row + (unsigned)j * (BLOCK >> tx_log2));
             if (!more)
                 break;
 #pragma unroll
