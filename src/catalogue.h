@@ -83,6 +83,10 @@ struct cuspec__family {
     /* 1: every kernel starts with CUSPEC_AFTER_PRIOR_GRID() (prior_grid.cuh),
      * so code made for sm_90 or later may launch programmatically. */
     int waits_for_prior_grid;
+    /* The blocks a multiprocessor that v's kernel is held to by dynamic
+     * shared memory leaving room for no more, which its launches give it
+     * (set at its load); 0 or NULL: none. */
+    int (*held_per_sm)(const struct cuspec__variant *v);
 };
 
 #define CUSPEC__FAMILY_EXTERN(id, name) extern const struct cuspec__family cuspec__family_##name;

@@ -201,6 +201,38 @@ static int code_arch(const struct cuspec__image *img)
     return target != NULL ? atoi(target + strlen("\n.target sm_")) : 0;
 }
 
+/* Dynamic shared memory that holds a multiprocessor to `held` blocks of fn:
+ * (held + 1/2) blocks' worth each, so that `held` fit and one more does not
+ * (a grid launched programmatically after it, placed while it drains, then
+ * lands evenly). fn is allowed that much where it is over 48 KB. */
+static int hold(cuspec_ctx *ctx, CUfunction fn, int held, unsigned *shared)
+{
+    const struct cuspec__driver *drv = ctx->drv;
+    int per_sm = 0, reserved = 0, fixed = 0;
+    CUresult r = drv->cuDeviceGetAttribute(
+        &per_sm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, ctx->dev);
+    if (r == CUDA_SUCCESS)
+        r = drv->cuDeviceGetAttribute(
+            &reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, ctx->dev);
+    if (r == CUDA_SUCCESS)
+        r = drv->cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
+    if (r != CUDA_SUCCESS)
+        return cuspec__cu_check(r,
+                                "cuDeviceGetAttribute (shared memory to hold a kernel's blocks)");
+    long long want = (long long)per_sm * 2 / (2 * held + 1) - reserved - fixed;
+    long long most = (drv->cuFuncSetAttribute != NULL ? ctx->info.max_smem_per_block : 48 << 10) -
+                     (long long)fixed;
+    want = want < 0 ? 0 : want > most ? most : want;
+    if (want > (48 << 10) - fixed) {
+        r = drv->cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)want);
+        if (r != CUDA_SUCCESS)
+            return cuspec__cu_check(r,
+                                    "cuFuncSetAttribute (shared memory to hold a kernel's blocks)");
+    }
+    *shared = (unsigned)want;
+    return CUSPEC_OK;
+}
+
 /* Loads an image into the context (current), finds its kernel and how many
  * of its blocks fit on one multiprocessor. */
 static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct cuspec__image *img,
@@ -223,9 +255,16 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
         drv->cuModuleUnload(*mod);
         return cuspec__cu_check(r, "cuModuleGetFunction");
     }
-    int threads = cuspec__family(v->family)->threads(v);
+    const struct cuspec__family *fam = cuspec__family(v->family);
+    int threads = fam->threads(v), held = fam->held_per_sm != NULL ? fam->held_per_sm(v) : 0;
+    slot->kernel.shared = 0;
+    int rc = held > 0 ? hold(ctx, *fn, held, &slot->kernel.shared) : CUSPEC_OK;
+    if (rc != CUSPEC_OK) {
+        drv->cuModuleUnload(*mod);
+        return rc;
+    }
     r = drv->cuOccupancyMaxActiveBlocksPerMultiprocessor(&slot->kernel.blocks_per_sm, *fn, threads,
-                                                          0);
+                                                          slot->kernel.shared);
     if (r != CUDA_SUCCESS || slot->kernel.blocks_per_sm < 1) {
         drv->cuModuleUnload(*mod);
         return r != CUDA_SUCCESS

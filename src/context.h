@@ -13,8 +13,9 @@
 
 struct cuspec__kernel {
     CUfunction function;
-    int blocks_per_sm; /* occupancy of the kernel at its block size */
+    int blocks_per_sm; /* occupancy of the kernel at its block size (and shared) */
     int pdl;           /* may launch with programmatic stream serialization */
+    unsigned shared;   /* dynamic shared memory its launches give it (held_per_sm) */
 };
 
 struct cuspec__slot {

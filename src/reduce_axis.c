@@ -608,6 +608,15 @@ const struct cuspec__family cuspec__family_reduce_rows = {
     .ops = &cuspec__axis_rows_ops,
 };
 
+/* cols_flat: 3 blocks a multiprocessor, held to that, so that a grid
+ * launched programmatically after it, placed while it drains, lands evenly
+ * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of a few
+ * contiguous columns as a flat array"). */
+static int held_per_sm(const struct cuspec__variant *v)
+{
+    return v->p[P_ROWBLOCK] == 1 ? 3 : 0;
+}
+
 const struct cuspec__family cuspec__family_reduce_cols = {
     .name = "reduce_cols",
     .template_file = "reduce_axis.cuh",
@@ -633,4 +642,5 @@ const struct cuspec__family cuspec__family_reduce_cols = {
     .fit = fit_default,
     .classes = classes_cols,
     .ops = &cuspec__axis_cols_ops,
+    .held_per_sm = held_per_sm,
 };

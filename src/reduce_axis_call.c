@@ -46,7 +46,6 @@ struct geometry {
     int lanes_log2;
     unsigned long long pieces; /* columns: launches over the batch */
     size_t scratch_bytes;
-    unsigned shared; /* dynamic shared memory (cols_flat) */
 };
 
 /* Rows: short rows (at most a group's vectors) ITEMS at a time, long ones a
@@ -161,61 +160,24 @@ static void cols_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
     g->grid[2] = (unsigned)batch;
 }
 
-/* cols_flat: FLAT_PER_SM blocks a multiprocessor, held to that by dynamic
- * shared memory that leaves room for no more, so that a grid launched
- * programmatically after it, placed while it drains, lands evenly
- * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of a few
- * contiguous columns as a flat array"); a ticket and a word a column. */
-#define FLAT_PER_SM 3
-
-static int flat_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
-                         const struct cuspec__kernel *k, const struct cuspec__axis_call *c,
-                         struct geometry *g)
+/* cols_flat: a wave of the blocks a multiprocessor that its kernel is held
+ * to (its family's held_per_sm, by the dynamic shared memory its launch
+ * gives it); a ticket and a word a column. */
+static void flat_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
+                          const struct cuspec__kernel *k, const struct cuspec__axis_call *c,
+                          struct geometry *g)
 {
-    const struct cuspec__driver *drv = ctx->drv;
     const unsigned block = (unsigned)v->p[P_BLOCK];
-    int per_sm = 0, reserved = 0, fixed = 0, blocks = 0;
-    CUresult r = drv->cuDeviceGetAttribute(
-        &per_sm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, ctx->dev);
-    if (r == CUDA_SUCCESS)
-        r = drv->cuDeviceGetAttribute(
-            &reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, ctx->dev);
-    if (r == CUDA_SUCCESS)
-        r = drv->cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->function);
-    if (r != CUDA_SUCCESS)
-        return cuspec__cu_check(r, "cuDeviceGetAttribute (shared memory of cols_flat)");
-    /* (FLAT_PER_SM + 1/2) blocks' worth each: FLAT_PER_SM fit, one more does not */
-    long long want = (long long)per_sm * 2 / (2 * FLAT_PER_SM + 1) - reserved - fixed;
-    long long most = (drv->cuFuncSetAttribute != NULL ? ctx->info.max_smem_per_block : 48 << 10) -
-                     (long long)fixed;
-    want = want < 0 ? 0 : want > most ? most : want;
-    if (want > (48 << 10) - fixed) {
-        r = drv->cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                    (int)want);
-        if (r != CUDA_SUCCESS)
-            return cuspec__cu_check(r, "cuFuncSetAttribute (shared memory of cols_flat)");
-    }
-    r = drv->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->function, (int)block,
-                                                         (size_t)want);
-    if (r != CUDA_SUCCESS || blocks < 1)
-        return r != CUDA_SUCCESS
-                   ? cuspec__cu_check(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor (cols_flat)")
-                   : cuspec__fail(CUSPEC_ERR_UNSUPPORTED, "no block of cols_flat fits");
-    unsigned long long grid = (unsigned long long)blocks * (unsigned)ctx->info.sm_count;
     /* no more blocks than tiles (any grid is right: this only spares idle ones) */
     const unsigned long long tile = block * (unsigned long long)v->p[P_ITEMS];
     const unsigned long long tiles = ceil_div(c->rows * (c->cols / (unsigned)v->p[P_VEC]), tile);
-    grid = min_ull(grid, tiles);
-    g->grid[0] = (unsigned)grid;
+    g->grid[0] = (unsigned)min_ull(wave(ctx, v, k), tiles);
     g->grid[1] = g->grid[2] = 1;
     g->lanes_log2 = log2_of((unsigned)(c->cols / (unsigned)v->p[P_VEC]));
     g->splits = 1;
     g->pieces = 1;
     g->scratch_bytes = 0;
-    g->shared = (unsigned)want;
-    return CUSPEC_OK;
 }
-
 
 int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspec__spec *spec,
                      const struct cuspec__axis_call *c, CUstream stream,
@@ -252,15 +214,13 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
                           : cuspec__function(ctx, stream, v, &k);
     if (rc != CUSPEC_OK)
         return rc;
-    struct geometry g = {.shared = 0};
+    struct geometry g = {.grid = {0}};
     if (c->rows_axis)
         rows_geometry(ctx, v, &k, c, &g);
-    else if (v->p[P_ROWBLOCK] == 1)
-        rc = flat_geometry(ctx, v, &k, c, &g);
+    else if (flat)
+        flat_geometry(ctx, v, &k, c, &g);
     else
         cols_geometry(ctx, v, &k, c, &g);
-    if (rc != CUSPEC_OK)
-        return rc;
 
     struct cuspec__scratch s = {0};
     int own = held == NULL && (g.splits > 1 || flat); /* cols_flat: its words and ticket */
@@ -284,7 +244,7 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
     if (c->rows_axis) {
         void *args[] = {&a,        &b,     &rows,  &cols,     &ld,     &stride, &all, &g.lanes_log2,
                         &g.splits, &value, &index, &partials, &tickets};
-        rc = cuspec__launch(ctx, &k, v, g.grid, block, 0, 1, stream, args);
+        rc = cuspec__launch(ctx, &k, v, g.grid, block, k.shared, 1, stream, args);
     } else {
         unsigned long long rows_each = c->rows;
         for (unsigned long long p = 0; rc == CUSPEC_OK && p < g.pieces; p++) {
@@ -295,7 +255,7 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
             unsigned grid[3] = {g.grid[0], g.grid[1], (unsigned)n};
             void *args[] = {&pa,           &pb,       &rows_each, &cols, &ld,       &stride,
                             &g.lanes_log2, &g.splits, &pv,        &pi,   &partials, &tickets};
-            rc = cuspec__launch(ctx, &k, v, grid, block, g.shared, 1, stream, args);
+            rc = cuspec__launch(ctx, &k, v, grid, block, k.shared, 1, stream, args);
         }
     }
     if (own) {
