@@ -112,7 +112,7 @@ static int bucket_parse(const char *text, int *out, struct cuspec__spec *s)
 }
 
 struct near_walk {
-    int family, op, cls, code;
+    int family, op, cls, code, cols;
     size_t size;
     int (*fn)(int bucket, void *user);
     void *user;
@@ -123,19 +123,23 @@ static int visit(int rows, int cols, void *user)
     const struct near_walk *w = user;
     if (cuspec__axis_class(w->family, w->op, rows, cols, w->size) != w->cls)
         return 0;
+    /* cols_flat's record serves only its own columns (tx is the vectors a
+     * row): past one of others, the walk goes on to farther rows */
+    if ((w->code << 16 & FLAT_BUCKET) && cols != w->cols)
+        return 0;
     return w->fn(w->code << 16 | rows << 8 | cols, w->user);
 }
 
 /* Rows and cols together, in the same shape class (of s's element size)
  * and alignment class: a record made for another class's kernel choice
- * never serves this one. */
+ * never serves this one; cols_flat's buckets, rows alone. */
 static int nearby_in(int family, const struct cuspec__spec *s, int bucket, int d,
                      int (*fn)(int bucket, void *user), void *user)
 {
     const size_t size = cuspec_dtype_size(s->dtype);
     const int rb = bucket >> 8 & 0xff, cb = bucket & 0xff;
     const int cls = cuspec__axis_class(family, s->op, rb, cb, size);
-    struct near_walk w = {family, s->op, cls, bucket >> 16, size, fn, user};
+    struct near_walk w = {family, s->op, cls, bucket >> 16, cb, size, fn, user};
     return cuspec__walk_near(rb, cb, d, visit, &w);
 }
 
@@ -155,12 +159,6 @@ static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__
 {
     memset(v, 0, sizeof *v);
     int from_record = cuspec__tuned_params(ctx, s, v);
-    /* A record serves its bucket's every shape: one of cols_flat, for a
-     * shape of it that cols_flat does not take, gives way to the fit. */
-    if (from_record && !cuspec__axis_fits(v, s)) {
-        cuspec__variant_default(s->family, s->dtype, s->op, ctx->arch, v);
-        from_record = 0;
-    }
     cuspec__axis_fit(v, s, from_record);
     return from_record;
 }

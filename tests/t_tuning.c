@@ -279,6 +279,50 @@ TEST(nearest_bucket_lookup)
     CHECK_INT_EQ(got.p[0], 512);
 }
 
+/* A record of cols_flat (f32 argmax read flat, in its buckets of their own)
+ * serves calls of its own columns alone, as its tx is the vectors a row:
+ * the nearest-bucket walk passes one of other columns and goes on to
+ * farther rows, and calls whose rows are padded (not cols_flat's) never
+ * see either. */
+TEST(a_flat_record_serves_its_own_columns_alone)
+{
+    const char *dev = "flatnear|sm_90|132|1|13000";
+    struct cuspec__spec s = {.family = CUSPEC__FAM_REDUCE_COLS,
+                             .dtype = CUSPEC_F32,
+                             .op = 4, /* argmax */
+                             .rows = 1 << 20,
+                             .cols = 32,
+                             .ld_in = 32};
+    /* block, vec, items, tx, grid, flat */
+    struct cuspec__record c32 = {{128, 4, 8, 8, 0, 1}, "a", 10, 4000, 3900, 4100, 0, 10, 1, 0};
+    struct cuspec__record c64 = {{256, 4, 8, 16, 0, 1}, "b", 10, 4000, 3900, 4100, 0, 10, 1, 0};
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, cuspec__bucket(&s), &c32), CUSPEC_OK);
+    s.rows = 1 << 22;
+    s.cols = s.ld_in = 64;
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, cuspec__bucket(&s), &c64), CUSPEC_OK);
+    struct cuspec__record got;
+    int bucket;
+    /* 2^20 x 64: 2^20 x 32's record is one power of two away, 2^22 x 64's two */
+    s.rows = 1 << 20;
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(got.p[0], 256);
+    CHECK_INT_EQ(got.p[3], 16);
+    /* 2^21 x 32: its columns' record, a power of two of rows away */
+    s.rows = 1 << 21;
+    s.cols = s.ld_in = 32;
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
+    CHECK_INT_EQ(got.p[0], 128);
+    CHECK_INT_EQ(got.p[3], 8);
+    /* 2^20 x 16: neither record has its columns */
+    s.rows = 1 << 20;
+    s.cols = s.ld_in = 16;
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+    /* 2^20 x 32 with padded rows: the plain buckets */
+    s.cols = 32;
+    s.ld_in = 36;
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+}
+
 /* Misaligned transposes without a record: bytes take tiles of 64 in small
  * matrices and 128 in large ones, and both are compiled ahead with the
  * defaults (the shipped PTX holds what cuspec__family_each lists). */
@@ -1023,6 +1067,7 @@ int main(void)
         TAP_ENTRY(reading_a_record_leaves_the_callers_strtok_alone),
         TAP_ENTRY(keys_separate_device_driver_and_bucket),
         TAP_ENTRY(nearest_bucket_lookup),
+        TAP_ENTRY(a_flat_record_serves_its_own_columns_alone),
         TAP_ENTRY(an_untuned_op_costs_one_lookup),
         TAP_ENTRY(misaligned_byte_defaults_by_size),
         TAP_ENTRY(narrow_shapes_take_the_narrow_kernel),
