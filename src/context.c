@@ -209,16 +209,20 @@ static int hold(cuspec_ctx *ctx, CUfunction fn, int held, unsigned *shared)
 {
     const struct cuspec__driver *drv = ctx->drv;
     int per_sm = 0, reserved = 0, fixed = 0;
+    const char *what = "cuDeviceGetAttribute (shared memory a multiprocessor)";
     CUresult r = drv->cuDeviceGetAttribute(
         &per_sm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, ctx->dev);
-    if (r == CUDA_SUCCESS)
+    if (r == CUDA_SUCCESS) {
+        what = "cuDeviceGetAttribute (shared memory reserved a block)";
         r = drv->cuDeviceGetAttribute(
             &reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, ctx->dev);
-    if (r == CUDA_SUCCESS)
+    }
+    if (r == CUDA_SUCCESS) {
+        what = "cuFuncGetAttribute (a kernel's static shared memory)";
         r = drv->cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn);
+    }
     if (r != CUDA_SUCCESS)
-        return cuspec__cu_check(r,
-                                "cuDeviceGetAttribute (shared memory to hold a kernel's blocks)");
+        return cuspec__cu_check(r, what);
     long long want = (long long)per_sm * 2 / (2 * held + 1) - reserved - fixed;
     long long most = (drv->cuFuncSetAttribute != NULL ? ctx->info.max_smem_per_block : 48 << 10) -
                      (long long)fixed;

@@ -199,9 +199,9 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
         return cuspec__fail(CUSPEC_ERR_INVALID,
                             "rows_split takes at most 2^31 - 1 rows, not %llu (rows x batch)",
                             c->rows * c->batch);
-    const int flat = !c->rows_axis && v->p[P_ROWBLOCK] == 1;
-    /* The fit gives it only to calls it takes; a variant handed in may not. */
-    if (flat) {
+    /* The fit gives cols_flat only to calls it takes; a variant handed in may
+     * not. */
+    if (!c->rows_axis && v->p[P_ROWBLOCK] == 1) {
         const struct cuspec__spec called = cuspec__axis_spec(c);
         if (!cuspec__axis_flat_spec(&called))
             return cuspec__fail(CUSPEC_ERR_INVALID,
@@ -214,6 +214,9 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
                           : cuspec__function(ctx, stream, v, &k);
     if (rc != CUSPEC_OK)
         return rc;
+    /* after the kernel: a call's may have fallen back to another that fits it
+     * (cols_flat for the columns kernel, or the other way) */
+    const int flat = !c->rows_axis && v->p[P_ROWBLOCK] == 1;
     struct geometry g = {.grid = {0}};
     if (c->rows_axis)
         rows_geometry(ctx, v, &k, c, &g);

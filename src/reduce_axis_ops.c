@@ -159,6 +159,12 @@ static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__
 {
     memset(v, 0, sizeof *v);
     int from_record = cuspec__tuned_params(ctx, s, v);
+    /* A record of cols_flat that does not fit s (one the tuner and import
+     * do not make: a store entry written otherwise) gives way to the fit. */
+    if (from_record && !cuspec__axis_fits(v, s)) {
+        cuspec__variant_default(s->family, s->dtype, s->op, ctx->arch, v);
+        from_record = 0;
+    }
     cuspec__axis_fit(v, s, from_record);
     return from_record;
 }

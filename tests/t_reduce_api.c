@@ -412,6 +412,11 @@ static int add_chosen(const struct cuspec__variant *v, void *user)
 static void check_choices(const struct chosen *l)
 {
     CHECK_UINT_LT(l->n, sizeof l->v / sizeof *l->v); /* none left out */
+    unsigned all = 0;
+    for (int d = CUSPEC_F32; d <= CUSPEC_BF16; d++)
+        for (int op = 0; op < CUSPEC__REDUCE_N_OPS; op++)
+            all += choices[d][op];
+    CHECK_UINT_EQ(l->n, all); /* none of another dtype or op */
     for (int d = CUSPEC_F32; d <= CUSPEC_BF16; d++)
         for (int op = 0; op < CUSPEC__REDUCE_N_OPS; op++) {
             unsigned n = 0;

@@ -7,6 +7,7 @@
 #include "device.h"
 #include "tap.h"
 #include "params.h"
+#include "context.h"
 #include "hash.h"
 #include "store.h"
 
@@ -321,6 +322,19 @@ TEST(a_flat_record_serves_its_own_columns_alone)
     s.cols = 32;
     s.ld_in = 36;
     CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_ERR_NOT_FOUND);
+    /* A record of cols_flat there (the tuner and import make none; a store
+     * entry written otherwise): the call's choose gives way to the fit,
+     * the columns kernel, which takes padded rows. */
+    CHECK_INT_EQ(cuspec__record_put(dev, &s, cuspec__bucket(&s), &c32), CUSPEC_OK);
+    CHECK_INT_EQ(cuspec__record_find(dev, &s, &got, &bucket), CUSPEC_OK);
+    static cuspec_ctx ctx;
+    pthread_mutex_init(&ctx.lock, NULL);
+    snprintf(ctx.device_id, sizeof ctx.device_id, "%s", dev);
+    ctx.arch = 90;
+    struct cuspec__variant v;
+    CHECK_INT_EQ(cuspec__ops(s.family)->choose(&ctx, &s, &v), 0);
+    CHECK_INT_EQ(v.p[5], 0); /* flat */
+    pthread_mutex_destroy(&ctx.lock);
 }
 
 /* Misaligned transposes without a record: bytes take tiles of 64 in small
