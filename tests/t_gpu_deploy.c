@@ -3,10 +3,13 @@
  * and is exact against the CPU: copy; sum, min, max and dot of every dtype
  * at n = 0, 1, 1000, 2^20 + 3 and 2^27; transposes of every element size
  * on square, odd, pitched, narrow and batched shapes. Then, with NVRTC
- * present, the same calls compile nothing. The system store is
+ * present, the same calls compile nothing. Last, NVRTC hidden again, calls
+ * whose tuning record names a kernel no tier holds fall back and are exact. The system store is
  * $DEPLOY_STORE, else the build tree's store/, else (make installcheck) the
  * installed one. Skips without a GPU or without a prebuilt store. */
 #include "gpu.h"
+#include "records.h"
+#include "reduce_axis.h"
 
 #include <limits.h>
 #include <math.h>
@@ -14,6 +17,7 @@
 #include <sys/stat.h>
 
 static char user_dir[] = "/tmp/cuspec-deploy-XXXXXX";
+static char fallback_dir[] = "/tmp/cuspec-deploy-fallback-XXXXXX";
 static const char *system_store;
 static int pass_nvrtc; /* 0: NVRTC hidden; 1: present */
 static cuspec_ctx *ctx;
@@ -252,6 +256,66 @@ static void transposes(void)
     }
 }
 
+/* A tuning record whose kernel no tier holds (NVRTC hidden, neither
+ * prebuilt nor shipped): the call falls back to an available kernel that
+ * fits it (cols_flat's for the columns kernel's, or the other way), and is
+ * exact: its geometry and scratch are those of the kernel that ran. */
+static void fallbacks(void)
+{
+    static const struct {
+        int op, kop, dtype;
+        size_t rows, cols;
+        int p[6]; /* block, vec, items, tx, grid, flat */
+    } cases[] = {
+        {CUSPEC_ARGMAX, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, {256, 4, 8, 8, 0, 1}},
+        {CUSPEC_ARGMIN, CUSPEC__AXIS_ARGMIN, CUSPEC_I32, 1 << 21, 16, {256, 2, 1, 8, 0, 0}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const size_t rows = cases[k].rows, cols = cases[k].cols, n = rows * cols;
+        const int dtype = cases[k].dtype;
+        unsigned char *h = malloc(n * 4), vals[32 * 4];
+        int64_t got[32];
+        fill_values(h, dtype, n);
+        CUdeviceptr in = dev_alloc(n * 4), value = dev_alloc(cols * 4), index = dev_alloc(cols * 8);
+        CU_OK(drv->cuMemcpyHtoD(in, h, n * 4));
+        const struct cuspec__axis_call c = {.kop = cases[k].kop,
+                                            .dtype = dtype,
+                                            .a = in,
+                                            .rows = rows,
+                                            .cols = cols,
+                                            .ld = cols,
+                                            .batch = 1};
+        const struct cuspec__spec s = cuspec__axis_spec(&c);
+        struct cuspec__record r = {{0}, "by hand", 10, 4000, 3900, 4100, 0, 10, 1, 0};
+        memcpy(r.p, cases[k].p, sizeof cases[k].p);
+        CUSPEC_OK_(cuspec__record_put(ctx->device_id, &s, cuspec__bucket(&s), &r));
+        const cuspec_matrix m = {rows, cols, cols, 1, 0};
+        CUSPEC_OK_(cuspec_reduce_cols(ctx, cases[k].op, dtype, in, &m, value, index, NULL));
+        CU_OK(drv->cuCtxSynchronize());
+        cuspec_launch_info li;
+        CUSPEC_OK_(cuspec_last_launch(&li));
+        printf("# %s %zu x %zu: wanted %s, ran %s\n", cuspec_dtype_name(dtype), rows, cols,
+               li.wanted, li.kernel);
+        CHECK(li.fallback);
+        CU_OK(drv->cuMemcpyDtoH(got, index, cols * 8));
+        CU_OK(drv->cuMemcpyDtoH(vals, value, cols * 4));
+        for (size_t col = 0; col < cols; col++) {
+            size_t best = col; /* the first extreme: ties keep the smaller row */
+            for (size_t i = col + cols; i < n; i += cols)
+                if (cases[k].op == CUSPEC_ARGMAX ? less(h, dtype, best, i)
+                                                 : less(h, dtype, i, best))
+                    best = i;
+            if (got[col] != (int64_t)(best / cols) || memcmp(vals + col * 4, h + best * 4, 4) != 0)
+                TAP_FAIL("%s column %zu: row %lld, not %zu", li.kernel, col, (long long)got[col],
+                         best / cols);
+        }
+        drv->cuMemFree(in);
+        drv->cuMemFree(value);
+        drv->cuMemFree(index);
+        free(h);
+    }
+}
+
 static void run_pass(void)
 {
     setenv("CUSPEC_CACHE_DIR", user_dir, 1);
@@ -285,6 +349,25 @@ static void in_child(void *arg)
     run_pass();
 }
 
+static void fallback_pass(void *arg)
+{
+    (void)arg;
+    setenv("CUSPEC_CACHE_DIR", fallback_dir, 1);
+    if (system_store != NULL)
+        setenv("CUSPEC_SYSTEM_STORE", system_store, 1);
+    setenv("CUSPEC_LIBNVRTC", "/nonexistent", 1);
+    gpu_require();
+    rng_seed();
+    int pushed;
+    if (cuspec_ctx_create(&ctx, 0) != CUSPEC_OK || cuspec__ctx_enter(ctx, &pushed) != CUSPEC_OK) {
+        TAP_FAIL("cuspec_ctx_create: %s", cuspec_last_error());
+        return;
+    }
+    fallbacks();
+    cuspec__ctx_leave(ctx, pushed);
+    cuspec_ctx_destroy(ctx);
+}
+
 TEST(without_nvrtc_every_call_is_served_by_the_system_store_and_exact)
 {
     pass_nvrtc = 0;
@@ -295,6 +378,11 @@ TEST(with_nvrtc_and_an_empty_user_store_nothing_is_compiled)
 {
     pass_nvrtc = 1;
     tap_in_child(in_child, NULL);
+}
+
+TEST(without_nvrtc_a_record_of_a_kernel_no_tier_holds_falls_back_exactly)
+{
+    tap_in_child(fallback_pass, NULL);
 }
 
 int main(void)
@@ -311,11 +399,12 @@ int main(void)
         system_store = built;
     }
     gpu_require_in_child();
-    if (mkdtemp(user_dir) == NULL)
+    if (mkdtemp(user_dir) == NULL || mkdtemp(fallback_dir) == NULL)
         return 1;
     static const struct tap_test tests[] = {
         TAP_ENTRY(without_nvrtc_every_call_is_served_by_the_system_store_and_exact),
-        TAP_ENTRY(with_nvrtc_and_an_empty_user_store_nothing_is_compiled)};
+        TAP_ENTRY(with_nvrtc_and_an_empty_user_store_nothing_is_compiled),
+        TAP_ENTRY(without_nvrtc_a_record_of_a_kernel_no_tier_holds_falls_back_exactly)};
     int rc = tap_run(tests, sizeof tests / sizeof *tests);
-    return tap_remove_tree(user_dir, 0) == 0 ? rc : 1;
+    return tap_remove_tree(user_dir, 0) == 0 && tap_remove_tree(fallback_dir, 0) == 0 ? rc : 1;
 }
