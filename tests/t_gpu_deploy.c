@@ -316,20 +316,35 @@ static void fallbacks(void)
     }
 }
 
-static void run_pass(void)
+/* ctx, current, in a child whose user store is `dir`, with the system
+ * store and, unless `nvrtc`, NVRTC hidden; 0 when it cannot be made. */
+static int open_ctx(const char *dir, int nvrtc, int *pushed)
 {
-    setenv("CUSPEC_CACHE_DIR", user_dir, 1);
+    setenv("CUSPEC_CACHE_DIR", dir, 1);
     if (system_store != NULL)
         setenv("CUSPEC_SYSTEM_STORE", system_store, 1);
-    if (!pass_nvrtc)
+    if (!nvrtc)
         setenv("CUSPEC_LIBNVRTC", "/nonexistent", 1);
     gpu_require();
     rng_seed();
-    int pushed;
-    if (cuspec_ctx_create(&ctx, 0) != CUSPEC_OK || cuspec__ctx_enter(ctx, &pushed) != CUSPEC_OK) {
+    if (cuspec_ctx_create(&ctx, 0) != CUSPEC_OK || cuspec__ctx_enter(ctx, pushed) != CUSPEC_OK) {
         TAP_FAIL("cuspec_ctx_create: %s", cuspec_last_error());
-        return;
+        return 0;
     }
+    return 1;
+}
+
+static void close_ctx(int pushed)
+{
+    cuspec__ctx_leave(ctx, pushed);
+    cuspec_ctx_destroy(ctx);
+}
+
+static void run_pass(void)
+{
+    int pushed;
+    if (!open_ctx(user_dir, pass_nvrtc, &pushed))
+        return;
     copies();
     reductions();
     transposes();
@@ -339,8 +354,7 @@ static void run_pass(void)
     CHECK_UINT_EQ(st.publishes, 0);
     printf("# %d calls served by %d kernels from the system store %s\n", n_calls, n_seen,
            system_store ? system_store : "(installed)");
-    cuspec__ctx_leave(ctx, pushed);
-    cuspec_ctx_destroy(ctx);
+    close_ctx(pushed);
 }
 
 static void in_child(void *arg)
@@ -352,20 +366,11 @@ static void in_child(void *arg)
 static void fallback_pass(void *arg)
 {
     (void)arg;
-    setenv("CUSPEC_CACHE_DIR", fallback_dir, 1);
-    if (system_store != NULL)
-        setenv("CUSPEC_SYSTEM_STORE", system_store, 1);
-    setenv("CUSPEC_LIBNVRTC", "/nonexistent", 1);
-    gpu_require();
-    rng_seed();
     int pushed;
-    if (cuspec_ctx_create(&ctx, 0) != CUSPEC_OK || cuspec__ctx_enter(ctx, &pushed) != CUSPEC_OK) {
-        TAP_FAIL("cuspec_ctx_create: %s", cuspec_last_error());
+    if (!open_ctx(fallback_dir, 0, &pushed))
         return;
-    }
     fallbacks();
-    cuspec__ctx_leave(ctx, pushed);
-    cuspec_ctx_destroy(ctx);
+    close_ctx(pushed);
 }
 
 TEST(without_nvrtc_every_call_is_served_by_the_system_store_and_exact)
