@@ -268,7 +268,7 @@ static int load(cuspec_ctx *ctx, const struct cuspec__variant *v, const struct c
         return rc;
     }
     r = drv->cuOccupancyMaxActiveBlocksPerMultiprocessor(&slot->kernel.blocks_per_sm, *fn, threads,
-                                                          slot->kernel.shared);
+                                                         slot->kernel.shared);
     if (r != CUDA_SUCCESS || slot->kernel.blocks_per_sm < 1) {
         drv->cuModuleUnload(*mod);
         return r != CUDA_SUCCESS
@@ -519,8 +519,8 @@ int cuspec_last_launch(cuspec_launch_info *info)
 }
 
 int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k, const struct cuspec__variant *v,
-                   const unsigned grid[3], unsigned block, unsigned shared, int programmatic,
-                   CUstream stream, void **args)
+                   const unsigned grid[3], unsigned block, int programmatic, CUstream stream,
+                   void **args)
 {
     CUresult r;
     if (k->pdl && programmatic) { /* placed while the grid before it drains */
@@ -532,13 +532,13 @@ int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k, const struct
                               .blockDimX = block,
                               .blockDimY = 1,
                               .blockDimZ = 1,
-                              .sharedMemBytes = shared,
+                              .sharedMemBytes = k->shared,
                               .hStream = stream,
                               .attrs = &attr,
                               .numAttrs = 1};
         r = ctx->drv->cuLaunchKernelEx(&cfg, k->function, args, NULL);
     } else {
-        r = ctx->drv->cuLaunchKernel(k->function, grid[0], grid[1], grid[2], block, 1, 1, shared,
+        r = ctx->drv->cuLaunchKernel(k->function, grid[0], grid[1], grid[2], block, 1, 1, k->shared,
                                      stream, args, NULL);
     }
     if (r == CUDA_SUCCESS)

@@ -128,12 +128,12 @@ int cuspec__ctx_timing_stream(cuspec_ctx *ctx, CUstream *stream);
 #define CUSPEC__PDL_TILED_BYTES (16ULL << 20) /* transposes: one tile per block */
 #define CUSPEC__PDL_COPY_BYTES (4ULL << 20)   /* copies: a grid-stride loop */
 
-/* Launch on grid (x, y, z) with `shared` bytes of dynamic shared memory
- * and the error detail naming the kernel; programmatic (where k->pdl) when
- * `programmatic`. */
+/* Launch on grid (x, y, z) with the kernel's dynamic shared memory
+ * (k->shared) and the error detail naming the kernel; programmatic (where
+ * k->pdl) when `programmatic`. */
 int cuspec__launch(cuspec_ctx *ctx, const struct cuspec__kernel *k, const struct cuspec__variant *v,
-                   const unsigned grid[3], unsigned block, unsigned shared, int programmatic,
-                   CUstream stream, void **args);
+                   const unsigned grid[3], unsigned block, int programmatic, CUstream stream,
+                   void **args);
 
 /* Checks that p is device memory of this context's device (or host memory
  * the driver maps), not NULL, and aligned to `align`; `what` names it. */

@@ -74,7 +74,7 @@ int cuspec__copy_variant(cuspec_ctx *ctx, const struct cuspec__variant *v, cuspe
     unsigned grid[3] = {(unsigned)(need < full ? need : full), 1, 1};
     unsigned long long n = bytes;
     void *args[] = {&src, &dst, &n};
-    return cuspec__launch(ctx, &k, v, grid, (unsigned)v->p[P_BLOCK], 0,
+    return cuspec__launch(ctx, &k, v, grid, (unsigned)v->p[P_BLOCK],
                           2 * n <= CUSPEC__PDL_COPY_BYTES, stream, args);
 }
 

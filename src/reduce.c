@@ -452,12 +452,12 @@ static int launch(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cuspe
     void *args[] = {&a, &b, &count, &out, &partials, &ticket, &l1};
     void *arg_args[] = {&a, &count, &out, &index, &partials, &ticket, &l1};
     const unsigned dims[3] = {(unsigned)grid, 1, 1}, one[3] = {1, 1, 1};
-    rc = cuspec__launch(ctx, &k, v, dims, (unsigned)v->p[P_BLOCK], 0, 1, stream,
-                        arg ? arg_args : args);
+    rc =
+        cuspec__launch(ctx, &k, v, dims, (unsigned)v->p[P_BLOCK], 1, stream, arg ? arg_args : args);
     if (rc == CUSPEC_OK && !v->p[P_SINGLE]) {
         unsigned int parts = (unsigned int)grid;
         void *fargs[] = {&partials, &parts, &out};
-        rc = cuspec__launch(ctx, &fk, &fin, one, (unsigned)fin.p[P_BLOCK], 0, 1, stream, fargs);
+        rc = cuspec__launch(ctx, &fk, &fin, one, (unsigned)fin.p[P_BLOCK], 1, stream, fargs);
     }
     if (own) {
         int given = cuspec__scratch_give(ctx, stream, &s);

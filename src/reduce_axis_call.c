@@ -199,9 +199,9 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
         return cuspec__fail(CUSPEC_ERR_INVALID,
                             "rows_split takes at most 2^31 - 1 rows, not %llu (rows x batch)",
                             c->rows * c->batch);
-    /* The fit gives cols_flat only to calls it takes; a variant handed in may
-     * not. */
-    if (!c->rows_axis && v->p[P_ROWBLOCK] == 1) {
+    /* A call's own give cols_flat only to calls it takes (the fit, records
+     * that fit, fallbacks that fit); a variant handed in may not. */
+    if (spec == NULL && !c->rows_axis && v->p[P_ROWBLOCK] == 1) {
         const struct cuspec__spec called = cuspec__axis_spec(c);
         if (!cuspec__axis_flat_spec(&called))
             return cuspec__fail(CUSPEC_ERR_INVALID,
@@ -247,7 +247,7 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
     if (c->rows_axis) {
         void *args[] = {&a,        &b,     &rows,  &cols,     &ld,     &stride, &all, &g.lanes_log2,
                         &g.splits, &value, &index, &partials, &tickets};
-        rc = cuspec__launch(ctx, &k, v, g.grid, block, k.shared, 1, stream, args);
+        rc = cuspec__launch(ctx, &k, v, g.grid, block, 1, stream, args);
     } else {
         unsigned long long rows_each = c->rows;
         for (unsigned long long p = 0; rc == CUSPEC_OK && p < g.pieces; p++) {
@@ -258,7 +258,7 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
             unsigned grid[3] = {g.grid[0], g.grid[1], (unsigned)n};
             void *args[] = {&pa,           &pb,       &rows_each, &cols, &ld,       &stride,
                             &g.lanes_log2, &g.splits, &pv,        &pi,   &partials, &tickets};
-            rc = cuspec__launch(ctx, &k, v, grid, block, k.shared, 1, stream, args);
+            rc = cuspec__launch(ctx, &k, v, grid, block, 1, stream, args);
         }
     }
     if (own) {

@@ -72,8 +72,8 @@ static int launch_piece(cuspec_ctx *ctx, const struct cuspec__kernel *k,
     void *args[] = {&s.in,    &s.out,    &s.rows,      &s.cols,
                     &s.ld_in, &s.ld_out, &s.stride_in, &s.stride_out};
     unsigned long long bytes = 2 * s.rows * s.cols * s.batch * cuspec_dtype_size(v->dtype);
-    return cuspec__launch(ctx, k, v, grid, (unsigned)b->threads, 0,
-                          bytes <= CUSPEC__PDL_TILED_BYTES, stream, args);
+    return cuspec__launch(ctx, k, v, grid, (unsigned)b->threads, bytes <= CUSPEC__PDL_TILED_BYTES,
+                          stream, args);
 }
 
 static unsigned long long min_ull(unsigned long long a, unsigned long long b)
