@@ -104,6 +104,12 @@ int cuspec__variant_legal(const struct cuspec__variant *v)
     return f->legal(v);
 }
 
+int cuspec__variant_fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    const struct cuspec__family *f = cuspec__family(v->family);
+    return f != NULL && (f->fits == NULL || f->fits(v, s));
+}
+
 /* Walks the cartesian product of parameter values from index `at` on: for
  * compiling (tune = 0) launch-only parameters stay at their first value, for
  * tuning (tune = 1) helper-kernel parameters do. */

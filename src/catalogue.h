@@ -113,6 +113,10 @@ void cuspec__variant_default(int family, int dtype, int op, int arch, struct cus
  * parameters that come from outside, such as tuning records. */
 int cuspec__variant_legal(const struct cuspec__variant *v);
 
+/* 1 when v can run the operation s describes: its family's fits, where it
+ * has one. */
+int cuspec__variant_fits(const struct cuspec__variant *v, const struct cuspec__spec *s);
+
 /* The kernel a call on s runs on sm_`arch` without a tuning record: the
  * defaults, fitted to s. */
 void cuspec__variant_choose(const struct cuspec__spec *s, int arch, struct cuspec__variant *v);

@@ -431,12 +431,11 @@ int cuspec__helper_function(cuspec_ctx *ctx, CUstream stream, const struct cuspe
  * (1), or 0. It must still fit s: a variant stands for several shapes. */
 static int fallback_find(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__variant *v)
 {
-    const struct cuspec__family *f = cuspec__family(s->family);
     int found = 0;
     pthread_mutex_lock(&ctx->lock);
     for (unsigned i = 0; !found && i < ctx->n_fallbacks; i++) {
         const struct cuspec__fallback *fb = &ctx->fallbacks[i];
-        if (memcmp(&fb->wanted, v, sizeof *v) == 0 && (f->fits == NULL || f->fits(&fb->used, s))) {
+        if (memcmp(&fb->wanted, v, sizeof *v) == 0 && cuspec__variant_fits(&fb->used, s)) {
             *v = fb->used;
             found = 1;
         }

@@ -182,7 +182,7 @@ static int add_candidate(const struct cuspec__variant *v, void *user)
     for (unsigned i = 0; i < c->n; i++)
         if (cuspec__same_kernel(&c->v[i], v))
             return 0;
-    if (c->n < sizeof c->v / sizeof *c->v && (c->f->fits == NULL || c->f->fits(v, c->s)))
+    if (c->n < sizeof c->v / sizeof *c->v && cuspec__variant_fits(v, c->s))
         c->v[c->n++] = *v;
     return 0;
 }

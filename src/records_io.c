@@ -73,8 +73,7 @@ static int parse_ident(const char *text, struct ident *id)
 static int params_ok(const struct ident *id, const struct cuspec__record *r)
 {
     struct cuspec__variant v;
-    const struct cuspec__family *f = cuspec__family(id->spec.family);
-    return cuspec__record_legal(&id->spec, r, &v) && (f->fits == NULL || f->fits(&v, &id->spec));
+    return cuspec__record_legal(&id->spec, r, &v) && cuspec__variant_fits(&v, &id->spec);
 }
 
 static void to_public(const struct ident *id, const struct cuspec__record *r,

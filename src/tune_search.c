@@ -45,8 +45,7 @@ static double now_s(void)
 static int add(const struct cuspec__variant *v, void *user)
 {
     struct search *s = user;
-    const struct cuspec__family *f = cuspec__family(v->family);
-    if (f->fits != NULL && !f->fits(v, &s->job->spec))
+    if (!cuspec__variant_fits(v, &s->job->spec))
         return 0;
     if (s->n == s->cap) {
         unsigned cap = s->cap ? 2 * s->cap : 256;

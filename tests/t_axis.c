@@ -1104,8 +1104,7 @@ struct space_hunt {
 static int hunt(const struct cuspec__variant *v, void *user)
 {
     struct space_hunt *h = user;
-    const struct cuspec__family *f = cuspec__family(v->family);
-    if (f->fits != NULL && !f->fits(v, h->s))
+    if (!cuspec__variant_fits(v, h->s))
         return 0;
     h->n++;
     h->found += memcmp(v->p, h->want->p, sizeof v->p) == 0;

@@ -149,11 +149,10 @@ static unsigned candidates(const struct cuspec__spec *s, int arch,
                            const struct cuspec__variant *wanted, struct cuspec__variant *first,
                            struct cuspec__variant *last)
 {
-    const struct cuspec__family *f = cuspec__family(s->family);
     unsigned next = 0, n = 0;
     struct cuspec__variant v;
     while (cuspec__fallback_next(s, arch, wanted, &next, &v) == CUSPEC_OK) {
-        CHECK(f->fits == NULL || f->fits(&v, s));
+        CHECK(cuspec__variant_fits(&v, s));
         CHECK(memcmp(&v, wanted, sizeof v) != 0);
         if (n++ == 0)
             *first = v;
