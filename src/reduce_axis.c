@@ -433,11 +433,12 @@ static int column_a_thread(const struct cuspec__variant *v, const struct cuspec_
 }
 
 /* Columns' argmin/argmax read flat (cuspec_reduce_cols_flat) from
- * FLAT_BYTES: blocks of 128 with 8 loads of 16 bytes in flight
- * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of a few
- * contiguous columns as a flat array"). */
+ * FLAT_BYTES: blocks of 512 (one an SM, by its registers) with 8 loads of
+ * 16 bytes in flight (docs/experiments/reduce_axis.md: "Columns' argmin/
+ * argmax of a few contiguous columns as a flat array", "cols_flat in blocks
+ * of 512"). */
 #define FLAT_BYTES (16ULL << 20)
-#define FLAT_BLOCK 128
+#define FLAT_BLOCK 512
 #define FLAT_ITEMS 8
 
 int cuspec__axis_flat_spec(const struct cuspec__spec *s)
@@ -608,10 +609,11 @@ const struct cuspec__family cuspec__family_reduce_rows = {
     .ops = &cuspec__axis_rows_ops,
 };
 
-/* cols_flat: 3 blocks a multiprocessor, held to that, so that a grid
- * launched programmatically after it, placed while it drains, lands evenly
- * (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of a few
- * contiguous columns as a flat array"). */
+/* cols_flat: at most 3 blocks a multiprocessor, held to that, so that a
+ * grid launched programmatically after it, placed while it drains, lands
+ * evenly (docs/experiments/reduce_axis.md: "Columns' argmin/argmax of a few
+ * contiguous columns as a flat array"); blocks of 512 hold an SM to one by
+ * their registers. */
 static int held_per_sm(const struct cuspec__variant *v)
 {
     return v->p[P_ROWBLOCK] == 1 ? 3 : 0;

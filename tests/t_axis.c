@@ -691,7 +691,7 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 20, 68).p[P_BLOCK], 256);
     /* One matrix's argmin/argmax of 4-byte elements from 16 MB, rows of 1
      * to 32 vectors of 16 bytes (a power of two), ld == cols, rows 16-byte
-     * aligned: cols_flat, 128 x 4 x 8, tx the vectors a row */
+     * aligned: cols_flat, 512 x 4 x 8, tx the vectors a row */
     static const struct {
         int op, dtype;
         unsigned long long rows, cols, ld;
@@ -721,7 +721,7 @@ TEST(selection_covers_every_shape_class)
         CHECK(cuspec__variant_legal(&v));
         CHECK_INT_EQ(v.p[P_ROWBLOCK], flats[i].flat);
         if (flats[i].flat) {
-            CHECK_INT_EQ(v.p[P_BLOCK], 128);
+            CHECK_INT_EQ(v.p[P_BLOCK], 512);
             CHECK_INT_EQ(v.p[P_VEC], 4);
             CHECK_INT_EQ(v.p[P_ITEMS], 8);
             CHECK_INT_EQ(v.p[P_LANES], (int)(flats[i].cols / 4));
@@ -942,7 +942,7 @@ TEST(selection_covers_every_shape_class)
         /* 512 x 1 x 8 off the vector (but dots); sums also split_strips'
          * 1024 x 2 x 8; argmin/argmax a few strips' 512 x 2 x 8,
          * square_args' 512 x 1 x 8 (the same), split_strips' 1024 x 1 x
-         * 8 and cols_flat's 128 x 4 x 8 */
+         * 8 and cols_flat's 512 x 4 x 8 */
         const unsigned off = op != CUSPEC__AXIS_DOT;
         CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 5 : 2 + off + (op == CUSPEC__AXIS_SUM));
         /* u32: the default, 512 x 1 x 8 off the vector (but dots), a few
