@@ -61,6 +61,15 @@ size_t cuspec__axis_partial_bytes(int kop)
     return cuspec__axis_is_arg(kop) ? 16 : 8;
 }
 
+/* rows_flat: one input (no dot) of 4-byte elements in 16-byte vectors,
+ * groups of 4 of them (ITEMS a multiple of 4), blocks of at most 512 (its
+ * 69-80 registers a thread leave too few for 1024). */
+static int rows_flat_legal(const struct cuspec__variant *v, size_t size)
+{
+    return v->op != CUSPEC__AXIS_DOT && size == 4 && v->p[P_VEC] * size == 16 &&
+           v->p[P_ITEMS] % 4 == 0 && v->p[P_BLOCK] <= 512;
+}
+
 static int legal(const struct cuspec__variant *v)
 {
     size_t size = cuspec_dtype_size(v->dtype);
@@ -69,7 +78,8 @@ static int legal(const struct cuspec__variant *v)
            v->p[P_VEC] * size <= 16 && (!cols || v->p[P_LANES] <= v->p[P_BLOCK]) &&
            (!v->p[P_ROWBLOCK] ||
             (cols ? cuspec__axis_is_arg(v->op) && size == 4 && v->p[P_VEC] * size == 16
-                  : v->p[P_LANES] == 0 && v->p[P_GRID] == 0));
+                  : v->p[P_LANES] == 0 && v->p[P_GRID] == 0 &&
+                        (v->p[P_ROWBLOCK] != 3 || rows_flat_legal(v, size))));
 }
 
 static void expr(const struct cuspec__variant *v, char *buf, size_t size)
@@ -77,6 +87,7 @@ static void expr(const struct cuspec__variant *v, char *buf, size_t size)
     const char *t = type_name(v->dtype);
     const char *kernel = v->family == CUSPEC__FAM_REDUCE_COLS
                              ? (v->p[P_ROWBLOCK] ? "cols_flat" : "cols")
+                         : v->p[P_ROWBLOCK] == 3 ? "rows_flat"
                          : v->p[P_ROWBLOCK] == 2 ? "rows_split"
                          : v->p[P_ROWBLOCK]      ? "rows_block"
                                                  : "rows";
@@ -436,20 +447,26 @@ static int column_a_thread(const struct cuspec__variant *v, const struct cuspec_
  * FLAT_BYTES: blocks of 512 (one an SM, by its registers) with 8 loads of
  * 16 bytes in flight (docs/experiments/reduce_axis.md: "Columns' argmin/
  * argmax of a few contiguous columns as a flat array", "cols_flat in blocks
- * of 512"). */
+ * of 512"); rows' (cuspec_reduce_rows_flat, whose sums, min and max only
+ * the tuner times) in blocks of 256 (3 an SM, by their registers) of 8
+ * loads, 2 groups of 4 vectors of a row ("Rows' argmax of short contiguous
+ * rows as a flat array"). */
 #define FLAT_BYTES (16ULL << 20)
 #define FLAT_BLOCK 512
 #define FLAT_ITEMS 8
+#define ROWS_FLAT_BLOCK 256
 
 int cuspec__axis_flat_spec(const struct cuspec__spec *s)
 {
+    const int rows = s->family == CUSPEC__FAM_REDUCE_ROWS;
     const size_t size = cuspec_dtype_size(s->dtype);
     const unsigned long long vec = size == 4 ? 4 : 0, g = vec ? s->cols / vec : 0;
     const unsigned long long ld = s->ld_in ? s->ld_in : s->cols;
-    return s->family == CUSPEC__FAM_REDUCE_COLS && s->batch <= 1 && cuspec__axis_is_arg(s->op) &&
-           vec && s->cols % vec == 0 && g >= 1 && g <= 32 && (g & (g - 1)) == 0 && ld == s->cols &&
-           (s->align == 0 || s->align * size >= 16) && s->rows >= 1 &&
-           s->rows < CUSPEC__AXIS_FLAT_ROWS;
+    return (rows || s->family == CUSPEC__FAM_REDUCE_COLS) && s->batch <= 1 &&
+           (rows ? s->op != CUSPEC__AXIS_DOT : cuspec__axis_is_arg(s->op)) && vec &&
+           s->cols % vec == 0 && g >= (rows ? 4 : 1) && g <= 32 && (g & (g - 1)) == 0 &&
+           ld == s->cols && (s->align == 0 || s->align * size >= 16) && s->rows >= 1 &&
+           (rows || s->rows < CUSPEC__AXIS_FLAT_ROWS);
 }
 
 /* The columns kernel's fit (fit_cols), a column a thread where that is better. */
@@ -468,7 +485,9 @@ static void fit_columns(struct cuspec__variant *v, const struct cuspec__spec *s)
 
 int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
 {
-    if (v->family != CUSPEC__FAM_REDUCE_COLS || !v->p[P_ROWBLOCK])
+    if (v->family == CUSPEC__FAM_REDUCE_ROWS)
+        return v->p[P_ROWBLOCK] != 3 || cuspec__axis_flat_spec(s);
+    if (!v->p[P_ROWBLOCK])
         return 1;
     return v->p[P_GRID] == 0 &&
            (unsigned long long)v->p[P_LANES] * (unsigned)v->p[P_VEC] == s->cols &&
@@ -492,12 +511,23 @@ int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec
  * argmin/argmax of 4-byte elements in square matrices (square_args); f32
  * in blocks of 1024 or 512 of 8 items by the count of strips (split_strips);
  * a column a thread where rows are off the vector (column_a_thread);
- * argmin/argmax of one matrix that cuspec_reduce_cols_flat takes, from
- * FLAT_BYTES, read flat. */
+ * argmin/argmax of one matrix that cuspec_reduce_cols_flat or
+ * cuspec_reduce_rows_flat takes, from FLAT_BYTES, read flat. */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
     if (from_record)
         return;
+    const int flat = cuspec__axis_flat_spec(s) && cuspec__axis_is_arg(s->op) &&
+                     s->rows * s->cols * cuspec_dtype_size(v->dtype) >= FLAT_BYTES;
+    if (flat && v->family == CUSPEC__FAM_REDUCE_ROWS) {
+        v->p[P_ROWBLOCK] = 3;
+        v->p[P_BLOCK] = ROWS_FLAT_BLOCK;
+        v->p[P_ITEMS] = FLAT_ITEMS;
+        v->p[P_VEC] = 16 / (int)cuspec_dtype_size(v->dtype);
+        v->p[P_LANES] = 0;
+        v->p[P_GRID] = 0;
+        return;
+    }
     if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
         const unsigned long long need = across(s, (unsigned)v->p[P_VEC]);
         const size_t size = cuspec_dtype_size(v->dtype);
@@ -520,8 +550,7 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
             v->p[P_BLOCK] = 128;
         return;
     }
-    if (cuspec__axis_flat_spec(s) &&
-        s->rows * s->cols * cuspec_dtype_size(v->dtype) >= FLAT_BYTES) {
+    if (flat) {
         v->p[P_ROWBLOCK] = 1;
         v->p[P_BLOCK] = FLAT_BLOCK;
         v->p[P_ITEMS] = FLAT_ITEMS;
@@ -595,7 +624,7 @@ const struct cuspec__family cuspec__family_reduce_rows = {
             [P_ITEMS] = {"items", 4, {1, 2, 4, 8}},
             [P_LANES] = {"lanes", 7, {0, 1, 2, 4, 8, 16, 32}, 1},
             [P_GRID] = {"grid", 4, {0, 1, 2, 4}, 1},
-            [P_ROWBLOCK] = {"rowblock", 3, {0, 1, 2}},
+            [P_ROWBLOCK] = {"rowblock", 4, {0, 1, 2, 3}},
         },
     .n_dtypes = N_DTYPES,
     .dtypes = DTYPES,
@@ -604,6 +633,7 @@ const struct cuspec__family cuspec__family_reduce_rows = {
     .expr = expr,
     .threads = threads,
     .defaults = defaults,
+    .fits = cuspec__axis_fits,
     .fit = fit_default,
     .classes = classes_rows,
     .ops = &cuspec__axis_rows_ops,

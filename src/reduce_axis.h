@@ -28,22 +28,26 @@ enum {
  * as many as fit). Both are launch parameters. ROWBLOCK (rows) 1: the
  * kernel that gives each row a block of its own, reading through L1
  * (cuspec_reduce_rows_block); 2: the one that gives each chunk of a row a
- * block (cuspec_reduce_rows_split); LANES and GRID 0 for both. ROWBLOCK
+ * block (cuspec_reduce_rows_split); 3: a matrix read as one array of
+ * groups of 4 16-byte vectors of a row
+ * (cuspec_reduce_rows_flat); LANES and GRID 0 for all three. ROWBLOCK
  * (columns, "flat") 1: argmin/argmax of a matrix read as one array of
  * 16-byte vectors (cuspec_reduce_cols_flat). */
 enum { P_BLOCK, P_VEC, P_ITEMS, P_LANES, P_GRID, P_ROWBLOCK };
 
-/* Whether cuspec_reduce_cols_flat takes the operation s describes: the
- * columns' argmin/argmax of one matrix (batch 0 or 1) of 4-byte elements,
- * rows of 1 to 32 whole vectors of 16 bytes (a power of two), ld == cols
- * (ld_in 0: cols), 16-byte aligned (align 0: unknown, taken as aligned),
- * fewer than CUSPEC__AXIS_FLAT_ROWS rows (its packed keys' 31-bit row). */
+/* Whether the flat kernel of s's family takes the operation s describes:
+ * argmin/argmax (rows_flat: any op but dot) of one matrix (batch 0 or 1) of
+ * 4-byte elements, rows of 1 to 32 whole vectors of 16 bytes (a power of
+ * two; rows_flat 4 to 32),
+ * ld == cols (ld_in 0: cols), 16-byte aligned (align 0: unknown, taken as
+ * aligned); cuspec_reduce_cols_flat fewer than CUSPEC__AXIS_FLAT_ROWS rows
+ * (its packed keys' 31-bit row). */
 #define CUSPEC__AXIS_FLAT_ROWS 0x7fffffffULL
 int cuspec__axis_flat_spec(const struct cuspec__spec *s);
-/* The families' fits: 1 unless v is cols_flat's and the operation s is not
- * one it takes (cuspec__axis_flat_spec), or it is but v's tx is
- * not the vectors a row or its GRID not 0 (cols_flat sets both itself: the
- * tuner times no copies of one launch). */
+/* The families' fits: 1 unless v is a flat kernel's (cols_flat, rows_flat)
+ * and the operation s is not one it takes (cuspec__axis_flat_spec), or v is
+ * cols_flat's but its tx is not the vectors a row or its GRID not 0
+ * (cols_flat sets both itself: the tuner times no copies of one launch). */
 int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec *s);
 
 /* The kernel op of public op `op` (-1 is dot, as cuspec_tune_spec has it),

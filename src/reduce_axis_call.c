@@ -81,6 +81,12 @@ static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
         g->grid[0] = (unsigned)min_ull(total ? total : 1, 0x7fffffff);
         return;
     }
+    if (v->p[P_ROWBLOCK] == 3) { /* rows_flat: a wave, no more blocks than tiles */
+        const unsigned long long lanes_of_row = c->cols / vec / 4;
+        g->grid[0] = (unsigned)min_ull(blocks, ceil_div(total * lanes_of_row, block * items / 4));
+        g->lanes_log2 = log2_of((unsigned)lanes_of_row);
+        return;
+    }
     const int split_kernel = v->p[P_ROWBLOCK] == 2;
     int is_short = !split_kernel && c->cols <= lanes * vec;
     if (!is_short && total < blocks * per_block && total <= SPLIT_RESULTS) {
@@ -199,15 +205,20 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
         return cuspec__fail(CUSPEC_ERR_INVALID,
                             "rows_split takes at most 2^31 - 1 rows, not %llu (rows x batch)",
                             c->rows * c->batch);
-    /* A call's own give cols_flat only to calls it takes (the fit, records
-     * that fit, fallbacks that fit); a variant handed in may not. */
-    if (spec == NULL && !c->rows_axis && v->p[P_ROWBLOCK] == 1) {
+    /* A call's own give the flat kernels only to calls they take (the fit,
+     * records that fit, fallbacks that fit); a variant handed in may not. */
+    if (spec == NULL && v->p[P_ROWBLOCK] == (c->rows_axis ? 3 : 1)) {
         const struct cuspec__spec called = cuspec__axis_spec(c);
         if (!cuspec__axis_flat_spec(&called))
             return cuspec__fail(CUSPEC_ERR_INVALID,
-                                "cols_flat takes one matrix (batch 1) whose rows are contiguous "
-                                "(ld == cols), 1 to 32 vectors of 16 bytes (a power of two), "
-                                "16-byte aligned, fewer than 2^31 - 1 rows");
+                                "%s takes %s of one matrix (%s) whose rows are contiguous "
+                                "(ld == cols), %s vectors of 16 bytes (a power of two), 16-byte "
+                                "aligned%s",
+                                c->rows_axis ? "rows_flat" : "cols_flat",
+                                c->rows_axis ? "any op but dot" : "argmin/argmax",
+                                c->rows_axis ? "or a batch of them end to end" : "batch 1",
+                                c->rows_axis ? "4 to 32" : "1 to 32",
+                                c->rows_axis ? "" : ", fewer than 2^31 - 1 rows");
     }
     struct cuspec__kernel k;
     int rc = spec != NULL ? cuspec__function_for(ctx, stream, spec, v, &k)
@@ -377,6 +388,9 @@ static int row_align(const struct cuspec__axis_call *c)
 
 struct cuspec__spec cuspec__axis_spec(const struct cuspec__axis_call *c)
 {
+    /* Rows: the batch's rows together, its batch kept only where the
+     * matrices are apart (rows_flat takes only those end to end). */
+    const int apart = c->batch > 1 && c->stride != c->rows * c->ld;
     return (struct cuspec__spec){.family = c->rows_axis ? CUSPEC__FAM_REDUCE_ROWS
                                                         : CUSPEC__FAM_REDUCE_COLS,
                                  .op = c->kop,
@@ -385,7 +399,7 @@ struct cuspec__spec cuspec__axis_spec(const struct cuspec__axis_call *c)
                                  .cols = c->cols,
                                  .ld_in = c->ld,
                                  .align = row_align(c),
-                                 .batch = c->rows_axis ? 0 : c->batch};
+                                 .batch = c->rows_axis && !apart ? 0 : c->batch};
 }
 
 int cuspec__axis_call(cuspec_ctx *ctx, const char *what, struct cuspec__axis_call *c,

@@ -54,10 +54,10 @@ static int align_code(const struct cuspec__spec *s)
     return size == 0 || a * size >= 16 ? 0 : cuspec__log2_floor(a) + 1;
 }
 
-/* Columns' argmin/argmax that cols_flat takes (cuspec__axis_flat_spec):
+/* Argmin/argmax that the flat kernels take (cuspec__axis_flat_spec):
  * buckets of their own ("flat" in the text), so that a record of cols_flat
- * serves only shapes it takes, and a record of another shape of the same
- * sizes never replaces it. */
+ * or rows_flat serves only shapes it takes, and a record of another shape
+ * of the same sizes never replaces it. */
 #define FLAT_BUCKET (1 << 24)
 
 static int bucket(const struct cuspec__spec *s)
@@ -78,7 +78,7 @@ static void bucket_text(int bucket, char *buf, size_t size)
 
 /* The bucket's smallest shape, its rows on the vector but for align; one
  * matrix whose rows are contiguous where the text says flat, else padded
- * by a vector where they would be cols_flat's. */
+ * by a vector where they would be a flat kernel's. */
 static int bucket_parse(const char *text, int *out, struct cuspec__spec *s)
 {
     const size_t size = cuspec_dtype_size(s->dtype);
@@ -96,7 +96,7 @@ static int bucket_parse(const char *text, int *out, struct cuspec__spec *s)
     CUSPEC__RETURN_IF(!ok, CUSPEC_ERR_CORRUPT,
                       "a record names bucket '%s' (rows=2^R cols=2^C, R and C from 0 to 63, "
                       "then for rows off the 16-byte vector align=A, A a power of two of "
-                      "fewer than 16 bytes of its dtype, or for cols_flat's shapes flat)",
+                      "fewer than 16 bytes of its dtype, or for the flat kernels' shapes flat)",
                       text);
     s->rows = 1ULL << r;
     s->cols = 1ULL << c;
@@ -106,7 +106,7 @@ static int bucket_parse(const char *text, int *out, struct cuspec__spec *s)
     if (flat == NULL && cuspec__axis_flat_spec(s))
         s->ld_in += vec;
     CUSPEC__RETURN_IF(flat != NULL && !cuspec__axis_flat_spec(s), CUSPEC_ERR_CORRUPT,
-                      "a record names bucket '%s', whose shapes cols_flat does not take", text);
+                      "a record names bucket '%s', whose shapes no flat kernel takes", text);
     *out = bucket(s);
     return CUSPEC_OK;
 }
@@ -123,7 +123,7 @@ static int visit(int rows, int cols, void *user)
     const struct near_walk *w = user;
     if (cuspec__axis_class(w->family, w->op, rows, cols, w->size) != w->cls)
         return 0;
-    /* cols_flat's record serves only its own columns (tx is the vectors a
+    /* a flat record serves only its own columns (cols_flat's tx is the vectors a
      * row): past one of others, the walk goes on to farther rows */
     if ((w->code << 16 & FLAT_BUCKET) && cols != w->cols)
         return 0;
@@ -132,7 +132,7 @@ static int visit(int rows, int cols, void *user)
 
 /* Rows and cols together, in the same shape class (of s's element size)
  * and alignment class: a record made for another class's kernel choice
- * never serves this one; cols_flat's buckets, rows alone. */
+ * never serves this one; flat buckets, rows alone. */
 static int nearby_in(int family, const struct cuspec__spec *s, int bucket, int d,
                      int (*fn)(int bucket, void *user), void *user)
 {
@@ -159,7 +159,7 @@ static int choose(cuspec_ctx *ctx, const struct cuspec__spec *s, struct cuspec__
 {
     memset(v, 0, sizeof *v);
     int from_record = cuspec__tuned_params(ctx, s, v);
-    /* A record of cols_flat that does not fit s (one the tuner and import
+    /* A record of a flat kernel that does not fit s (one the tuner and import
      * do not make: a store entry written otherwise) gives way to the fit. */
     if (from_record && !cuspec__axis_fits(v, s)) {
         cuspec__variant_default(s->family, s->dtype, s->op, ctx->arch, v);

@@ -21,6 +21,10 @@
 //   __global__ void cuspec_reduce_rows_split(the arguments of cuspec_reduce_rows, lanes_log2
 //                                            read as chunk_log2);
 //   template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
+//   __global__ void cuspec_reduce_rows_flat(the arguments of cuspec_reduce_rows; b, cols,
+//                                           ld, stride, total, splits, partials and
+//                                           tickets unused);
+//   template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
 //   __global__ void cuspec_reduce_cols(const T *a, const T *b, u64 rows, u64 cols, u64 ld,
 //                                      u64 stride, int tx_log2, unsigned splits,
 //                                      Out *value, long long *index, void *partials,
@@ -66,6 +70,14 @@
 //   past total return); row r's ticket and word (WORKSPACE there) at tickets + 4 * r,
 //   its partials at partials + r * gridDim.x (16 bytes each: 8-byte values, or rows
 //   of 2^31 elements or more); loads streamed (chunk_log2 unused).
+// ROWS_FLAT: sum, min, max, argmin or argmax of 4-byte types, one matrix whose rows are
+// contiguous (ld == cols) and G = 4 << lanes_log2 vectors of VEC elements (16 bytes, a
+// 16-byte aligned a), 4 <= G <= 32: the matrix read as one array of rows * G / 4 groups
+// of 4 vectors of a row, grid-stride in tiles of BLOCK * ITEMS / 4 groups (ITEMS a
+// multiple of 4; the next tile's loads issued before this one is folded). A thread folds
+// each of its groups, the row's L = G / 4 lanes combine theirs by shuffles
+// (argmin/argmax as packed keys), and the row's first lane stores the result: no
+// partials, no atomics.
 // COLS: TX = 1 << tx_log2 (1..BLOCK) threads along the columns, each owning VEC adjacent
 // columns, by BLOCK / TX along the rows; block (x, y, z) takes column tile x, rows
 // chunk y of `splits`, matrix z. With splits > 1, partials hold batch * splits * cols
@@ -954,6 +966,18 @@ __device__ __forceinline__ void split_finish(typename R::A v, bool whole, unsign
 }
 
 // The template parameters every entry point checks.
+// The flat kernels' first tile (BLOCK * ITEMS vectors of VEC elements from
+// vector `first`, of nv) asked of the L2 before the wait, a part of 32 *
+// ITEMS vectors by each warp's first lane (docs/experiments/reduce_axis.md).
+template <int BLOCK, int VEC, int ITEMS, typename T>
+__device__ __forceinline__ void flat_tile_to_l2(const T *a, unsigned long long first,
+                                                unsigned long long nv)
+{
+    const unsigned long long part = first + threadIdx.x / 32 * (32ULL * ITEMS);
+    if ((threadIdx.x & 31) == 0 && part < nv)
+        cuspec_first_to_l2(a + part * VEC, (nv - part) * VEC, 32ULL * ITEMS * VEC);
+}
+
 template <typename T, int OP, int BLOCK, int VEC, int ITEMS> struct legal {
     static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
     static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: a multiple of 32");
@@ -1312,11 +1336,7 @@ __global__ void __launch_bounds__(BLOCK)
     const unsigned long long nv = rows << tx_log2, full = nv / TILE * TILE;
     const unsigned long long gstride = (unsigned long long)gridDim.x * TILE;
     unsigned long long v = (unsigned long long)blockIdx.x * TILE + threadIdx.x;
-    // The block's first tile asked of the L2 before the wait, a part of
-    // 32 * ITEMS vectors by each warp's first lane (docs/experiments/reduce_axis.md).
-    const unsigned long long part = v - threadIdx.x + threadIdx.x / 32 * (32ULL * ITEMS);
-    if ((threadIdx.x & 31) == 0 && part < nv)
-        cuspec_first_to_l2(a + part * VEC, (nv - part) * VEC, 32ULL * ITEMS * VEC);
+    flat_tile_to_l2<BLOCK, VEC, ITEMS>(a, v - threadIdx.x, nv);
     CUSPEC_AFTER_PRIOR_GRID();
 
     // Vector v is row v >> tx_log2; its columns are this thread's for every v it
@@ -1405,6 +1425,138 @@ __global__ void __launch_bounds__(BLOCK)
         const w::arg<C> r = w::unpack<OP + 1, C>(atomicExch(&words[c], 0ULL));
         R::store(typename R::A{r.v, (long long)r.i}, value, index, c);
     }
+}
+
+// ROWS_FLAT in the contract above.
+template <typename T, int OP, int BLOCK, int VEC, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+    cuspec_reduce_rows_flat(const T *__restrict__ a, const T *__restrict__, unsigned long long rows,
+                            unsigned long long, unsigned long long, unsigned long long,
+                            unsigned long long, int lanes_log2, unsigned,
+                            typename cuspec_axis::op<T, OP>::Out *__restrict__ value,
+                            long long *__restrict__ index, void *, unsigned *)
+{
+    using namespace cuspec_axis;
+    namespace w = cuspec_reduce_detail;
+    typedef op<T, OP> R;
+    typedef typename R::C C;
+    typedef typename R::A A;
+    constexpr int P = 4; // a group: P vectors of one row, a thread's
+    static_assert(legal<T, OP, BLOCK, VEC, ITEMS>::value, "");
+    static_assert(OP != DOT && sizeof(T) == 4 && VEC * sizeof(T) == 16 && ITEMS % P == 0,
+                  "ROWS_FLAT: one input of 4-byte elements, 16-byte vectors, ITEMS a multiple "
+                  "of 4");
+    static_assert(w::OP_ARGMIN == ARGMIN + 1 && w::OP_ARGMAX == ARGMAX + 1, "");
+    constexpr int GROUPS = ITEMS / P; // a thread's groups a tile
+    constexpr unsigned long long TILE = (unsigned long long)BLOCK * GROUPS;
+    const unsigned L = 1u << lanes_log2;
+    const unsigned long long ng = rows << lanes_log2, full = ng / TILE * TILE;
+    const unsigned long long gstride = (unsigned long long)gridDim.x * TILE;
+    unsigned long long q = (unsigned long long)blockIdx.x * TILE + threadIdx.x;
+    flat_tile_to_l2<BLOCK, VEC, ITEMS>(a, (q - threadIdx.x) * P, ng * P);
+    CUSPEC_AFTER_PRIOR_GRID();
+
+    // Group g's result K: for argmin/argmax its best as a packed key (whole
+    // arrays' pack: 0 is none), its elements in order, the first of equals
+    // staying; else its A, VEC chains of P elements and a tree. Then its
+    // row's L lanes' by shuffles (every lane of the warp calls finish), which
+    // the row's first lane stores. g: the group, past the last (ng) for a
+    // lane with none.
+    typedef typename pick<R::ARG, unsigned long long, A>::type K;
+    auto group = [&](const pack<T, VEC> *x, unsigned long long g) -> K {
+        if constexpr (R::ARG) {
+            C best = R::E::val(x[0].x[0]);
+            unsigned at = 0;
+#pragma unroll
+            for (int e = 1; e < P * VEC; ++e) {
+                const C c = R::E::val(x[e / VEC].x[e % VEC]);
+                const bool take = R::wins(c, best); // selects, no branch
+                best = take ? c : best;
+                at = take ? (unsigned)e : at;
+            }
+            const unsigned col = (unsigned)(g & (L - 1)) * (P * VEC) + at;
+            return w::pack<OP + 1, C>(w::arg<C>{best, col});
+        } else {
+            A acc[VEC];
+#pragma unroll
+            for (int e = 0; e < VEC; ++e) {
+                acc[e] = R::identity();
+#pragma unroll
+                for (int k = 0; k < P; ++k)
+                    acc[e] = R::step(acc[e], x[k].x[e], x[k].x[e], 0);
+            }
+#pragma unroll
+            for (int h = VEC / 2; h > 0; h >>= 1)
+#pragma unroll
+                for (int e = 0; e < h; ++e)
+                    acc[e] = R::combine(acc[e], acc[e + h]);
+            return acc[0];
+        }
+    };
+    auto finish = [&](K key, unsigned long long g) {
+        for (unsigned off = 1; off < L; off <<= 1) {
+            if constexpr (R::ARG) {
+                const unsigned long long o = __shfl_xor_sync(0xffffffffu, key, (int)off);
+                key = o > key ? o : key;
+            } else {
+                key = R::combine(key, R::shfl_xor(key, (int)off));
+            }
+        }
+        if (g < ng && (g & (L - 1)) == 0) {
+            if constexpr (R::ARG) {
+                const w::arg<C> r = w::unpack<OP + 1, C>(key);
+                R::store(A{r.v, (long long)r.i}, value, index, g >> lanes_log2);
+            } else {
+                R::store(key, value, index, g >> lanes_log2);
+            }
+        }
+    };
+    if (q < full) {
+        pack<T, VEC> x[ITEMS], y[ITEMS];
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j)
+            x[j] = load<VEC>(a + ((q + (unsigned long long)(j / P) * BLOCK) * P + j % P) * VEC);
+#pragma unroll 1
+        for (;;) {
+            const bool more = q + gstride < full;
+            if (more)
+#pragma unroll
+                for (int j = 0; j < ITEMS; ++j)
+                    y[j] = load<VEC>(
+                        a + ((q + gstride + (unsigned long long)(j / P) * BLOCK) * P + j % P) * VEC);
+#pragma unroll
+            for (int j = 0; j < GROUPS; ++j) {
+                const unsigned long long g = q + (unsigned long long)j * BLOCK;
+                finish(group(x + j * P, g), g);
+            }
+            if (!more)
+                break;
+#pragma unroll
+            for (int j = 0; j < ITEMS; ++j)
+                x[j] = y[j];
+            q += gstride;
+        }
+    }
+    // The groups past the whole tiles, a warp's lanes together: g less its
+    // lane is the warp's first group (full and the strides are multiples of
+    // 32), and a row's L lanes are all in or all out (ng is a multiple of L).
+    for (unsigned long long g = full + (unsigned long long)blockIdx.x * BLOCK + threadIdx.x;
+         g - (threadIdx.x & 31) < ng; g += (unsigned long long)gridDim.x * BLOCK) {
+        K key;
+        if constexpr (R::ARG)
+            key = 0;
+        else
+            key = R::identity();
+        if (g < ng) {
+            pack<T, VEC> x[P];
+#pragma unroll
+            for (int k = 0; k < P; ++k)
+                x[k] = load<VEC>(a + (g * P + k) * VEC);
+            key = group(x, g);
+        }
+        finish(key, g);
+    }
+    CUSPEC_LET_NEXT_GRID();
 }
 
 #endif // CUSPEC_REDUCE_AXIS_CUH_

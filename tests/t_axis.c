@@ -264,22 +264,31 @@ TEST(record_buckets)
             CHECK_INT_EQ(ops->bucket_parse(narrow[i].text, &back, &p), CUSPEC_OK);
             CHECK_INT_EQ(ops->bucket(&p), back);
         }
-        /* Columns' argmin/argmax that cols_flat takes: buckets of their own
-         * (a batch, ld > cols, rows off 16 bytes or 12 vectors a row not) */
+        /* The operations the flat kernels take: buckets of their own (a
+         * batch, ld > cols, rows off 16 bytes or 12 vectors a row not);
+         * cols_flat's argmin/argmax of 1 to 32 vectors a row, rows_flat's
+         * every op but dot of 4 to 32 */
         static const struct {
             int op, dtype;
             unsigned long long cols, ld, batch;
             int align;
-            const char *text; /* the rows family's: without flat */
+            const char *text; /* the columns family's */
+            int rows_flat;    /* the rows family's: flat too, else without */
         } flats[] = {
-            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 32, 0, 0, "rows=2^20 cols=2^5 flat"},
-            {CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 128, 128, 1, 4, "rows=2^20 cols=2^7 flat"},
-            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 48, 48, 0, 0, "rows=2^20 cols=2^5"},
-            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 36, 0, 0, "rows=2^20 cols=2^5"},
-            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 32, 2, 0, "rows=2^20 cols=2^5"},
-            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 32, 0, 2, "rows=2^20 cols=2^5 align=2"},
-            {CUSPEC__AXIS_SUM, CUSPEC_F32, 32, 32, 0, 0, "rows=2^20 cols=2^5"},
-            {CUSPEC__AXIS_ARGMAX, CUSPEC_F16, 64, 64, 0, 0, "rows=2^20 cols=2^6"},
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 32, 0, 0, "rows=2^20 cols=2^5 flat", 1},
+            {CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 128, 128, 1, 4, "rows=2^20 cols=2^7 flat", 1},
+            {CUSPEC__AXIS_ARGMIN, CUSPEC_I32, 8, 8, 0, 0, "rows=2^20 cols=2^3 flat", 0},
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 4, 4, 0, 0, "rows=2^20 cols=2^2 flat", 0},
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 48, 48, 0, 0, "rows=2^20 cols=2^5", 0},
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 36, 0, 0, "rows=2^20 cols=2^5", 0},
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 32, 2, 0, "rows=2^20 cols=2^5", 0},
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 32, 32, 0, 2, "rows=2^20 cols=2^5 align=2", 0},
+            {CUSPEC__AXIS_SUM, CUSPEC_F32, 32, 32, 0, 0, "rows=2^20 cols=2^5", 1},
+            {CUSPEC__AXIS_MIN, CUSPEC_I32, 16, 16, 0, 0, "rows=2^20 cols=2^4", 1},
+            {CUSPEC__AXIS_MAX, CUSPEC_U32, 64, 64, 0, 0, "rows=2^20 cols=2^6", 1},
+            {CUSPEC__AXIS_DOT, CUSPEC_F32, 32, 32, 0, 0, "rows=2^20 cols=2^5", 0},
+            {CUSPEC__AXIS_SUM, CUSPEC_F64, 32, 32, 0, 0, "rows=2^20 cols=2^5", 0},
+            {CUSPEC__AXIS_ARGMAX, CUSPEC_F16, 64, 64, 0, 0, "rows=2^20 cols=2^6", 0},
         };
         for (size_t i = 0; i < sizeof flats / sizeof *flats; i++) {
             struct cuspec__spec c = {.family = fams[f],
@@ -292,10 +301,14 @@ TEST(record_buckets)
                                      .batch = flats[i].batch};
             b = ops->bucket(&c);
             ops->bucket_text(b, text, sizeof text);
-            const char *want = flats[i].text;
+            const char *want = flats[i].text, *flat = strstr(want, " flat");
             char rows_text[64];
-            if (fams[f] == CUSPEC__FAM_REDUCE_ROWS && strstr(want, " flat") != NULL) {
-                snprintf(rows_text, sizeof rows_text, "%.*s", (int)(strlen(want) - 5), want);
+            const int rows = fams[f] == CUSPEC__FAM_REDUCE_ROWS;
+            if (rows && flat != NULL && !flats[i].rows_flat) {
+                snprintf(rows_text, sizeof rows_text, "%.*s", (int)(flat - want), want);
+                want = rows_text;
+            } else if (rows && flat == NULL && flats[i].rows_flat) {
+                snprintf(rows_text, sizeof rows_text, "%s flat", want);
                 want = rows_text;
             }
             CHECK_STR_EQ(text, want);
@@ -304,7 +317,9 @@ TEST(record_buckets)
             CHECK_INT_EQ(back, b);
             CHECK_INT_EQ(ops->bucket(&p), b);
         }
-        /* flat where cols_flat takes none of the bucket's shapes: corrupt */
+        /* flat where the family's flat kernel takes none of the bucket's
+         * shapes: corrupt */
+        const int rows = fams[f] == CUSPEC__FAM_REDUCE_ROWS;
         struct cuspec__spec fp = {
             .family = fams[f], .op = CUSPEC__AXIS_ARGMAX, .dtype = CUSPEC_F32};
         static const char *const not_flat[] = {
@@ -312,7 +327,12 @@ TEST(record_buckets)
             "rows=2^20 cols=2^5 flat ", "rows=2^20 cols=2^5  flat"};
         for (size_t i = 0; i < sizeof not_flat / sizeof *not_flat; i++)
             CHECK_INT_EQ(ops->bucket_parse(not_flat[i], &back, &fp), CUSPEC_ERR_CORRUPT);
+        CHECK_INT_EQ(ops->bucket_parse("rows=2^20 cols=2^3 flat", &back, &fp),
+                     rows ? CUSPEC_ERR_CORRUPT : CUSPEC_OK);
         fp.op = CUSPEC__AXIS_SUM;
+        CHECK_INT_EQ(ops->bucket_parse("rows=2^20 cols=2^5 flat", &back, &fp),
+                     rows ? CUSPEC_OK : CUSPEC_ERR_CORRUPT);
+        fp.op = CUSPEC__AXIS_DOT;
         CHECK_INT_EQ(ops->bucket_parse("rows=2^20 cols=2^5 flat", &back, &fp), CUSPEC_ERR_CORRUPT);
         /* A text cut short is empty, not another bucket's. */
         ops->bucket_text(1 << 16 | 13 << 8 | 9, text, 20);
@@ -486,12 +506,13 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 20, 33).p[P_LANES], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F64, 1 << 20, 32).p[P_LANES], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F64, 1 << 20, 16).p[P_LANES], 8);
-    /* argmin/argmax the same */
-    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32).p[P_LANES], 2);
+    /* argmin/argmax the same (under 16 MB of 4-byte elements: rows_flat
+     * takes those rows from there) */
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 16, 32).p[P_LANES], 2);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F16, 1 << 20, 32).p[P_LANES], 1);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 100).p[P_LANES], 8);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 127).p[P_LANES], 32);
-    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 16).p[P_LANES], 1);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 16, 16).p[P_LANES], 1);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 7).p[P_LANES], 2);
     /* many long rows' argmin/argmax (16384 or more): 4 lanes to 64
@@ -499,7 +520,7 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 14, 1024).p[P_LANES], 8);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, (1 << 14) - 1, 1024).p[P_LANES],
                  32);
-    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 128).p[P_LANES], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 14, 128).p[P_LANES], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 1 << 18, 256).p[P_LANES], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 18, 257).p[P_LANES], 8);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 16, 1024).p[P_LANES], 8);
@@ -522,9 +543,9 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F64, 1 << 20, 17).p[P_ITEMS], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_I16, 1 << 20, 8).p[P_ITEMS], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 17).p[P_ITEMS], 2);
-    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 1 << 20, 16).p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 1 << 16, 16).p[P_ITEMS], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F64, 1 << 20, 9).p[P_ITEMS], 2);
-    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 20, 32).p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 16, 32).p[P_ITEMS], 4);
     /* dots of long rows in the rows kernel 2 items too, every dtype: a warp
      * a row (2048 or more rows of under 4 KB an input) or the block (fewer);
      * their sums and argmin/argmax 4, and rows_block's dots its own */
@@ -917,7 +938,8 @@ TEST(selection_covers_every_shape_class)
      * items: long rows', and 4- and 8-byte short rows'), the rows_block
      * kernels (two for sums, dots, min and max of 4-byte elements, else
      * one), one rows_split kernel (argmin/argmax two: blocks of 256 and,
-     * from 160 to 511 rows, of 128) and one column kernel per dtype and op (two of 4-byte elements,
+     * from 160 to 511 rows, of 128; of 4-byte elements also rows_flat's)
+     * and one column kernel per dtype and op (two of 4-byte elements,
      * three for argmin/argmax of them; f32 below; argmin/argmax of 8-byte
      * ones also 512 x 1 x 8 off the vector): what the prebuilt store holds */
     for (int op = 0; op < CUSPEC__AXIS_N_OPS; op++) {
@@ -928,12 +950,14 @@ TEST(selection_covers_every_shape_class)
         CHECK_UINT_EQ(k.n, 3 + dot + arg);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(R, CUSPEC_U32, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, arg ? 4 : 4 + dot);
+        CHECK_UINT_EQ(k.n, arg ? 5 : 4 + dot); /* argmin/argmax: rows_flat's too */
         /* short rows of 1, 2, 4 or 32 lanes (dots also 8), a warp, the
-         * block; argmin/argmax of 1024-column rows 8 (long_lanes) */
+         * block; argmin/argmax of 1024-column rows 8 (long_lanes), and
+         * not 4: their rows of 16 vectors are rows_flat's */
         const unsigned lanes = 1u | 2u << 0 | 2u << 1 | 2u << 2 | 2u << 5;
-        CHECK_UINT_EQ(k.lanes, op == CUSPEC__AXIS_DOT || cuspec__axis_is_arg(op) ? lanes | 2u << 3
-                                                                                : lanes);
+        CHECK_UINT_EQ(k.lanes, dot   ? lanes | 2u << 3
+                               : arg ? (lanes & ~(2u << 2)) | 2u << 3
+                                     : lanes);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_I64, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 2 : 1);
@@ -1178,6 +1202,136 @@ TEST(tuning_space_holds_every_default)
     CHECK(cuspec__axis_fits(&v, &s));
 }
 
+/* rows_flat: argmin/argmax of one matrix of 4-byte elements from 16 MB
+ * whose rows are 4 to 32 vectors of 16 bytes (a power of two), contiguous
+ * and 16-byte aligned, or a batch of them end to end, is its call's choice
+ * (256 x 4 x 8, lanes and grid 0); its sums, min and max only the tuner's
+ * (its buckets are flat: their records are its or the rows kernel's). */
+TEST(rows_flat_takes_its_shapes)
+{
+    const int R = CUSPEC__FAM_REDUCE_ROWS;
+    enum { AMIN = CUSPEC__AXIS_ARGMIN, AMAX = CUSPEC__AXIS_ARGMAX };
+    static const struct {
+        int op, dtype;
+        unsigned long long rows, cols, ld;
+        int align, flat, fits; /* its call's choice; a rows_flat variant fits */
+    } cases[] = {
+        {AMAX, CUSPEC_F32, 1 << 20, 32, 0, 0, 1, 1},
+        {AMIN, CUSPEC_I32, 1 << 20, 16, 0, 4, 1, 1},
+        {AMAX, CUSPEC_U32, 1 << 18, 128, 0, 0, 1, 1},
+        {AMAX, CUSPEC_F32, 1 << 19, 64, 64, 0, 1, 1},
+        {AMAX, CUSPEC_F32, (1 << 18) - 1, 16, 0, 0, 0, 1}, /* under 16 MB */
+        {AMAX, CUSPEC_F32, 1 << 18, 16, 0, 0, 1, 1},       /* 16 MB */
+        {AMAX, CUSPEC_F32, 1 << 21, 8, 0, 0, 0, 0},        /* 2 vectors a row */
+        {AMAX, CUSPEC_F32, 1 << 17, 256, 0, 0, 0, 0},      /* 64 vectors a row */
+        {AMAX, CUSPEC_F32, 1 << 20, 48, 0, 0, 0, 0},       /* 12 vectors a row */
+        {AMAX, CUSPEC_F32, 1 << 20, 32, 36, 0, 0, 0},      /* ld > cols */
+        {AMAX, CUSPEC_F32, 1 << 20, 32, 0, 2, 0, 0},       /* 8-byte aligned */
+        {CUSPEC__AXIS_SUM, CUSPEC_F32, 1 << 20, 32, 0, 0, 0, 1},
+        {CUSPEC__AXIS_MIN, CUSPEC_I32, 1 << 20, 32, 0, 0, 0, 1},
+        {CUSPEC__AXIS_MAX, CUSPEC_U32, 1 << 20, 32, 0, 0, 0, 1},
+        {CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 20, 32, 0, 0, 0, 0},
+        {AMAX, CUSPEC_F64, 1 << 20, 32, 0, 0, 0, 0},
+        {AMAX, CUSPEC_F16, 1 << 20, 64, 0, 0, 0, 0},
+    };
+    const struct cuspec__variant flat = {
+        .family = R,
+        .dtype = CUSPEC_F32,
+        .op = AMAX,
+        .p = {[P_BLOCK] = 256, [P_VEC] = 4, [P_ITEMS] = 8, [P_ROWBLOCK] = 3}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct cuspec__spec sp = {.family = R,
+                                  .op = cases[i].op,
+                                  .dtype = cases[i].dtype,
+                                  .rows = cases[i].rows,
+                                  .cols = cases[i].cols,
+                                  .ld_in = cases[i].ld,
+                                  .align = cases[i].align};
+        struct cuspec__variant v, f = flat;
+        cuspec__variant_choose(&sp, 90, &v);
+        CHECK(cuspec__variant_legal(&v));
+        CHECK_INT_EQ(v.p[P_ROWBLOCK] == 3, cases[i].flat);
+        if (cases[i].flat) {
+            CHECK_INT_EQ(v.p[P_BLOCK], 256);
+            CHECK_INT_EQ(v.p[P_VEC], 4);
+            CHECK_INT_EQ(v.p[P_ITEMS], 8);
+            CHECK_INT_EQ(v.p[P_LANES], 0);
+            CHECK_INT_EQ(v.p[P_GRID], 0);
+            char kname[128];
+            cuspec__variant_name(&v, kname, sizeof kname);
+            CHECK(strncmp(kname, "cuspec_reduce_rows_flat<", 24) == 0);
+        }
+        f.op = cases[i].op;
+        f.dtype = cases[i].dtype;
+        f.p[P_VEC] = (int)(16 / cuspec_dtype_size(f.dtype));
+        CHECK_INT_EQ(cuspec__variant_legal(&f) && cuspec__axis_fits(&f, &sp), cases[i].fits);
+    }
+
+    /* a batch end to end is one matrix of its rows; one whose matrices are
+     * apart keeps its batch, and is not rows_flat's */
+    struct cuspec__axis_call c = {.rows_axis = 1,
+                                  .kop = AMAX,
+                                  .dtype = CUSPEC_F32,
+                                  .a = 0x100000,
+                                  .value = 0x90000000,
+                                  .rows = 1 << 18,
+                                  .cols = 32,
+                                  .ld = 32,
+                                  .stride = 32 << 18,
+                                  .batch = 4};
+    struct cuspec__spec sp = cuspec__axis_spec(&c);
+    CHECK_UINT_EQ(sp.rows, 1 << 20);
+    CHECK_UINT_EQ(sp.batch, 0);
+    CHECK(cuspec__axis_flat_spec(&sp));
+    c.stride += 4;
+    sp = cuspec__axis_spec(&c);
+    CHECK_UINT_EQ(sp.batch, 4);
+    CHECK(!cuspec__axis_flat_spec(&sp));
+    struct cuspec__variant v;
+    cuspec__variant_choose(&sp, 90, &v);
+    CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
+
+    /* handed in for a call it does not take: refused before anything runs */
+    struct cuspec__variant f = flat;
+    CHECK_INT_EQ(cuspec__axis_run(NULL, &f, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
+    CHECK_STR_CONTAINS(cuspec_last_error(), "rows_flat takes any op but dot of one matrix (or a "
+                                            "batch of them end to end)");
+    c.cols = 8;
+    c.ld = 8;
+    c.stride = 8 << 18;
+    CHECK_INT_EQ(cuspec__axis_run(NULL, &f, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
+    CHECK_STR_CONTAINS(cuspec_last_error(), "4 to 32 vectors of 16 bytes");
+
+    /* illegal: groups of 4 vectors need ITEMS a multiple of 4, its
+     * registers blocks of at most 512; no lanes or grid of its own, no
+     * dot, 4-byte elements in 16-byte vectors */
+    CHECK(cuspec__variant_legal(&f));
+    f.p[P_ITEMS] = 2;
+    CHECK(!cuspec__variant_legal(&f));
+    f.p[P_ITEMS] = 4;
+    CHECK(cuspec__variant_legal(&f));
+    f.p[P_BLOCK] = 1024;
+    CHECK(!cuspec__variant_legal(&f));
+    f.p[P_BLOCK] = 512;
+    CHECK(cuspec__variant_legal(&f));
+    f.p[P_LANES] = 4;
+    CHECK(!cuspec__variant_legal(&f));
+    f.p[P_LANES] = 0;
+    f.p[P_GRID] = 1;
+    CHECK(!cuspec__variant_legal(&f));
+    f.p[P_GRID] = 0;
+    f.p[P_VEC] = 2;
+    CHECK(!cuspec__variant_legal(&f));
+    f.p[P_VEC] = 4;
+    f.op = CUSPEC__AXIS_DOT;
+    CHECK(!cuspec__variant_legal(&f));
+    f.op = CUSPEC__AXIS_SUM;
+    CHECK(cuspec__variant_legal(&f));
+    f.dtype = CUSPEC_F64;
+    f.p[P_VEC] = 2;
+    CHECK(!cuspec__variant_legal(&f));
+}
+
 TEST(template_takes_every_element_type)
 {
     const struct cuspec__file *t = cuspec__template("reduce_axis.cuh", NULL);
@@ -1197,6 +1351,9 @@ TEST(template_takes_every_element_type)
         "cuspec_reduce_rows_block<long long, 3, 1024, 2, 1>",
         "cuspec_reduce_cols<float, 4, 1024, 4, 4>",
         "cuspec_reduce_cols_flat<unsigned int, 3, 1024, 4, 1>",
+        "cuspec_reduce_rows_flat<float, 4, 256, 4, 8>",
+        "cuspec_reduce_rows_flat<int, 0, 512, 4, 4>",
+        "cuspec_reduce_rows_flat<unsigned int, 1, 128, 4, 8>",
     };
     static const int archs[] = {75, 90};
     for (size_t i = 0; t != NULL && i < sizeof names / sizeof *names; i++)
@@ -1221,4 +1378,4 @@ TAP_MAIN(TAP_ENTRY(argument_checks), TAP_ENTRY(what_each_op_writes), TAP_ENTRY(r
          TAP_ENTRY(tx_wider_than_the_block_is_refused),
          TAP_ENTRY(argmax_columns_split_below_2_31_rows_a_thread),
          TAP_ENTRY(what_a_call_chooses_by), TAP_ENTRY(tuning_space_holds_every_default),
-         TAP_ENTRY(template_takes_every_element_type))
+         TAP_ENTRY(rows_flat_takes_its_shapes), TAP_ENTRY(template_takes_every_element_type))

@@ -29,7 +29,7 @@ check_exit 0 "compile --check: shipped PTX serves the rows kernels on sm_75" \
 # and a second for sums, dots, min and max of 4-byte elements (12), and a
 # rows_split kernel per dtype and op (72) and for argmin/argmax a second,
 # of blocks of 128 (24)
-check_grep "$tap_out" '"total":276,.*"ptx":276,"missing":0' "the rows kernels: 276"
+check_grep "$tap_out" '"total":282,.*"ptx":282,"missing":0' "the rows kernels: 282"
 check_grep "$tap_out" '"kernel":"cuspec_reduce_rows<cuspec_bf16, 4, 256, 8, 4>"' \
     "bf16 argmax among them"
 check_grep "$tap_out" '"kernel":"cuspec_reduce_rows_block<cuspec_bf16, 4, 128, 8, 2>"' \

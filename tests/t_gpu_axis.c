@@ -19,7 +19,10 @@
  * rows_split's argmax of 80000 rows, past a grid's 65535 along y)
  * through cuspec__axis_run, columns' argmin/argmax read flat
  * (cols_flat: f32, i32, u32 from 16 MB, late extremes, NaNs, signed
- * zeros, rows off its tile; a batch refused), and split
+ * zeros, rows off its tile; a batch refused), rows read flat (rows_flat:
+ * f32, i32, u32 from 16 MB, 1 to 8 lanes a row, planted extremes, NaNs and
+ * signed zeros; every op but dot and other blocks handed in; a batch apart
+ * refused), and split
  * reductions (a rows sum and argmax, a columns argmax) captured in a CUDA
  * graph replayed 100 times, unchanged;
  * a copy then the axis calls that read it, 8 rounds on a stream and in a
@@ -253,6 +256,50 @@ static void run_case_asking(int rows_axis, int kop, int dtype, const struct shap
 static void run_case(int rows_axis, int kop, int dtype, const struct shape *s)
 {
     run_case_asking(rows_axis, kop, dtype, s, BOTH);
+}
+
+/* Runs variant v (handed in, as the tuner and benchmarks do) on s,
+ * argmin/argmax writing both outputs, and checks every result and the
+ * guards after them. */
+static void run_variant(const struct cuspec__variant *v, int rows_axis, const struct shape *s)
+{
+    const size_t size = cuspec_dtype_size(v->dtype);
+    const size_t out_size = cuspec_dtype_size(cuspec__axis_out_dtype(v->op, v->dtype));
+    const int arg = cuspec__axis_is_arg(v->op);
+    const size_t results = s->batch * (rows_axis ? s->rows : s->cols);
+    struct cuspec__axis_call c = {.rows_axis = rows_axis,
+                                  .kop = v->op,
+                                  .dtype = v->dtype,
+                                  .a = d_in[0] + s->offset * size,
+                                  .b = v->op == CUSPEC__AXIS_DOT ? d_in[1] + s->offset * size : 0,
+                                  .value = d_value,
+                                  .index = arg ? d_index : 0,
+                                  .rows = s->rows,
+                                  .cols = s->cols,
+                                  .ld = s->ld,
+                                  .stride = s->stride,
+                                  .batch = s->batch};
+    /* poisoned: a variant that leaves a result unwritten shows, not the one before's */
+    CU_OK(drv->cuMemsetD8(d_value, POISON, results * out_size + GUARD));
+    CU_OK(drv->cuMemsetD8(d_index, POISON, results * 8 + GUARD));
+    struct cuspec__variant use = *v;
+    int rc = cuspec__axis_run(ctx, &use, NULL, &c, NULL, NULL);
+    char name[256], what[400];
+    cuspec__variant_name(v, name, sizeof name);
+    snprintf(what, sizeof what, "%s lanes %d grid %d on %zux%zu ld %zu batch %zu", name,
+             v->p[P_LANES], v->p[P_GRID], s->rows, s->cols, s->ld, s->batch);
+    if (rc != CUSPEC_OK) {
+        CASE_FAIL("%s: %s", what, cuspec_last_error());
+        return;
+    }
+    CU_OK(drv->cuCtxSynchronize());
+    CU_OK(drv->cuMemcpyDtoH(h_value, d_value, results * out_size + GUARD));
+    CU_OK(drv->cuMemcpyDtoH(h_index, d_index, results * 8 + GUARD));
+    check_host_untouched(h_value + results * out_size, GUARD, POISON, "the values' guard");
+    if (arg)
+        check_host_untouched(h_index + results * 8, GUARD, POISON, "the indices' guard");
+    for (size_t r = 0; r < results; r++)
+        check_result(rows_axis, v->op, v->dtype, s, r, BOTH, what);
 }
 
 /* Fresh inputs, n elements each (all the buffers hold: 0). */
@@ -671,40 +718,7 @@ TEST(variants_sampled)
                                     v.p[P_ROWBLOCK] = rowblock;
                                     if (!cuspec__variant_legal(&v)) /* tx wider than the block */
                                         continue;
-                                    int rows_axis = fam == CUSPEC__FAM_REDUCE_ROWS;
-                                    size_t results = s->batch * (rows_axis ? s->rows : s->cols);
-                                    struct cuspec__axis_call c = {
-                                        .rows_axis = rows_axis,
-                                        .kop = v.op,
-                                        .dtype = dtype,
-                                        .a = d_in[0] + s->offset * size,
-                                        .b = v.op == CUSPEC__AXIS_DOT ? d_in[1] + s->offset * size
-                                                                      : 0,
-                                        .value = d_value,
-                                        .index = v.op == CUSPEC__AXIS_ARGMAX ? d_index : 0,
-                                        .rows = s->rows,
-                                        .cols = s->cols,
-                                        .ld = s->ld,
-                                        .stride = s->stride,
-                                        .batch = s->batch};
-                                    /* poisoned: a variant that leaves a result
-                                     * unwritten shows, not the one before's */
-                                    CU_OK(drv->cuMemsetD8(d_value, POISON, results * 8));
-                                    CU_OK(drv->cuMemsetD8(d_index, POISON, results * 8));
-                                    int rc = cuspec__axis_run(ctx, &v, NULL, &c, NULL, NULL);
-                                    char name[256], what[400];
-                                    cuspec__variant_name(&v, name, sizeof name);
-                                    snprintf(what, sizeof what, "%s lanes %d grid %d on %zux%zu",
-                                             name, v.p[P_LANES], v.p[P_GRID], s->rows, s->cols);
-                                    if (rc != CUSPEC_OK) {
-                                        CASE_FAIL("%s: %s", what, cuspec_last_error());
-                                        continue;
-                                    }
-                                    CU_OK(drv->cuCtxSynchronize());
-                                    CU_OK(drv->cuMemcpyDtoH(h_value, d_value, results * 8));
-                                    CU_OK(drv->cuMemcpyDtoH(h_index, d_index, results * 8));
-                                    for (size_t r = 0; r < results; r++)
-                                        check_result(rows_axis, v.op, dtype, s, r, BOTH, what);
+                                    run_variant(&v, fam == CUSPEC__FAM_REDUCE_ROWS, s);
                                 }
         }
     }
@@ -834,7 +848,131 @@ TEST(cols_flat_argmin_argmax)
                                   .stride = 32000,
                                   .batch = 2};
     check_refused(cuspec__axis_run(ctx, &v, NULL, &c, NULL, NULL), "cols_flat of a batch",
-                  "cols_flat takes one matrix (batch 1)");
+                  "cols_flat takes argmin/argmax of one matrix (batch 1)");
+    group_end();
+}
+
+/* ## Rows read flat (cuspec_reduce_rows_flat) */
+
+/* Each row of s's extremes planted at two columns (the first of equals
+ * wins), after a fill: f32's rows in three kinds, two NaNs (the first wins),
+ * -0.0 and +0.0 tied at the top in either order of everything else below,
+ * or +-1e30; integers the type's near-extremes. */
+static void plant_rows(int dtype, const struct shape *s)
+{
+    const int f32 = dtype == CUSPEC_F32;
+    const double hi = f32 ? 1e30 : 0x7fffff00, lo = dtype == CUSPEC_I32 ? -0x7fffff00
+                                                    : f32               ? -1e30
+                                                                        : 0;
+    for (size_t m = 0; m < s->batch; m++)
+        for (size_t r = 0; r < s->rows; r++) {
+            const size_t at = s->offset + m * s->stride + r * s->ld, n = s->cols;
+            const size_t first = (r * 7919) % (n - 1);
+            const size_t second = first + 1 + (r * 31) % (n - 1 - first);
+            if (f32 && r % 3 == 1) {
+                set_value(h_in[0], dtype, at + first, NAN);
+                set_value(h_in[0], dtype, at + second, NAN);
+            } else if (f32 && r % 3 == 2) {
+                for (size_t k = 0; k < n; k++)
+                    set_value(h_in[0], dtype, at + k, -1.0 - (double)(k % 4));
+                set_value(h_in[0], dtype, at + first, r % 2 ? -0.0 : 0.0);
+                set_value(h_in[0], dtype, at + second, r % 2 ? 0.0 : -0.0);
+            } else {
+                set_value(h_in[0], dtype, at + (first + n / 2) % n, lo);
+                set_value(h_in[0], dtype, at + (second + n / 2) % n, lo);
+                set_value(h_in[0], dtype, at + first, hi);
+                set_value(h_in[0], dtype, at + second, hi);
+            }
+        }
+}
+
+/* f32, i32 and u32 rows read flat: one matrix from 16 MB (or a batch of
+ * them end to end) whose rows are 4 to 32 vectors of 16 bytes (1 to 8
+ * lanes a row), contiguous and 16-byte aligned, row counts off the
+ * kernel's tile, extremes planted (plant_rows). argmin/argmax through the
+ * public call, which takes rows_flat there (and the value alone, the index
+ * alone) and the rows kernel for a batch whose matrices are apart and for
+ * rows off the vector; sums, min and max, and other blocks and items,
+ * through variants handed in; handed in for a batch apart, refused. */
+TEST(rows_flat_every_op)
+{
+    static const struct shape shapes[] = {
+        {1 << 18, 16, 16, 1, 0, 0},              /* a lane a row */
+        {(1 << 17) + 3, 32, 32, 1, 0, 0},        /* 2 lanes a row */
+        {(1 << 16) + 77, 64, 64, 1, 0, 0},       /* 4 */
+        {(1 << 15) + 5, 128, 128, 1, 0, 0},      /* 8 */
+        {1 << 17, 32, 32, 2, 32 << 17, 0},       /* a batch end to end */
+        {1 << 17, 32, 32, 2, (32 << 17) + 4, 0}, /* matrices apart: the rows kernel */
+        {1 << 18, 32, 32, 1, 0, 1},              /* 4-byte aligned: the rows kernel */
+    };
+    enum { FLAT_SHAPES = 5 };
+    static const int types[] = {CUSPEC_F32, CUSPEC_I32, CUSPEC_U32};
+    static const int others[] = {CUSPEC__AXIS_SUM, CUSPEC__AXIS_MIN, CUSPEC__AXIS_MAX};
+    static const int shapes_of[][2] = {{128, 4}, {512, 8}, {256, 4}}; /* block, items */
+    group_begin();
+    for (size_t d = 0; d < sizeof types / sizeof *types; d++) {
+        const int dtype = types[d];
+        for (size_t w = 0; w < sizeof shapes / sizeof *shapes; w++) {
+            const struct shape *s = &shapes[w];
+            const size_t n = extent(s);
+            fill(h_in[0], dtype, n);
+            plant_rows(dtype, s);
+            CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], n * 4));
+            for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++) {
+                run_case(1, kop, dtype, s);
+                cuspec_launch_info li;
+                CUSPEC_OK_(cuspec_last_launch(&li));
+                const int flat = strstr(li.kernel, "cuspec_reduce_rows_flat<") == li.kernel;
+                if (flat != (w < FLAT_SHAPES))
+                    CASE_FAIL("%s %zux%zu batch %zu stride %zu offset %zu ran %s",
+                              cuspec_dtype_name(dtype), s->rows, s->cols, s->batch, s->stride,
+                              s->offset, li.kernel);
+            }
+            if (w == 1) {
+                run_case_asking(1, CUSPEC__AXIS_ARGMAX, dtype, s, VALUE);
+                run_case_asking(1, CUSPEC__AXIS_ARGMIN, dtype, s, INDEX);
+            }
+            if (w >= FLAT_SHAPES)
+                continue;
+            struct cuspec__variant v = {.family = CUSPEC__FAM_REDUCE_ROWS, .dtype = dtype};
+            v.p[P_BLOCK] = 256;
+            v.p[P_VEC] = 4;
+            v.p[P_ITEMS] = 8;
+            v.p[P_ROWBLOCK] = 3;
+            for (size_t o = 0; o < sizeof others / sizeof *others; o++) {
+                v.op = others[o];
+                run_variant(&v, 1, s);
+            }
+            v.op = w % 2 ? CUSPEC__AXIS_ARGMAX : CUSPEC__AXIS_ARGMIN;
+            for (size_t k = 0; k < sizeof shapes_of / sizeof *shapes_of; k++) {
+                v.p[P_BLOCK] = shapes_of[k][0];
+                v.p[P_ITEMS] = shapes_of[k][1];
+                run_variant(&v, 1, s);
+            }
+        }
+    }
+    /* handed in for a batch whose matrices are apart, which the fit never
+     * gives it: refused */
+    struct cuspec__variant v = {
+        .family = CUSPEC__FAM_REDUCE_ROWS, .dtype = CUSPEC_F32, .op = CUSPEC__AXIS_ARGMAX};
+    v.p[P_BLOCK] = 256;
+    v.p[P_VEC] = 4;
+    v.p[P_ITEMS] = 8;
+    v.p[P_ROWBLOCK] = 3;
+    const struct shape *apart = &shapes[FLAT_SHAPES];
+    struct cuspec__axis_call c = {.rows_axis = 1,
+                                  .kop = CUSPEC__AXIS_ARGMAX,
+                                  .dtype = CUSPEC_F32,
+                                  .a = d_in[0],
+                                  .value = d_value,
+                                  .index = d_index,
+                                  .rows = apart->rows,
+                                  .cols = apart->cols,
+                                  .ld = apart->ld,
+                                  .stride = apart->stride,
+                                  .batch = apart->batch};
+    check_refused(cuspec__axis_run(ctx, &v, NULL, &c, NULL, NULL), "rows_flat of a batch apart",
+                  "rows_flat takes any op but dot of one matrix (or a batch of them end to end)");
     group_end();
 }
 
@@ -1012,6 +1150,7 @@ int main(void)
         TAP_ENTRY(bad_arguments_rejected),
         TAP_ENTRY(variants_sampled),
         TAP_ENTRY(cols_flat_argmin_argmax),
+        TAP_ENTRY(rows_flat_every_op),
         TAP_ENTRY(graph_replayed_100_times),
         TAP_ENTRY(chained_copy_then_axis),
     };
