@@ -453,6 +453,32 @@ static struct cuspec__variant chosen_in(int family, int op, int dtype, unsigned 
     return v;
 }
 
+/* A shape of the flat kernels' tables: an op's call on one matrix, rows ld
+ * elements apart (0: cols) starting on `align` elements (0: unknown);
+ * `flat`: the call takes the flat kernel; `fits`: a flat variant fits it. */
+struct flat_case {
+    int op, dtype;
+    unsigned long long rows, cols, ld;
+    int align, flat, fits;
+};
+
+/* The record-free kernel and launch of c's call in `family`, its spec at *sp. */
+static struct cuspec__variant chosen_case(int family, const struct flat_case *c,
+                                          struct cuspec__spec *sp)
+{
+    *sp = (struct cuspec__spec){.family = family,
+                                .op = c->op,
+                                .dtype = c->dtype,
+                                .rows = c->rows,
+                                .cols = c->cols,
+                                .ld_in = c->ld,
+                                .align = c->align};
+    struct cuspec__variant v;
+    cuspec__variant_choose(sp, 90, &v);
+    CHECK(cuspec__variant_legal(&v));
+    return v;
+}
+
 /* The same of one matrix. */
 static struct cuspec__variant chosen_ld(int family, int op, int dtype, unsigned long long rows,
                                         unsigned long long cols, unsigned long long ld)
@@ -712,34 +738,25 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 20, 68).p[P_BLOCK], 256);
     /* One matrix's argmin/argmax of 4-byte elements from 16 MB, rows of 1
      * to 32 vectors of 16 bytes (a power of two), ld == cols, rows 16-byte
-     * aligned: cols_flat, 512 x 4 x 8, tx the vectors a row */
-    static const struct {
-        int op, dtype;
-        unsigned long long rows, cols, ld;
-        int align, flat;
-    } flats[] = {
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, 0, 0, 1},
-        {CUSPEC__AXIS_ARGMIN, CUSPEC_I32, 1 << 20, 4, 0, 4, 1},
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_U32, 1 << 18, 128, 0, 0, 1},
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, (1 << 20) - 1, 4, 0, 0, 0}, /* under 16 MB */
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 17, 256, 0, 0, 0},     /* 64 vectors a row */
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 48, 0, 0, 0},      /* 12 vectors a row */
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, 36, 0, 0},     /* ld > cols */
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, 0, 2, 0},      /* 8-byte aligned */
-        {CUSPEC__AXIS_SUM, CUSPEC_F32, 1 << 20, 32, 0, 0, 0},
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F64, 1 << 20, 32, 0, 0, 0},
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F16, 1 << 20, 64, 0, 0, 0},
+     * aligned: cols_flat, 512 x 4 x 8, tx the vectors a row (under 16 MB
+     * the shape is still one cols_flat takes, for the tuner) */
+    static const struct flat_case flats[] = {
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, 0, 0, 1, 1},
+        {CUSPEC__AXIS_ARGMIN, CUSPEC_I32, 1 << 20, 4, 0, 4, 1, 1},
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_U32, 1 << 18, 128, 0, 0, 1, 1},
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, (1 << 20) - 1, 4, 0, 0, 0, 1}, /* under 16 MB */
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 17, 256, 0, 0, 0, 0},     /* 64 vectors a row */
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 48, 0, 0, 0, 0},      /* 12 vectors a row */
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, 36, 0, 0, 0},     /* ld > cols */
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, 0, 2, 0, 0},      /* 8-byte aligned */
+        {CUSPEC__AXIS_SUM, CUSPEC_F32, 1 << 20, 32, 0, 0, 0, 0},
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F64, 1 << 20, 32, 0, 0, 0, 0},
+        {CUSPEC__AXIS_ARGMAX, CUSPEC_F16, 1 << 20, 64, 0, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof flats / sizeof *flats; i++) {
-        struct cuspec__spec sp = {.family = C,
-                                  .op = flats[i].op,
-                                  .dtype = flats[i].dtype,
-                                  .rows = flats[i].rows,
-                                  .cols = flats[i].cols,
-                                  .ld_in = flats[i].ld,
-                                  .align = flats[i].align};
-        cuspec__variant_choose(&sp, 90, &v);
-        CHECK(cuspec__variant_legal(&v));
+        struct cuspec__spec sp;
+        v = chosen_case(C, &flats[i], &sp);
+        CHECK_INT_EQ(cuspec__axis_flat_spec(&sp), flats[i].fits);
         CHECK_INT_EQ(v.p[P_ROWBLOCK], flats[i].flat);
         if (flats[i].flat) {
             CHECK_INT_EQ(v.p[P_BLOCK], 512);
@@ -1211,11 +1228,8 @@ TEST(rows_flat_takes_its_shapes)
 {
     const int R = CUSPEC__FAM_REDUCE_ROWS;
     enum { AMIN = CUSPEC__AXIS_ARGMIN, AMAX = CUSPEC__AXIS_ARGMAX };
-    static const struct {
-        int op, dtype;
-        unsigned long long rows, cols, ld;
-        int align, flat, fits; /* its call's choice; a rows_flat variant fits */
-    } cases[] = {
+    /* flat: its call's choice; fits: a rows_flat variant fits */
+    static const struct flat_case cases[] = {
         {AMAX, CUSPEC_F32, 1 << 20, 32, 0, 0, 1, 1},
         {AMIN, CUSPEC_I32, 1 << 20, 16, 0, 4, 1, 1},
         {AMAX, CUSPEC_U32, 1 << 18, 128, 0, 0, 1, 1},
@@ -1240,16 +1254,8 @@ TEST(rows_flat_takes_its_shapes)
         .op = AMAX,
         .p = {[P_BLOCK] = 256, [P_VEC] = 4, [P_ITEMS] = 8, [P_ROWBLOCK] = 3}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct cuspec__spec sp = {.family = R,
-                                  .op = cases[i].op,
-                                  .dtype = cases[i].dtype,
-                                  .rows = cases[i].rows,
-                                  .cols = cases[i].cols,
-                                  .ld_in = cases[i].ld,
-                                  .align = cases[i].align};
-        struct cuspec__variant v, f = flat;
-        cuspec__variant_choose(&sp, 90, &v);
-        CHECK(cuspec__variant_legal(&v));
+        struct cuspec__spec sp;
+        struct cuspec__variant f = flat, v = chosen_case(R, &cases[i], &sp);
         CHECK_INT_EQ(v.p[P_ROWBLOCK] == 3, cases[i].flat);
         if (cases[i].flat) {
             CHECK_INT_EQ(v.p[P_BLOCK], 256);

@@ -780,6 +780,23 @@ TEST(variants_sampled)
 
 /* ## Columns' argmin/argmax read flat (cuspec_reduce_cols_flat) */
 
+/* argmin and argmax of s through the public call (run_case), and the
+ * kernel that ran: one whose name starts with `kernel` where `want`, else
+ * another. */
+static void run_args_taking(int rows_axis, int dtype, const struct shape *s, const char *kernel,
+                            int want)
+{
+    for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++) {
+        run_case(rows_axis, kop, dtype, s);
+        cuspec_launch_info li;
+        CUSPEC_OK_(cuspec_last_launch(&li));
+        if ((strncmp(li.kernel, kernel, strlen(kernel)) == 0) != want)
+            CASE_FAIL("%s %s %zux%zu batch %zu stride %zu offset %zu ran %s", op_names[kop],
+                      cuspec_dtype_name(dtype), s->rows, s->cols, s->batch, s->stride, s->offset,
+                      li.kernel);
+    }
+}
+
 /* One matrix of f32, i32 and u32 with ld == cols, 16-byte aligned, from 16
  * MB (1 to 32 vectors a row, rows off the kernel's tile too): each column's
  * extremes placed late, some twice (the first wins), f32's odd columns with
@@ -831,16 +848,8 @@ TEST(cols_flat_argmin_argmax)
                               : r == s->rows - 2 ? 0.0
                                                  : -1.0 - r % 4);
             CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], n * 4));
-            for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++) {
-                run_case(0, kop, dtype, s);
-                /* the first six shapes are cols_flat's, the last two not */
-                cuspec_launch_info li;
-                CUSPEC_OK_(cuspec_last_launch(&li));
-                const int flat = strstr(li.kernel, "cuspec_reduce_cols_flat<") == li.kernel;
-                if (flat != (w < 6))
-                    CASE_FAIL("%s %zux%zu batch %zu offset %zu ran %s", cuspec_dtype_name(dtype),
-                              s->rows, s->cols, s->batch, s->offset, li.kernel);
-            }
+            /* the first six shapes are cols_flat's, the last two not */
+            run_args_taking(0, dtype, s, "cuspec_reduce_cols_flat<", w < 6);
             if (w == 0) {
                 run_case_asking(0, CUSPEC__AXIS_ARGMAX, dtype, s, VALUE);
                 run_case_asking(0, CUSPEC__AXIS_ARGMIN, dtype, s, INDEX);
@@ -849,12 +858,10 @@ TEST(cols_flat_argmin_argmax)
     }
     /* handed in for a batch, which the fit never gives it: refused */
     struct cuspec__variant v = {
-        .family = CUSPEC__FAM_REDUCE_COLS, .dtype = CUSPEC_F32, .op = CUSPEC__AXIS_ARGMAX};
-    v.p[P_BLOCK] = 128;
-    v.p[P_VEC] = 4;
-    v.p[P_ITEMS] = 8;
-    v.p[P_LANES] = 8;
-    v.p[P_ROWBLOCK] = 1;
+        .family = CUSPEC__FAM_REDUCE_COLS,
+        .dtype = CUSPEC_F32,
+        .op = CUSPEC__AXIS_ARGMAX,
+        .p = {[P_BLOCK] = 128, [P_VEC] = 4, [P_ITEMS] = 8, [P_LANES] = 8, [P_ROWBLOCK] = 1}};
     struct cuspec__axis_call c = {.kop = CUSPEC__AXIS_ARGMAX,
                                   .dtype = CUSPEC_F32,
                                   .a = d_in[0],
@@ -927,6 +934,12 @@ TEST(rows_flat_every_op)
     static const int types[] = {CUSPEC_F32, CUSPEC_I32, CUSPEC_U32};
     static const int others[] = {CUSPEC__AXIS_SUM, CUSPEC__AXIS_MIN, CUSPEC__AXIS_MAX};
     static const int shapes_of[][2] = {{128, 4}, {512, 8}, {256, 4}}; /* block, items */
+    /* its defaults, handed in */
+    const struct cuspec__variant rows_flat = {
+        .family = CUSPEC__FAM_REDUCE_ROWS,
+        .dtype = CUSPEC_F32,
+        .op = CUSPEC__AXIS_ARGMAX,
+        .p = {[P_BLOCK] = 256, [P_VEC] = 4, [P_ITEMS] = 8, [P_ROWBLOCK] = 3}};
     group_begin();
     for (size_t d = 0; d < sizeof types / sizeof *types; d++) {
         const int dtype = types[d];
@@ -936,27 +949,15 @@ TEST(rows_flat_every_op)
             fill(h_in[0], dtype, n);
             plant_rows(dtype, s);
             CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], n * 4));
-            for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++) {
-                run_case(1, kop, dtype, s);
-                cuspec_launch_info li;
-                CUSPEC_OK_(cuspec_last_launch(&li));
-                const int flat = strstr(li.kernel, "cuspec_reduce_rows_flat<") == li.kernel;
-                if (flat != (w < FLAT_SHAPES))
-                    CASE_FAIL("%s %zux%zu batch %zu stride %zu offset %zu ran %s",
-                              cuspec_dtype_name(dtype), s->rows, s->cols, s->batch, s->stride,
-                              s->offset, li.kernel);
-            }
+            run_args_taking(1, dtype, s, "cuspec_reduce_rows_flat<", w < FLAT_SHAPES);
             if (w == 1) {
                 run_case_asking(1, CUSPEC__AXIS_ARGMAX, dtype, s, VALUE);
                 run_case_asking(1, CUSPEC__AXIS_ARGMIN, dtype, s, INDEX);
             }
             if (w >= FLAT_SHAPES)
                 continue;
-            struct cuspec__variant v = {.family = CUSPEC__FAM_REDUCE_ROWS, .dtype = dtype};
-            v.p[P_BLOCK] = 256;
-            v.p[P_VEC] = 4;
-            v.p[P_ITEMS] = 8;
-            v.p[P_ROWBLOCK] = 3;
+            struct cuspec__variant v = rows_flat;
+            v.dtype = dtype;
             for (size_t o = 0; o < sizeof others / sizeof *others; o++) {
                 v.op = others[o];
                 run_variant(&v, 1, s);
@@ -971,12 +972,7 @@ TEST(rows_flat_every_op)
     }
     /* handed in for a batch whose matrices are apart, which the fit never
      * gives it: refused */
-    struct cuspec__variant v = {
-        .family = CUSPEC__FAM_REDUCE_ROWS, .dtype = CUSPEC_F32, .op = CUSPEC__AXIS_ARGMAX};
-    v.p[P_BLOCK] = 256;
-    v.p[P_VEC] = 4;
-    v.p[P_ITEMS] = 8;
-    v.p[P_ROWBLOCK] = 3;
+    struct cuspec__variant v = rows_flat;
     const struct shape *apart = &shapes[FLAT_SHAPES];
     struct cuspec__axis_call c = {.rows_axis = 1,
                                   .kop = CUSPEC__AXIS_ARGMAX,
