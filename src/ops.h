@@ -21,7 +21,9 @@ struct cuspec__spec {
     int align;                        /* matrices: alignment class (elements);
                                        * axis calls: cuspec__axis_spec */
     unsigned long long ld_in, ld_out; /* matrices: leading dimensions, checked */
-    unsigned long long batch;         /* columns: matrices (0: one) */
+    unsigned long long batch;         /* matrices (0: one); axis calls along rows:
+                                       * only where the matrices are apart
+                                       * (cuspec__axis_spec) */
 };
 
 /* The byte a checked call's output is filled with first: output the

@@ -79,7 +79,8 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
                      const struct cuspec__axis_call *c, CUstream stream,
                      const struct cuspec__scratch *held);
 /* What a checked call c chooses its kernel by: the family, op, dtype and
- * shape (rows: the batch's rows together), ld, and in align the elements
+ * shape (rows: the batch's rows together, its batch kept only where the
+ * matrices are apart; columns: the batch), ld, and in align the elements
  * every row starts on (its pointers, ld and, batched, the stride; a power
  * of two, at most 16 bytes' worth). */
 struct cuspec__spec cuspec__axis_spec(const struct cuspec__axis_call *c);

@@ -199,6 +199,15 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
         cuspec__params_text(v, params, sizeof params);
         return cuspec__fail(CUSPEC_ERR_INVALID, "%s with %s: not a legal variant", name, params);
     }
+    /* ... and of the call's dtype and op: another's would read the input as
+     * its own type */
+    if (spec == NULL && (v->dtype != c->dtype || v->op != c->kop)) {
+        char name[256];
+        cuspec__variant_name(v, name, sizeof name);
+        const char *dname = cuspec_dtype_name(c->dtype);
+        return cuspec__fail(CUSPEC_ERR_INVALID, "%s for a call of dtype %s, op %d: not its kernel",
+                            name, dname ? dname : "?", c->kop);
+    }
     /* rows_split: a block (a column of blocks; argmin/argmax a row of them) a
      * row, no grid-stride over rows */
     if (c->rows_axis && v->p[P_ROWBLOCK] == 2 && c->rows * c->batch > 0x7fffffff)
@@ -211,9 +220,9 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
         const struct cuspec__spec called = cuspec__axis_spec(c);
         if (!cuspec__axis_flat_spec(&called))
             return cuspec__fail(CUSPEC_ERR_INVALID,
-                                "%s takes %s of one matrix (%s) whose rows are contiguous "
-                                "(ld == cols), %s vectors of 16 bytes (a power of two), 16-byte "
-                                "aligned%s",
+                                "%s takes %s of one matrix (%s) of 4-byte elements whose "
+                                "rows are contiguous (ld == cols), %s vectors of 16 bytes (a "
+                                "power of two), 16-byte aligned%s",
                                 c->rows_axis ? "rows_flat" : "cols_flat",
                                 c->rows_axis ? "any op but dot" : "argmin/argmax",
                                 c->rows_axis ? "or a batch of them end to end" : "batch 1",

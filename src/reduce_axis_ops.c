@@ -54,7 +54,8 @@ static int align_code(const struct cuspec__spec *s)
     return size == 0 || a * size >= 16 ? 0 : cuspec__log2_floor(a) + 1;
 }
 
-/* Argmin/argmax that the flat kernels take (cuspec__axis_flat_spec):
+/* The operations the flat kernels take (cuspec__axis_flat_spec; cols_flat
+ * argmin/argmax, rows_flat every op but dot):
  * buckets of their own ("flat" in the text), so that a record of cols_flat
  * or rows_flat serves only shapes it takes, and a record of another shape
  * of the same sizes never replaces it. */

@@ -99,7 +99,8 @@
 //   refuses it for argmin/argmax). Float min/max propagate NaN; argmin/argmax return
 //   the first NaN where there is one, else the first extreme element (ties: the
 //   smallest index). Integer sums wrap modulo 2^64. Floats accumulate in S with VEC *
-//   ITEMS independent sums per thread (rows) or one per column and thread (columns),
+//   ITEMS independent sums per thread (rows; rows_flat VEC chains of a group's 4
+//   vectors, then a tree and the row's lanes) or one per column and thread (columns),
 //   then trees: no float atomics, so results are reproducible for a fixed launch
 //   (rows_split's argmin/argmax combine a row's blocks by a 64-bit atomicMax of
 //   (value, index) keys, whose result is the same in any order).
@@ -965,7 +966,6 @@ __device__ __forceinline__ void split_finish(typename R::A v, bool whole, unsign
         R::store(v, value, index, r);
 }
 
-// The template parameters every entry point checks.
 // The flat kernels' first tile (BLOCK * ITEMS vectors of VEC elements from
 // vector `first`, of nv) asked of the L2 before the wait, a part of 32 *
 // ITEMS vectors by each warp's first lane (docs/experiments/reduce_axis.md).
@@ -978,6 +978,7 @@ __device__ __forceinline__ void flat_tile_to_l2(const T *a, unsigned long long f
         cuspec_first_to_l2(a + part * VEC, (nv - part) * VEC, 32ULL * ITEMS * VEC);
 }
 
+// The template parameters every entry point checks.
 template <typename T, int OP, int BLOCK, int VEC, int ITEMS> struct legal {
     static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
     static_assert(BLOCK >= 32 && BLOCK <= 1024 && BLOCK % 32 == 0, "BLOCK: a multiple of 32");

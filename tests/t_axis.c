@@ -1301,12 +1301,24 @@ TEST(rows_flat_takes_its_shapes)
     struct cuspec__variant f = flat;
     CHECK_INT_EQ(cuspec__axis_run(NULL, &f, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
     CHECK_STR_CONTAINS(cuspec_last_error(), "rows_flat takes any op but dot of one matrix (or a "
-                                            "batch of them end to end)");
+                                            "batch of them end to end) of 4-byte elements");
     c.cols = 8;
     c.ld = 8;
     c.stride = 8 << 18;
     CHECK_INT_EQ(cuspec__axis_run(NULL, &f, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
     CHECK_STR_CONTAINS(cuspec_last_error(), "4 to 32 vectors of 16 bytes");
+    /* any variant handed in for a call of another dtype or op: refused */
+    c.cols = 32;
+    c.ld = 32;
+    c.stride = 32 << 18;
+    c.dtype = CUSPEC_I32;
+    CHECK_INT_EQ(cuspec__axis_run(NULL, &f, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
+    CHECK_STR_CONTAINS(cuspec_last_error(), "cuspec_reduce_rows_flat<float, 4, 256, 4, 8> for a "
+                                            "call of dtype i32, op 4: not its kernel");
+    c.dtype = CUSPEC_F32;
+    c.kop = CUSPEC__AXIS_ARGMIN;
+    CHECK_INT_EQ(cuspec__axis_run(NULL, &f, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
+    CHECK_STR_CONTAINS(cuspec_last_error(), "op 3: not its kernel");
 
     /* illegal: groups of 4 vectors need ITEMS a multiple of 4, its
      * registers blocks of at most 512; no lanes or grid of its own, no
