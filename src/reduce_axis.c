@@ -61,13 +61,21 @@ size_t cuspec__axis_partial_bytes(int kop)
     return cuspec__axis_is_arg(kop) ? 16 : 8;
 }
 
-/* rows_flat: one input (no dot) of 4-byte elements in 16-byte vectors,
- * groups of 4 of them (ITEMS a multiple of 4), blocks of at most 512 (its
- * 69-80 registers a thread leave too few for 1024). */
-static int rows_flat_legal(const struct cuspec__variant *v, size_t size)
+int cuspec__axis_is_flat(const struct cuspec__variant *v)
 {
-    return v->op != CUSPEC__AXIS_DOT && size == 4 && v->p[P_VEC] * size == 16 &&
-           v->p[P_ITEMS] % 4 == 0 && v->p[P_BLOCK] <= 512;
+    return v->p[P_ROWBLOCK] == (v->family == CUSPEC__FAM_REDUCE_ROWS ? 3 : 1);
+}
+
+/* The flat kernels: 4-byte elements in 16-byte vectors; cols_flat
+ * argmin/argmax; rows_flat one input (no dot) in groups of 4 vectors
+ * (ITEMS a multiple of 4), blocks of at most 512 (its 69-80 registers a
+ * thread leave too few for 1024). */
+static int flat_legal(const struct cuspec__variant *v, size_t size)
+{
+    const int rows = v->family == CUSPEC__FAM_REDUCE_ROWS;
+    return size == 4 && v->p[P_VEC] * size == 16 &&
+           (rows ? v->op != CUSPEC__AXIS_DOT && v->p[P_ITEMS] % 4 == 0 && v->p[P_BLOCK] <= 512
+                 : cuspec__axis_is_arg(v->op));
 }
 
 static int legal(const struct cuspec__variant *v)
@@ -76,10 +84,8 @@ static int legal(const struct cuspec__variant *v)
     const int cols = v->family == CUSPEC__FAM_REDUCE_COLS;
     return type_name(v->dtype) != NULL && v->op >= 0 && v->op < CUSPEC__AXIS_N_OPS &&
            v->p[P_VEC] * size <= 16 && (!cols || v->p[P_LANES] <= v->p[P_BLOCK]) &&
-           (!v->p[P_ROWBLOCK] ||
-            (cols ? cuspec__axis_is_arg(v->op) && size == 4 && v->p[P_VEC] * size == 16
-                  : v->p[P_LANES] == 0 && v->p[P_GRID] == 0 &&
-                        (v->p[P_ROWBLOCK] != 3 || rows_flat_legal(v, size))));
+           (cols || !v->p[P_ROWBLOCK] || (v->p[P_LANES] == 0 && v->p[P_GRID] == 0)) &&
+           (!cuspec__axis_is_flat(v) || flat_legal(v, size));
 }
 
 static void expr(const struct cuspec__variant *v, char *buf, size_t size)
@@ -485,13 +491,12 @@ static void fit_columns(struct cuspec__variant *v, const struct cuspec__spec *s)
 
 int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec *s)
 {
-    if (v->family == CUSPEC__FAM_REDUCE_ROWS)
-        return v->p[P_ROWBLOCK] != 3 || cuspec__axis_flat_spec(s);
-    if (!v->p[P_ROWBLOCK])
+    if (!cuspec__axis_is_flat(v))
         return 1;
-    return v->p[P_GRID] == 0 &&
-           (unsigned long long)v->p[P_LANES] * (unsigned)v->p[P_VEC] == s->cols &&
-           cuspec__axis_flat_spec(s);
+    return cuspec__axis_flat_spec(s) &&
+           (v->family == CUSPEC__FAM_REDUCE_ROWS ||
+            (v->p[P_GRID] == 0 &&
+             (unsigned long long)v->p[P_LANES] * (unsigned)v->p[P_VEC] == s->cols));
 }
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
@@ -517,18 +522,18 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
 {
     if (from_record)
         return;
-    const int flat = cuspec__axis_flat_spec(s) && cuspec__axis_is_arg(s->op) &&
-                     s->rows * s->cols * cuspec_dtype_size(v->dtype) >= FLAT_BYTES;
-    if (flat && v->family == CUSPEC__FAM_REDUCE_ROWS) {
-        v->p[P_ROWBLOCK] = 3;
-        v->p[P_BLOCK] = ROWS_FLAT_BLOCK;
+    const int rows = v->family == CUSPEC__FAM_REDUCE_ROWS;
+    if (cuspec__axis_flat_spec(s) && cuspec__axis_is_arg(s->op) &&
+        s->rows * s->cols * cuspec_dtype_size(v->dtype) >= FLAT_BYTES) {
+        v->p[P_ROWBLOCK] = rows ? 3 : 1;
+        v->p[P_BLOCK] = rows ? ROWS_FLAT_BLOCK : FLAT_BLOCK;
         v->p[P_ITEMS] = FLAT_ITEMS;
         v->p[P_VEC] = 16 / (int)cuspec_dtype_size(v->dtype);
-        v->p[P_LANES] = 0;
+        v->p[P_LANES] = rows ? 0 : (int)(s->cols / (unsigned long long)v->p[P_VEC]);
         v->p[P_GRID] = 0;
         return;
     }
-    if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
+    if (rows) {
         const unsigned long long need = across(s, (unsigned)v->p[P_VEC]);
         const size_t size = cuspec_dtype_size(v->dtype);
         int cls = cuspec__axis_class(v->family, s->op, cuspec__log2_floor(s->rows),
@@ -548,15 +553,6 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
         if (v->p[P_ROWBLOCK] == 2 && cuspec__axis_is_arg(s->op) &&
             s->rows >= SPLIT_ARGS_NARROW_FROM && s->rows <= SPLIT_ARGS_NARROW_TO)
             v->p[P_BLOCK] = 128;
-        return;
-    }
-    if (flat) {
-        v->p[P_ROWBLOCK] = 1;
-        v->p[P_BLOCK] = FLAT_BLOCK;
-        v->p[P_ITEMS] = FLAT_ITEMS;
-        v->p[P_VEC] = 16 / (int)cuspec_dtype_size(v->dtype);
-        v->p[P_LANES] = (int)(s->cols / (unsigned long long)v->p[P_VEC]);
-        v->p[P_GRID] = 0;
         return;
     }
     fit_columns(v, s);

@@ -43,6 +43,8 @@ enum { P_BLOCK, P_VEC, P_ITEMS, P_LANES, P_GRID, P_ROWBLOCK };
  * aligned); cuspec_reduce_cols_flat fewer than CUSPEC__AXIS_FLAT_ROWS rows
  * (its packed keys' 31-bit row). */
 #define CUSPEC__AXIS_FLAT_ROWS 0x7fffffffULL
+/* Whether v is its family's flat kernel (ROWBLOCK 3 of rows, 1 of columns). */
+int cuspec__axis_is_flat(const struct cuspec__variant *v);
 int cuspec__axis_flat_spec(const struct cuspec__spec *s);
 /* The families' fits: 1 unless v is a flat kernel's (cols_flat, rows_flat)
  * and the operation s is not one it takes (cuspec__axis_flat_spec), or v is

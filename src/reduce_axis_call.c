@@ -81,12 +81,6 @@ static void rows_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
         g->grid[0] = (unsigned)min_ull(total ? total : 1, 0x7fffffff);
         return;
     }
-    if (v->p[P_ROWBLOCK] == 3) { /* rows_flat: a wave, no more blocks than tiles */
-        const unsigned long long lanes_of_row = c->cols / vec / 4;
-        g->grid[0] = (unsigned)min_ull(blocks, ceil_div(total * lanes_of_row, block * items / 4));
-        g->lanes_log2 = log2_of((unsigned)lanes_of_row);
-        return;
-    }
     const int split_kernel = v->p[P_ROWBLOCK] == 2;
     int is_short = !split_kernel && c->cols <= lanes * vec;
     if (!is_short && total < blocks * per_block && total <= SPLIT_RESULTS) {
@@ -166,20 +160,23 @@ static void cols_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
     g->grid[2] = (unsigned)batch;
 }
 
-/* cols_flat: a wave of the blocks a multiprocessor that its kernel is held
- * to (its family's held_per_sm, by the dynamic shared memory its launch
- * gives it); a ticket and a word a column. */
+/* The flat kernels: a wave of the blocks a multiprocessor that the kernel
+ * is held to (cols_flat: its family's held_per_sm, by the dynamic shared
+ * memory its launch gives it); cols_flat's tx_log2 the vectors a row (a
+ * ticket and a word a column), rows_flat's lanes_log2 its lanes a row (a
+ * group of 4 vectors each). The rows of a batch are end to end. */
 static void flat_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
                           const struct cuspec__kernel *k, const struct cuspec__axis_call *c,
                           struct geometry *g)
 {
     const unsigned block = (unsigned)v->p[P_BLOCK];
+    const unsigned long long vectors = c->cols / (unsigned)v->p[P_VEC];
     /* no more blocks than tiles (any grid is right: this only spares idle ones) */
     const unsigned long long tile = block * (unsigned long long)v->p[P_ITEMS];
-    const unsigned long long tiles = ceil_div(c->rows * (c->cols / (unsigned)v->p[P_VEC]), tile);
+    const unsigned long long tiles = ceil_div(c->rows * c->batch * vectors, tile);
     g->grid[0] = (unsigned)min_ull(wave(ctx, v, k), tiles);
     g->grid[1] = g->grid[2] = 1;
-    g->lanes_log2 = log2_of((unsigned)(c->cols / (unsigned)v->p[P_VEC]));
+    g->lanes_log2 = log2_of((unsigned)(c->rows_axis ? vectors / 4 : vectors));
     g->splits = 1;
     g->pieces = 1;
     g->scratch_bytes = 0;
@@ -199,14 +196,17 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
         cuspec__params_text(v, params, sizeof params);
         return cuspec__fail(CUSPEC_ERR_INVALID, "%s with %s: not a legal variant", name, params);
     }
-    /* ... and of the call's dtype and op: another's would read the input as
-     * its own type */
-    if (spec == NULL && (v->dtype != c->dtype || v->op != c->kop)) {
+    /* ... and of the call's axis, dtype and op: another's would read the
+     * input as its own */
+    if (spec == NULL &&
+        (v->family != (c->rows_axis ? CUSPEC__FAM_REDUCE_ROWS : CUSPEC__FAM_REDUCE_COLS) ||
+         v->dtype != c->dtype || v->op != c->kop)) {
         char name[256];
         cuspec__variant_name(v, name, sizeof name);
         const char *dname = cuspec_dtype_name(c->dtype);
-        return cuspec__fail(CUSPEC_ERR_INVALID, "%s for a call of dtype %s, op %d: not its kernel",
-                            name, dname ? dname : "?", c->kop);
+        return cuspec__fail(CUSPEC_ERR_INVALID,
+                            "%s for a call along %s of dtype %s, op %d: not its kernel", name,
+                            c->rows_axis ? "rows" : "columns", dname ? dname : "?", c->kop);
     }
     /* rows_split: a block (a column of blocks; argmin/argmax a row of them) a
      * row, no grid-stride over rows */
@@ -216,7 +216,7 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
                             c->rows * c->batch);
     /* A call's own give the flat kernels only to calls they take (the fit,
      * records that fit, fallbacks that fit); a variant handed in may not. */
-    if (spec == NULL && v->p[P_ROWBLOCK] == (c->rows_axis ? 3 : 1)) {
+    if (spec == NULL && cuspec__axis_is_flat(v)) {
         const struct cuspec__spec called = cuspec__axis_spec(c);
         if (!cuspec__axis_flat_spec(&called))
             return cuspec__fail(CUSPEC_ERR_INVALID,
@@ -235,18 +235,19 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
     if (rc != CUSPEC_OK)
         return rc;
     /* after the kernel: a call's may have fallen back to another that fits it
-     * (cols_flat for the columns kernel, or the other way) */
-    const int flat = !c->rows_axis && v->p[P_ROWBLOCK] == 1;
+     * (a flat kernel for another, or the other way) */
+    const int flat = cuspec__axis_is_flat(v);
     struct geometry g = {.grid = {0}};
-    if (c->rows_axis)
-        rows_geometry(ctx, v, &k, c, &g);
-    else if (flat)
+    if (flat)
         flat_geometry(ctx, v, &k, c, &g);
+    else if (c->rows_axis)
+        rows_geometry(ctx, v, &k, c, &g);
     else
         cols_geometry(ctx, v, &k, c, &g);
 
     struct cuspec__scratch s = {0};
-    int own = held == NULL && (g.splits > 1 || flat); /* cols_flat: its words and ticket */
+    /* cols_flat: its words and ticket */
+    int own = held == NULL && (g.splits > 1 || (flat && !c->rows_axis));
     if (own)
         rc = cuspec__scratch_take(ctx, stream, (unsigned)((g.scratch_bytes + 7) / 8),
                                   CUSPEC__WS_TICKETS, &s);

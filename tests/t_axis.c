@@ -1314,11 +1314,15 @@ TEST(rows_flat_takes_its_shapes)
     c.dtype = CUSPEC_I32;
     CHECK_INT_EQ(cuspec__axis_run(NULL, &f, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
     CHECK_STR_CONTAINS(cuspec_last_error(), "cuspec_reduce_rows_flat<float, 4, 256, 4, 8> for a "
-                                            "call of dtype i32, op 4: not its kernel");
+                                            "call along rows of dtype i32, op 4: not its kernel");
     c.dtype = CUSPEC_F32;
     c.kop = CUSPEC__AXIS_ARGMIN;
     CHECK_INT_EQ(cuspec__axis_run(NULL, &f, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
     CHECK_STR_CONTAINS(cuspec_last_error(), "op 3: not its kernel");
+    c.rows_axis = 0; /* a rows variant for a columns call */
+    c.kop = CUSPEC__AXIS_ARGMAX;
+    CHECK_INT_EQ(cuspec__axis_run(NULL, &f, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
+    CHECK_STR_CONTAINS(cuspec_last_error(), "for a call along columns of dtype f32, op 4");
 
     /* illegal: groups of 4 vectors need ITEMS a multiple of 4, its
      * registers blocks of at most 512; no lanes or grid of its own, no
