@@ -453,13 +453,14 @@ static struct cuspec__variant chosen_in(int family, int op, int dtype, unsigned 
     return v;
 }
 
-/* A shape of the flat kernels' tables: an op's call on one matrix, rows ld
- * elements apart (0: cols) starting on `align` elements (0: unknown);
- * `flat`: the call takes the flat kernel; `fits`: a flat variant fits it. */
+/* A shape of the flat kernels' table: an op's call on one matrix, rows ld
+ * elements apart (0: cols) starting on `align` elements (0: unknown); for
+ * rows_flat and cols_flat (in that order), `flat`: the call takes it;
+ * `fits`: a variant of it fits the call. */
 struct flat_case {
     int op, dtype;
     unsigned long long rows, cols, ld;
-    int align, flat, fits;
+    int align, flat[2], fits[2];
 };
 
 /* The record-free kernel and launch of c's call in `family`, its spec at *sp. */
@@ -736,38 +737,6 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(batched(CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 22, 32).p[P_VEC], 2);
     CHECK_INT_EQ(chosen(C, CUSPEC_F32, 1 << 20, 32).p[P_VEC], 4);
     CHECK_INT_EQ(chosen_op(C, CUSPEC__AXIS_ARGMIN, CUSPEC_U32, 1 << 20, 68).p[P_BLOCK], 256);
-    /* One matrix's argmin/argmax of 4-byte elements from 16 MB, rows of 1
-     * to 32 vectors of 16 bytes (a power of two), ld == cols, rows 16-byte
-     * aligned: cols_flat, 512 x 4 x 8, tx the vectors a row (under 16 MB
-     * the shape is still one cols_flat takes, for the tuner) */
-    static const struct flat_case flats[] = {
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, 0, 0, 1, 1},
-        {CUSPEC__AXIS_ARGMIN, CUSPEC_I32, 1 << 20, 4, 0, 4, 1, 1},
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_U32, 1 << 18, 128, 0, 0, 1, 1},
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, (1 << 20) - 1, 4, 0, 0, 0, 1}, /* under 16 MB */
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 17, 256, 0, 0, 0, 0},     /* 64 vectors a row */
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 48, 0, 0, 0, 0},      /* 12 vectors a row */
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, 36, 0, 0, 0},     /* ld > cols */
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 32, 0, 2, 0, 0},      /* 8-byte aligned */
-        {CUSPEC__AXIS_SUM, CUSPEC_F32, 1 << 20, 32, 0, 0, 0, 0},
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F64, 1 << 20, 32, 0, 0, 0, 0},
-        {CUSPEC__AXIS_ARGMAX, CUSPEC_F16, 1 << 20, 64, 0, 0, 0, 0},
-    };
-    for (size_t i = 0; i < sizeof flats / sizeof *flats; i++) {
-        struct cuspec__spec sp;
-        v = chosen_case(C, &flats[i], &sp);
-        CHECK_INT_EQ(cuspec__axis_flat_spec(&sp), flats[i].fits);
-        CHECK_INT_EQ(v.p[P_ROWBLOCK], flats[i].flat);
-        if (flats[i].flat) {
-            CHECK_INT_EQ(v.p[P_BLOCK], 512);
-            CHECK_INT_EQ(v.p[P_VEC], 4);
-            CHECK_INT_EQ(v.p[P_ITEMS], 8);
-            CHECK_INT_EQ(v.p[P_LANES], (int)(flats[i].cols / 4));
-            char kname[128];
-            cuspec__variant_name(&v, kname, sizeof kname);
-            CHECK(strncmp(kname, "cuspec_reduce_cols_flat<", 24) == 0);
-        }
-    }
     /* argmin/argmax of 4-byte elements in matrices of 1024 rows or more,
      * 1024 to 5120 columns and at most 2^24 elements: 512 x 8 in 64-byte
      * strips, f32 in 4-byte vectors, i32 and u32 in 8-byte ones where rows
@@ -1219,59 +1188,71 @@ TEST(tuning_space_holds_every_default)
     CHECK(cuspec__axis_fits(&v, &s));
 }
 
-/* rows_flat: argmin/argmax of one matrix of 4-byte elements from 16 MB
- * whose rows are 4 to 32 vectors of 16 bytes (a power of two), contiguous
- * and 16-byte aligned, or a batch of them end to end, is its call's choice
- * (256 x 4 x 8, lanes and grid 0); its sums, min and max only the tuner's
- * (its buckets are flat: their records are its or the rows kernel's). */
-TEST(rows_flat_takes_its_shapes)
+/* The flat kernels take argmin/argmax of one matrix of 4-byte elements
+ * from 16 MB whose rows are contiguous, 16-byte aligned 16-byte vectors
+ * (a power of two): cols_flat 1 to 32 a row, 512 x 4 x 8 with tx the
+ * vectors a row; rows_flat 4 to 32, or a batch of them end to end, 256 x 4
+ * x 8 with lanes and grid 0, its sums, min and max only the tuner's (its
+ * buckets are flat: their records are its or the rows kernel's). Under 16
+ * MB the shape is still one they take, for the tuner. */
+TEST(flat_kernels_take_their_shapes)
 {
-    const int R = CUSPEC__FAM_REDUCE_ROWS;
+    const int R = CUSPEC__FAM_REDUCE_ROWS, C = CUSPEC__FAM_REDUCE_COLS;
     enum { AMIN = CUSPEC__AXIS_ARGMIN, AMAX = CUSPEC__AXIS_ARGMAX };
-    /* flat: its call's choice; fits: a rows_flat variant fits */
     static const struct flat_case cases[] = {
-        {AMAX, CUSPEC_F32, 1 << 20, 32, 0, 0, 1, 1},
-        {AMIN, CUSPEC_I32, 1 << 20, 16, 0, 4, 1, 1},
-        {AMAX, CUSPEC_U32, 1 << 18, 128, 0, 0, 1, 1},
-        {AMAX, CUSPEC_F32, 1 << 19, 64, 64, 0, 1, 1},
-        {AMAX, CUSPEC_F32, (1 << 18) - 1, 16, 0, 0, 0, 1}, /* under 16 MB */
-        {AMAX, CUSPEC_F32, 1 << 18, 16, 0, 0, 1, 1},       /* 16 MB */
-        {AMAX, CUSPEC_F32, 1 << 21, 8, 0, 0, 0, 0},        /* 2 vectors a row */
-        {AMAX, CUSPEC_F32, 1 << 17, 256, 0, 0, 0, 0},      /* 64 vectors a row */
-        {AMAX, CUSPEC_F32, 1 << 20, 48, 0, 0, 0, 0},       /* 12 vectors a row */
-        {AMAX, CUSPEC_F32, 1 << 20, 32, 36, 0, 0, 0},      /* ld > cols */
-        {AMAX, CUSPEC_F32, 1 << 20, 32, 0, 2, 0, 0},       /* 8-byte aligned */
-        {CUSPEC__AXIS_SUM, CUSPEC_F32, 1 << 20, 32, 0, 0, 0, 1},
-        {CUSPEC__AXIS_MIN, CUSPEC_I32, 1 << 20, 32, 0, 0, 0, 1},
-        {CUSPEC__AXIS_MAX, CUSPEC_U32, 1 << 20, 32, 0, 0, 0, 1},
-        {CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 20, 32, 0, 0, 0, 0},
-        {AMAX, CUSPEC_F64, 1 << 20, 32, 0, 0, 0, 0},
-        {AMAX, CUSPEC_F16, 1 << 20, 64, 0, 0, 0, 0},
+        {AMAX, CUSPEC_F32, 1 << 20, 32, 0, 0, {1, 1}, {1, 1}},
+        {AMIN, CUSPEC_I32, 1 << 20, 4, 0, 4, {0, 1}, {0, 1}},
+        {AMAX, CUSPEC_U32, 1 << 18, 128, 0, 0, {1, 1}, {1, 1}},
+        {AMAX, CUSPEC_F32, (1 << 20) - 1, 4, 0, 0, {0, 0}, {0, 1}}, /* under 16 MB */
+        {AMIN, CUSPEC_I32, 1 << 20, 16, 0, 4, {1, 1}, {1, 1}},
+        {AMAX, CUSPEC_F32, 1 << 19, 64, 64, 0, {1, 1}, {1, 1}},
+        {AMAX, CUSPEC_F32, (1 << 18) - 1, 16, 0, 0, {0, 0}, {1, 1}}, /* under 16 MB */
+        {AMAX, CUSPEC_F32, 1 << 18, 16, 0, 0, {1, 1}, {1, 1}},       /* 16 MB */
+        {AMAX, CUSPEC_F32, 1 << 21, 8, 0, 0, {0, 1}, {0, 1}},        /* 2 vectors a row */
+        {AMAX, CUSPEC_F32, 1 << 17, 256, 0, 0, {0, 0}, {0, 0}},      /* 64 vectors a row */
+        {AMAX, CUSPEC_F32, 1 << 20, 48, 0, 0, {0, 0}, {0, 0}},       /* 12 vectors a row */
+        {AMAX, CUSPEC_F32, 1 << 20, 32, 36, 0, {0, 0}, {0, 0}},      /* ld > cols */
+        {AMAX, CUSPEC_F32, 1 << 20, 32, 0, 2, {0, 0}, {0, 0}},       /* 8-byte aligned */
+        {CUSPEC__AXIS_SUM, CUSPEC_F32, 1 << 20, 32, 0, 0, {0, 0}, {1, 0}},
+        {CUSPEC__AXIS_MIN, CUSPEC_I32, 1 << 20, 32, 0, 0, {0, 0}, {1, 0}},
+        {CUSPEC__AXIS_MAX, CUSPEC_U32, 1 << 20, 32, 0, 0, {0, 0}, {1, 0}},
+        {CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 20, 32, 0, 0, {0, 0}, {0, 0}},
+        {AMAX, CUSPEC_F64, 1 << 20, 32, 0, 0, {0, 0}, {0, 0}},
+        {AMAX, CUSPEC_F16, 1 << 20, 64, 0, 0, {0, 0}, {0, 0}},
     };
-    const struct cuspec__variant flat = {
-        .family = R,
-        .dtype = CUSPEC_F32,
-        .op = AMAX,
-        .p = {[P_BLOCK] = 256, [P_VEC] = 4, [P_ITEMS] = 8, [P_ROWBLOCK] = 3}};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct cuspec__spec sp;
-        struct cuspec__variant f = flat, v = chosen_case(R, &cases[i], &sp);
-        CHECK_INT_EQ(v.p[P_ROWBLOCK] == 3, cases[i].flat);
-        if (cases[i].flat) {
-            CHECK_INT_EQ(v.p[P_BLOCK], 256);
-            CHECK_INT_EQ(v.p[P_VEC], 4);
-            CHECK_INT_EQ(v.p[P_ITEMS], 8);
-            CHECK_INT_EQ(v.p[P_LANES], 0);
-            CHECK_INT_EQ(v.p[P_GRID], 0);
-            char kname[128];
-            cuspec__variant_name(&v, kname, sizeof kname);
-            CHECK(strncmp(kname, "cuspec_reduce_rows_flat<", 24) == 0);
+    /* each family's defaults for a flat call, handed in */
+    const struct cuspec__variant flats[2] = {
+        {.family = R,
+         .dtype = CUSPEC_F32,
+         .op = AMAX,
+         .p = {[P_BLOCK] = 256, [P_VEC] = 4, [P_ITEMS] = 8, [P_ROWBLOCK] = 3}},
+        {.family = C,
+         .dtype = CUSPEC_F32,
+         .op = AMAX,
+         .p = {[P_BLOCK] = 512, [P_VEC] = 4, [P_ITEMS] = 8, [P_ROWBLOCK] = 1}}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int k = 0; k < 2; k++) {
+            const int family = k ? C : R;
+            struct cuspec__spec sp;
+            struct cuspec__variant f = flats[k], v = chosen_case(family, &cases[i], &sp);
+            CHECK_INT_EQ(cuspec__axis_is_flat(&v), cases[i].flat[k]);
+            if (cases[i].flat[k]) {
+                CHECK_INT_EQ(v.p[P_BLOCK], k ? 512 : 256);
+                CHECK_INT_EQ(v.p[P_VEC], 4);
+                CHECK_INT_EQ(v.p[P_ITEMS], 8);
+                CHECK_INT_EQ(v.p[P_LANES], k ? (int)(cases[i].cols / 4) : 0);
+                CHECK_INT_EQ(v.p[P_GRID], 0);
+                char kname[128];
+                cuspec__variant_name(&v, kname, sizeof kname);
+                CHECK(strncmp(kname, k ? "cuspec_reduce_cols_flat<" : "cuspec_reduce_rows_flat<",
+                              24) == 0);
+            }
+            f.op = cases[i].op;
+            f.dtype = cases[i].dtype;
+            f.p[P_VEC] = (int)(16 / cuspec_dtype_size(f.dtype));
+            f.p[P_LANES] = k ? (int)(cases[i].cols / (unsigned long long)f.p[P_VEC]) : 0;
+            CHECK_INT_EQ(cuspec__variant_legal(&f) && cuspec__axis_fits(&f, &sp), cases[i].fits[k]);
         }
-        f.op = cases[i].op;
-        f.dtype = cases[i].dtype;
-        f.p[P_VEC] = (int)(16 / cuspec_dtype_size(f.dtype));
-        CHECK_INT_EQ(cuspec__variant_legal(&f) && cuspec__axis_fits(&f, &sp), cases[i].fits);
-    }
 
     /* a batch end to end is one matrix of its rows; one whose matrices are
      * apart keeps its batch, and is not rows_flat's */
@@ -1298,7 +1279,7 @@ TEST(rows_flat_takes_its_shapes)
     CHECK_INT_EQ(v.p[P_ROWBLOCK], 0);
 
     /* handed in for a call it does not take: refused before anything runs */
-    struct cuspec__variant f = flat;
+    struct cuspec__variant f = flats[0]; /* rows_flat's */
     CHECK_INT_EQ(cuspec__axis_run(NULL, &f, NULL, &c, NULL, NULL), CUSPEC_ERR_INVALID);
     CHECK_STR_CONTAINS(cuspec_last_error(), "rows_flat takes any op but dot of one matrix (or a "
                                             "batch of them end to end) of 4-byte elements");
@@ -1400,4 +1381,4 @@ TAP_MAIN(TAP_ENTRY(argument_checks), TAP_ENTRY(what_each_op_writes), TAP_ENTRY(r
          TAP_ENTRY(tx_wider_than_the_block_is_refused),
          TAP_ENTRY(argmax_columns_split_below_2_31_rows_a_thread),
          TAP_ENTRY(what_a_call_chooses_by), TAP_ENTRY(tuning_space_holds_every_default),
-         TAP_ENTRY(rows_flat_takes_its_shapes), TAP_ENTRY(template_takes_every_element_type))
+         TAP_ENTRY(flat_kernels_take_their_shapes), TAP_ENTRY(template_takes_every_element_type))
