@@ -978,6 +978,36 @@ __device__ __forceinline__ void flat_tile_to_l2(const T *a, unsigned long long f
         cuspec_first_to_l2(a + part * VEC, (nv - part) * VEC, 32ULL * ITEMS * VEC);
 }
 
+// The flat kernels' loop over whole tiles: from this thread's tile t (below
+// full) by gstride, ITEMS loads of VEC elements a tile at at(t, j), the
+// next tile's issued before fold(x, t) folds this one's.
+template <typename T, int VEC, int ITEMS, typename At, typename Fold>
+__device__ __forceinline__ void flat_tiles(unsigned long long t, unsigned long long full,
+                                           unsigned long long gstride, At at, Fold fold)
+{
+    if (t >= full)
+        return;
+    pack<T, VEC> x[ITEMS], y[ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j)
+        x[j] = load<VEC>(at(t, j));
+#pragma unroll 1
+    for (;;) {
+        const bool more = t + gstride < full;
+        if (more)
+#pragma unroll
+            for (int j = 0; j < ITEMS; ++j)
+                y[j] = load<VEC>(at(t + gstride, j));
+        fold(x, t);
+        if (!more)
+            break;
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j)
+            x[j] = y[j];
+        t += gstride;
+    }
+}
+
 // The template parameters every entry point checks.
 template <typename T, int OP, int BLOCK, int VEC, int ITEMS> struct legal {
     static_assert(OP >= 0 && OP <= 5, "OP: 0 sum, 1 min, 2 max, 3 argmin, 4 argmax, 5 dot");
@@ -1359,32 +1389,17 @@ __global__ void __launch_bounds__(BLOCK)
             at[k] = take ? row : at[k];
         }
     };
-    if (v < full) {
-        pack<T, VEC> x[ITEMS], y[ITEMS];
-#pragma unroll
-        for (int j = 0; j < ITEMS; ++j)
-            x[j] = load<VEC>(a + (v + (unsigned long long)j * BLOCK) * VEC);
-#pragma unroll 1
-        for (;;) {
-            const bool more = v + gstride < full;
-            if (more)
-#pragma unroll
-                for (int j = 0; j < ITEMS; ++j)
-                    y[j] = load<VEC>(a + (v + gstride + (unsigned long long)j * BLOCK) * VEC);
+    flat_tiles<T, VEC, ITEMS>(
+        v, full, gstride,
+        [&](unsigned long long t, int j) { return a + (t + (unsigned long long)j * BLOCK) * VEC; },
+        [&](const pack<T, VEC>(&x)[ITEMS], unsigned long long t) {
             // rows in 32 bits from the tile's first, so that the next tile's
             // loads issue first (docs/experiments/reduce_axis.md)
-            const unsigned row = (unsigned)(v >> tx_log2);
+            const unsigned row = (unsigned)(t >> tx_log2);
 #pragma unroll
             for (int j = 0; j < ITEMS; ++j)
                 fold(x[j], row + (unsigned)j * (BLOCK >> tx_log2));
-            if (!more)
-                break;
-#pragma unroll
-            for (int j = 0; j < ITEMS; ++j)
-                x[j] = y[j];
-            v += gstride;
-        }
-    }
+        });
     for (unsigned long long i = full + (unsigned long long)blockIdx.x * BLOCK + threadIdx.x; i < nv;
          i += (unsigned long long)gridDim.x * BLOCK)
         fold(load<VEC>(a + i * VEC), (unsigned)(i >> tx_log2));
@@ -1512,32 +1527,18 @@ __global__ void __launch_bounds__(BLOCK)
             }
         }
     };
-    if (q < full) {
-        pack<T, VEC> x[ITEMS], y[ITEMS];
-#pragma unroll
-        for (int j = 0; j < ITEMS; ++j)
-            x[j] = load<VEC>(a + ((q + (unsigned long long)(j / P) * BLOCK) * P + j % P) * VEC);
-#pragma unroll 1
-        for (;;) {
-            const bool more = q + gstride < full;
-            if (more)
-#pragma unroll
-                for (int j = 0; j < ITEMS; ++j)
-                    y[j] = load<VEC>(
-                        a + ((q + gstride + (unsigned long long)(j / P) * BLOCK) * P + j % P) * VEC);
+    flat_tiles<T, VEC, ITEMS>(
+        q, full, gstride,
+        [&](unsigned long long t, int j) {
+            return a + ((t + (unsigned long long)(j / P) * BLOCK) * P + j % P) * VEC;
+        },
+        [&](const pack<T, VEC>(&x)[ITEMS], unsigned long long t) {
 #pragma unroll
             for (int j = 0; j < GROUPS; ++j) {
-                const unsigned long long g = q + (unsigned long long)j * BLOCK;
+                const unsigned long long g = t + (unsigned long long)j * BLOCK;
                 finish(group(x + j * P, g), g);
             }
-            if (!more)
-                break;
-#pragma unroll
-            for (int j = 0; j < ITEMS; ++j)
-                x[j] = y[j];
-            q += gstride;
-        }
-    }
+        });
     // The groups past the whole tiles, a warp's lanes together: g less its
     // lane is the warp's first group (full and the strides are multiples of
     // 32), and a row's L lanes are all in or all out (ng is a multiple of L).
