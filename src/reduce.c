@@ -243,10 +243,11 @@ static const struct shape {
     /* min and max of 8 bytes: 512 x 2 x 8 B, one block an SM */
     {MB(1), MB(2), EXT, B8, 512, 2, 8, 1, 0},
     /* sums and dots of f32 and f64 from 1 MB (f32 sums and dots to 4 MB,
-     * f64 sums to 4 MB, f64 dots to 16 MB): two launches of small blocks
-     * (docs/experiments/reduce.md: "Defaults after the first tile asked of
-     * the L2"); through L1 for f32 dots to 2 MB, sums from 2 to 4 MB, f64 dots
-     * from 1 MB ("Loads through L1 from 1 MB, by row") */
+     * f64 sums to 4 MB, f64 dots to 16 MB): two launches, of small blocks
+     * but f64 dots' from 2 MB (1024, then 512 threads) (docs/experiments/
+     * reduce.md: "Defaults after the first tile asked of the L2"); through
+     * L1 for f32 dots to 2 MB, sums from 2 to 4 MB, f64 dots from 1 MB
+     * ("Loads through L1 from 1 MB, by row") */
     {MB(1), MB(2), FSUM, B4, 128, 4, 8, 4, 1},
     {MB(1), MB(2), FDOT, B4, 256, 2, 8, 0, 1, 1},
     {MB(1), MB(2), FSUM, B8, 256, 4, 8, 2, 1},
