@@ -1501,11 +1501,7 @@ __global__ void __launch_bounds__(BLOCK)
                 for (int k = 0; k < P; ++k)
                     acc[e] = R::step(acc[e], x[k].x[e], x[k].x[e], 0);
             }
-#pragma unroll
-            for (int h = VEC / 2; h > 0; h >>= 1)
-#pragma unroll
-                for (int e = 0; e < h; ++e)
-                    acc[e] = R::combine(acc[e], acc[e + h]);
+            fold<R, VEC, VEC>::run(acc);
             return acc[0];
         }
     };
