@@ -74,7 +74,8 @@ static int flat_legal(const struct cuspec__variant *v, size_t size)
 {
     const int rows = v->family == CUSPEC__FAM_REDUCE_ROWS;
     return size == 4 && v->p[P_VEC] * size == 16 &&
-           (rows ? v->op != CUSPEC__AXIS_DOT && v->p[P_ITEMS] % 4 == 0 && v->p[P_BLOCK] <= 512
+           (rows ? v->op != CUSPEC__AXIS_DOT && v->p[P_ITEMS] % CUSPEC__AXIS_ROWS_FLAT_GROUP == 0 &&
+                       v->p[P_BLOCK] <= 512
                  : cuspec__axis_is_arg(v->op));
 }
 
@@ -465,14 +466,17 @@ static int column_a_thread(const struct cuspec__variant *v, const struct cuspec_
 int cuspec__axis_flat_spec(const struct cuspec__spec *s)
 {
     const int rows = s->family == CUSPEC__FAM_REDUCE_ROWS;
-    const size_t size = cuspec_dtype_size(s->dtype);
-    const unsigned long long vec = size == 4 ? 4 : 0, g = vec ? s->cols / vec : 0;
-    const unsigned long long ld = s->ld_in ? s->ld_in : s->cols;
-    return (rows || s->family == CUSPEC__FAM_REDUCE_COLS) && s->batch <= 1 &&
-           (rows ? s->op != CUSPEC__AXIS_DOT : cuspec__axis_is_arg(s->op)) && vec &&
-           s->cols % vec == 0 && g >= (rows ? 4 : 1) && g <= 32 && (g & (g - 1)) == 0 &&
-           ld == s->cols && (s->align == 0 || s->align * size >= 16) && s->rows >= 1 &&
-           (rows || s->rows < CUSPEC__AXIS_FLAT_ROWS);
+    if (!rows && s->family != CUSPEC__FAM_REDUCE_COLS)
+        return 0;
+    /* the ops, and one matrix of 4-byte elements in 16-byte vectors */
+    if (!(rows ? s->op != CUSPEC__AXIS_DOT : cuspec__axis_is_arg(s->op)) ||
+        cuspec_dtype_size(s->dtype) != 4 || s->batch > 1 || s->rows < 1 ||
+        (!rows && s->rows >= CUSPEC__AXIS_FLAT_ROWS))
+        return 0;
+    /* contiguous rows of a power of two of whole vectors, aligned */
+    const unsigned long long g = s->cols / 4, ld = s->ld_in ? s->ld_in : s->cols;
+    return s->cols % 4 == 0 && g >= (rows ? CUSPEC__AXIS_ROWS_FLAT_GROUP : 1) && g <= 32 &&
+           (g & (g - 1)) == 0 && ld == s->cols && (s->align == 0 || s->align * 4 >= 16);
 }
 
 /* The columns kernel's fit (fit_cols), a column a thread where that is better. */

@@ -43,6 +43,10 @@ enum { P_BLOCK, P_VEC, P_ITEMS, P_LANES, P_GRID, P_ROWBLOCK };
  * aligned); cuspec_reduce_cols_flat fewer than CUSPEC__AXIS_FLAT_ROWS rows
  * (its packed keys' 31-bit row). */
 #define CUSPEC__AXIS_FLAT_ROWS 0x7fffffffULL
+/* rows_flat's group: the 16-byte vectors of a row a thread folds together
+ * (P in templates/reduce_axis.cuh), so its rows are 1 to 8 groups and its
+ * ITEMS a multiple of it. */
+#define CUSPEC__AXIS_ROWS_FLAT_GROUP 4
 /* Whether v is its family's flat kernel (ROWBLOCK 3 of rows, 1 of columns). */
 int cuspec__axis_is_flat(const struct cuspec__variant *v);
 int cuspec__axis_flat_spec(const struct cuspec__spec *s);

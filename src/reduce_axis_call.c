@@ -176,7 +176,8 @@ static void flat_geometry(cuspec_ctx *ctx, const struct cuspec__variant *v,
     const unsigned long long tiles = ceil_div(c->rows * c->batch * vectors, tile);
     g->grid[0] = (unsigned)min_ull(wave(ctx, v, k), tiles);
     g->grid[1] = g->grid[2] = 1;
-    g->lanes_log2 = log2_of((unsigned)(c->rows_axis ? vectors / 4 : vectors));
+    g->lanes_log2 =
+        log2_of((unsigned)(c->rows_axis ? vectors / CUSPEC__AXIS_ROWS_FLAT_GROUP : vectors));
     g->splits = 1;
     g->pieces = 1;
     g->scratch_bytes = 0;
@@ -219,15 +220,15 @@ int cuspec__axis_run(cuspec_ctx *ctx, struct cuspec__variant *v, const struct cu
     if (spec == NULL && cuspec__axis_is_flat(v)) {
         const struct cuspec__spec called = cuspec__axis_spec(c);
         if (!cuspec__axis_flat_spec(&called))
-            return cuspec__fail(CUSPEC_ERR_INVALID,
-                                "%s takes %s of one matrix (%s) of 4-byte elements whose "
-                                "rows are contiguous (ld == cols), %s vectors of 16 bytes (a "
-                                "power of two), 16-byte aligned%s",
-                                c->rows_axis ? "rows_flat" : "cols_flat",
-                                c->rows_axis ? "any op but dot" : "argmin/argmax",
-                                c->rows_axis ? "or a batch of them end to end" : "batch 1",
-                                c->rows_axis ? "4 to 32" : "1 to 32",
-                                c->rows_axis ? "" : ", fewer than 2^31 - 1 rows");
+            return cuspec__fail(
+                CUSPEC_ERR_INVALID, "%s",
+                c->rows_axis
+                    ? "rows_flat takes any op but dot of one matrix (or a batch of them end to "
+                      "end) of 4-byte elements whose rows are contiguous (ld == cols), 4 to 32 "
+                      "vectors of 16 bytes (a power of two), 16-byte aligned"
+                    : "cols_flat takes argmin/argmax of one matrix (batch 1) of 4-byte elements "
+                      "whose rows are contiguous (ld == cols), 1 to 32 vectors of 16 bytes (a "
+                      "power of two), 16-byte aligned, fewer than 2^31 - 1 rows");
     }
     struct cuspec__kernel k;
     int rc = spec != NULL ? cuspec__function_for(ctx, stream, spec, v, &k)
