@@ -454,10 +454,10 @@ static int column_a_thread(const struct cuspec__variant *v, const struct cuspec_
  * FLAT_BYTES: blocks of 512 (one an SM, by its registers) with 8 loads of
  * 16 bytes in flight (docs/experiments/reduce_axis.md: "Columns' argmin/
  * argmax of a few contiguous columns as a flat array", "cols_flat in blocks
- * of 512"); rows' (cuspec_reduce_rows_flat, whose sums, min and max only
- * the tuner times) in blocks of 256 (3 an SM, by their registers) of 8
- * loads, 2 groups of 4 vectors of a row ("Rows' argmax of short contiguous
- * rows as a flat array"). */
+ * of 512"); rows' sums, min, max, argmin and argmax (cuspec_reduce_rows_flat)
+ * in blocks of 256 (3 an SM, by their registers) of 8 loads, 2 groups of 4
+ * vectors of a row ("Rows' argmax of short contiguous rows as a flat
+ * array", "Rows' flat sums, min and max"). */
 #define FLAT_BYTES (16ULL << 20)
 #define FLAT_BLOCK 512
 #define FLAT_ITEMS 8
@@ -520,14 +520,15 @@ int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec
  * argmin/argmax of 4-byte elements in square matrices (square_args); f32
  * in blocks of 1024 or 512 of 8 items by the count of strips (split_strips);
  * a column a thread where rows are off the vector (column_a_thread);
- * argmin/argmax of one matrix that cuspec_reduce_cols_flat or
- * cuspec_reduce_rows_flat takes, from FLAT_BYTES, read flat. */
+ * from FLAT_BYTES, one matrix that a flat kernel takes read flat: its
+ * columns' argmin/argmax by cuspec_reduce_cols_flat, its rows' every op
+ * (but dot, which it does not take) by cuspec_reduce_rows_flat. */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
     if (from_record)
         return;
     const int rows = v->family == CUSPEC__FAM_REDUCE_ROWS;
-    if (cuspec__axis_flat_spec(s) && cuspec__axis_is_arg(s->op) &&
+    if (cuspec__axis_flat_spec(s) && (rows || cuspec__axis_is_arg(s->op)) &&
         s->rows * s->cols * cuspec_dtype_size(v->dtype) >= FLAT_BYTES) {
         v->p[P_ROWBLOCK] = rows ? 3 : 1;
         v->p[P_BLOCK] = rows ? ROWS_FLAT_BLOCK : FLAT_BLOCK;

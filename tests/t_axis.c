@@ -515,12 +515,14 @@ TEST(selection_covers_every_shape_class)
 {
     const int R = CUSPEC__FAM_REDUCE_ROWS, C = CUSPEC__FAM_REDUCE_COLS;
     /* short rows: the fewest lanes whose 16-byte vectors cover a row, and
-     * from ITEMS (4) vectors to less than a warp's, lanes of ITEMS vectors */
+     * from ITEMS (4) vectors to less than a warp's, lanes of ITEMS vectors
+     * (rows of 4 to 32 whole vectors of 4-byte elements under 16 MB:
+     * rows_flat takes them from there) */
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 1).p[P_LANES], 1);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 7).p[P_LANES], 2);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 12).p[P_LANES], 4);
-    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 16).p[P_LANES], 1);
-    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 32).p[P_LANES], 2);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 16, 16).p[P_LANES], 1);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 16, 32).p[P_LANES], 2);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 100).p[P_LANES], 8);
     CHECK_INT_EQ(chosen(R, CUSPEC_F64, 1 << 20, 32).p[P_LANES], 4);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 124).p[P_LANES], 8);
@@ -562,7 +564,7 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen(R, CUSPEC_F16, 1 << 20, 4).p[P_ITEMS], 2);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_BF16, 1 << 20, 127).p[P_ITEMS], 2);
     CHECK_INT_EQ(chosen(R, CUSPEC_F16, 1 << 20, 128).p[P_ITEMS], 4); /* not short */
-    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 32).p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 16, 32).p[P_ITEMS], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_MAX, CUSPEC_F64, 1 << 20, 8).p[P_ITEMS], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 20, 32).p[P_ITEMS], 2);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 20, 33).p[P_ITEMS], 4);
@@ -690,7 +692,8 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(v.p[P_LANES], 0);
     CHECK_INT_EQ(v.p[P_ROWBLOCK], 2);
     CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1, 1000).p[P_LANES], 0);
-    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 32).p[P_ROWBLOCK], 0);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 16, 32).p[P_ROWBLOCK], 0);
+    CHECK_INT_EQ(chosen(R, CUSPEC_F32, 1 << 20, 32).p[P_ROWBLOCK], 3);
     /* rows_block takes no lanes or grid, and columns have no such kernel */
     v = chosen(R, CUSPEC_F32, 8192, 8192);
     v.p[P_LANES] = 32;
@@ -924,7 +927,8 @@ TEST(selection_covers_every_shape_class)
      * items: long rows', and 4- and 8-byte short rows'), the rows_block
      * kernels (two for sums, dots, min and max of 4-byte elements, else
      * one), one rows_split kernel (argmin/argmax two: blocks of 256 and,
-     * from 160 to 511 rows, of 128; of 4-byte elements also rows_flat's)
+     * from 160 to 511 rows, of 128; of 4-byte elements every op but dot
+     * also rows_flat's)
      * and one column kernel per dtype and op (two of 4-byte elements,
      * three for argmin/argmax of them; f32 below; argmin/argmax of 8-byte
      * ones also 512 x 1 x 8 off the vector): what the prebuilt store holds */
@@ -936,14 +940,14 @@ TEST(selection_covers_every_shape_class)
         CHECK_UINT_EQ(k.n, 3 + dot + arg);
         memset(&k, 0, sizeof k);
         cuspec__family_choices(R, CUSPEC_U32, op, 90, add_kernel, &k);
-        CHECK_UINT_EQ(k.n, arg ? 5 : 4 + dot); /* argmin/argmax: rows_flat's too */
+        CHECK_UINT_EQ(k.n, 5); /* but dots: rows_flat's too */
         /* short rows of 1, 2, 4 or 32 lanes (dots also 8), a warp, the
-         * block; argmin/argmax of 1024-column rows 8 (long_lanes), and
-         * not 4: their rows of 16 vectors are rows_flat's */
+         * block; argmin/argmax of 1024-column rows 8 (long_lanes); but
+         * dots not 4: their rows of 16 vectors are rows_flat's */
         const unsigned lanes = 1u | 2u << 0 | 2u << 1 | 2u << 2 | 2u << 5;
         CHECK_UINT_EQ(k.lanes, dot   ? lanes | 2u << 3
                                : arg ? (lanes & ~(2u << 2)) | 2u << 3
-                                     : lanes);
+                                     : lanes & ~(2u << 2));
         memset(&k, 0, sizeof k);
         cuspec__family_choices(C, CUSPEC_I64, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 2 : 1);
@@ -1188,13 +1192,13 @@ TEST(tuning_space_holds_every_default)
     CHECK(cuspec__axis_fits(&v, &s));
 }
 
-/* The flat kernels take argmin/argmax of one matrix of 4-byte elements
- * from 16 MB whose rows are contiguous, 16-byte aligned 16-byte vectors
- * (a power of two): cols_flat 1 to 32 a row, 512 x 4 x 8 with tx the
- * vectors a row; rows_flat 4 to 32, or a batch of them end to end, 256 x 4
- * x 8 with lanes and grid 0, its sums, min and max only the tuner's (its
- * buckets are flat: their records are its or the rows kernel's). Under 16
- * MB the shape is still one they take, for the tuner. */
+/* The flat kernels take one matrix of 4-byte elements from 16 MB whose
+ * rows are contiguous, 16-byte aligned 16-byte vectors (a power of two):
+ * cols_flat argmin/argmax of 1 to 32 a row, 512 x 4 x 8 with tx the
+ * vectors a row; rows_flat every op but dot of 4 to 32, or a batch of them
+ * end to end, 256 x 4 x 8 with lanes and grid 0 (its buckets are flat:
+ * their records are its or the rows kernel's). Under 16 MB the shape is
+ * still one they take, for the tuner. */
 TEST(flat_kernels_take_their_shapes)
 {
     const int R = CUSPEC__FAM_REDUCE_ROWS, C = CUSPEC__FAM_REDUCE_COLS;
@@ -1213,9 +1217,9 @@ TEST(flat_kernels_take_their_shapes)
         {AMAX, CUSPEC_F32, 1 << 20, 48, 0, 0, {0, 0}, {0, 0}},       /* 12 vectors a row */
         {AMAX, CUSPEC_F32, 1 << 20, 32, 36, 0, {0, 0}, {0, 0}},      /* ld > cols */
         {AMAX, CUSPEC_F32, 1 << 20, 32, 0, 2, {0, 0}, {0, 0}},       /* 8-byte aligned */
-        {CUSPEC__AXIS_SUM, CUSPEC_F32, 1 << 20, 32, 0, 0, {0, 0}, {1, 0}},
-        {CUSPEC__AXIS_MIN, CUSPEC_I32, 1 << 20, 32, 0, 0, {0, 0}, {1, 0}},
-        {CUSPEC__AXIS_MAX, CUSPEC_U32, 1 << 20, 32, 0, 0, {0, 0}, {1, 0}},
+        {CUSPEC__AXIS_SUM, CUSPEC_F32, 1 << 20, 32, 0, 0, {1, 0}, {1, 0}},
+        {CUSPEC__AXIS_MIN, CUSPEC_I32, 1 << 20, 32, 0, 0, {1, 0}, {1, 0}},
+        {CUSPEC__AXIS_MAX, CUSPEC_U32, 1 << 20, 32, 0, 0, {1, 0}, {1, 0}},
         {CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 20, 32, 0, 0, {0, 0}, {0, 0}},
         {AMAX, CUSPEC_F64, 1 << 20, 32, 0, 0, {0, 0}, {0, 0}},
         {AMAX, CUSPEC_F16, 1 << 20, 64, 0, 0, {0, 0}, {0, 0}},

@@ -28,8 +28,9 @@ check_exit 0 "compile --check: shipped PTX serves the rows kernels on sm_75" \
 # argmin/argmax of f32 and f64), a rows_block kernel per dtype and op (72)
 # and a second for sums, dots, min and max of 4-byte elements (12), and a
 # rows_split kernel per dtype and op (72) and for argmin/argmax a second,
-# of blocks of 128 (24)
-check_grep "$tap_out" '"total":282,.*"ptx":282,"missing":0' "the rows kernels: 282"
+# of blocks of 128 (24), and a rows_flat kernel per op but dot of f32, i32
+# and u32 (15)
+check_grep "$tap_out" '"total":291,.*"ptx":291,"missing":0' "the rows kernels: 291"
 check_grep "$tap_out" '"kernel":"cuspec_reduce_rows<cuspec_bf16, 4, 256, 8, 4>"' \
     "bf16 argmax among them"
 check_grep "$tap_out" '"kernel":"cuspec_reduce_rows_block<cuspec_bf16, 4, 128, 8, 2>"' \

@@ -780,13 +780,13 @@ TEST(variants_sampled)
 
 /* ## Columns' argmin/argmax read flat (cuspec_reduce_cols_flat) */
 
-/* argmin and argmax of s through the public call (run_case), and the
- * kernel that ran: one whose name starts with `kernel` where `want`, else
- * another. */
-static void run_args_taking(int rows_axis, int dtype, const struct shape *s, const char *kernel,
-                            int want)
+/* The ops from `first` to argmax of s through the public call (run_case),
+ * and the kernel that ran: one whose name starts with `kernel` where
+ * `want`, else another. */
+static void run_ops_taking(int rows_axis, int first, int dtype, const struct shape *s,
+                           const char *kernel, int want)
 {
-    for (int kop = CUSPEC__AXIS_ARGMIN; kop <= CUSPEC__AXIS_ARGMAX; kop++) {
+    for (int kop = first; kop <= CUSPEC__AXIS_ARGMAX; kop++) {
         run_case(rows_axis, kop, dtype, s);
         cuspec_launch_info li;
         CUSPEC_OK_(cuspec_last_launch(&li));
@@ -849,7 +849,7 @@ TEST(cols_flat_argmin_argmax)
                                                  : -1.0 - r % 4);
             CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], n * 4));
             /* the first six shapes are cols_flat's, the last two not */
-            run_args_taking(0, dtype, s, "cuspec_reduce_cols_flat<", w < 6);
+            run_ops_taking(0, CUSPEC__AXIS_ARGMIN, dtype, s, "cuspec_reduce_cols_flat<", w < 6);
             if (w == 0) {
                 run_case_asking(0, CUSPEC__AXIS_ARGMAX, dtype, s, VALUE);
                 run_case_asking(0, CUSPEC__AXIS_ARGMIN, dtype, s, INDEX);
@@ -914,11 +914,12 @@ static void plant_rows(int dtype, const struct shape *s)
 /* f32, i32 and u32 rows read flat: one matrix from 16 MB (or a batch of
  * them end to end) whose rows are 4 to 32 vectors of 16 bytes (1 to 8
  * lanes a row), contiguous and 16-byte aligned, row counts off the
- * kernel's tile, extremes planted (plant_rows). argmin/argmax through the
- * public call, which takes rows_flat there (and the value alone, the index
- * alone) and the rows kernel for a batch whose matrices are apart and for
- * rows off the vector; sums, min and max, and other blocks and items,
- * through variants handed in; handed in for a batch apart, refused. */
+ * kernel's tile, extremes planted (plant_rows). Sums, min, max, argmin and
+ * argmax through the public call, which takes rows_flat there (argmin/argmax
+ * also the value alone, the index alone) and the rows kernel for a batch
+ * whose matrices are apart and for rows off the vector; sums, min and max
+ * handed in, and argmin/argmax in other blocks and items; handed in for a
+ * batch apart, refused. */
 TEST(rows_flat_every_op)
 {
     static const struct shape shapes[] = {
@@ -949,7 +950,8 @@ TEST(rows_flat_every_op)
             fill(h_in[0], dtype, n);
             plant_rows(dtype, s);
             CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], n * 4));
-            run_args_taking(1, dtype, s, "cuspec_reduce_rows_flat<", w < FLAT_SHAPES);
+            run_ops_taking(1, CUSPEC__AXIS_SUM, dtype, s, "cuspec_reduce_rows_flat<",
+                           w < FLAT_SHAPES);
             if (w == 1) {
                 run_case_asking(1, CUSPEC__AXIS_ARGMAX, dtype, s, VALUE);
                 run_case_asking(1, CUSPEC__AXIS_ARGMIN, dtype, s, INDEX);
