@@ -6,7 +6,7 @@
 check=$top_builddir/tests/jsonl_check
 [ -x "$check" ] || skip "tests/jsonl_check was not built"
 "$CUSPEC" devices >/dev/null 2>&1 || skip "no usable CUDA driver or device"
-plan 17
+plan 20
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$tmp/store"
@@ -29,10 +29,15 @@ json "bench transpose --json" 2 "$CUSPEC" bench transpose --dtype f32 --shape 25
 json "bench latency --json" 1 "$CUSPEC" bench latency --json
 json "run reduce --json" 1 "$CUSPEC" run reduce --n 2^16 --json
 json "tune --json" 3 "$CUSPEC" tune reduce --op sum --dtype f32 --n 2^12 --max-candidates 4 --reps 3 --json
+json "tune reduce_rows --json" 4 "$CUSPEC" tune reduce_rows --op sum,max --dtype f32 \
+    --shape 64x64 --max-candidates 4 --reps 3 --json
+grep -q '"op":"sum","rows":64,"cols":64' "$tap_out" &&
+    grep -q '"op":"max","rows":64,"cols":64' "$tap_out"
+ok $? "and names each op"
 json "tune --list --json" 1 "$CUSPEC" tune --list --json
 n=$("$check" records <"$tap_out")
-[ "$n" -eq 1 ]
-ok $? "tune --list --json has the record made ($n)"
+[ "$n" -eq 3 ]
+ok $? "tune --list --json has the records made ($n)"
 check_exit 0 "tune --quiet prints nothing" \
     "$CUSPEC" tune reduce --op sum --dtype f32 --n 2^12 --max-candidates 4 --reps 3 --quiet
 [ ! -s "$tap_out" ] && [ ! -s "$tap_err" ]

@@ -41,9 +41,11 @@ void report_item_json(const struct item *it, double copy)
     json_t *j = json_pack("{s:s,s:s}", "family", it->spec.family, "dtype", it->dtype);
     if (strcmp(it->spec.family, "reduce") == 0)
         j = cli_json_extend(j, json_pack("{s:s,s:I}", "op", it->op, "n", (json_int_t)it->spec.n));
-    else
-        j = cli_json_extend(j, json_pack("{s:n,s:I,s:I}", "op", "rows", (json_int_t)it->spec.rows,
-                                         "cols", (json_int_t)it->spec.cols));
+    else /* transposes have no op ("-" in the table) */
+        j = cli_json_extend(j, json_pack("{s:o,s:I,s:I}", "op",
+                                         strcmp(it->op, "-") ? json_string(it->op) : json_null(),
+                                         "rows", (json_int_t)it->spec.rows, "cols",
+                                         (json_int_t)it->spec.cols));
     j = cli_json_extend(j, json_pack("{s:s,s:o}", "status", states[it->state], "seconds",
                                      cli_json_real("%.3f", it->seconds)));
     if (it->state == TUNED)
