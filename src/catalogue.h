@@ -69,6 +69,12 @@ struct cuspec__family {
     /* Fits defaults v to the operation s describes: what a call without a
      * tuning record runs (NULL: the defaults serve every operation). */
     void (*fit)(struct cuspec__variant *v, const struct cuspec__spec *s);
+    /* Moves v, fitted to s by `fit`, to the record-free shape of another
+     * of the family's kernels that takes s, where there is one: 1 then, 0
+     * with v unchanged. The tuner times it beside the defaults, so that a
+     * kernel whose good shape is more than one step from the defaults' is
+     * not left unsearched (NULL: none). */
+    int (*alternative)(struct cuspec__variant *v, const struct cuspec__spec *s);
     /* Calls fn on one spec of (dtype, op) for each class of shapes and
      * alignments that `fit` tells apart, so that the defaults fitted to them
      * are every kernel a call can choose without a record; stops at and

@@ -503,6 +503,18 @@ int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec
              (unsigned long long)v->p[P_LANES] * (unsigned)v->p[P_VEC] == s->cols));
 }
 
+/* The flat kernel's shape for s, which it takes (cuspec__axis_flat_spec). */
+static void flat_shape(struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    const int rows = v->family == CUSPEC__FAM_REDUCE_ROWS;
+    v->p[P_ROWBLOCK] = rows ? 3 : 1;
+    v->p[P_BLOCK] = rows ? ROWS_FLAT_BLOCK : FLAT_BLOCK;
+    v->p[P_ITEMS] = FLAT_ITEMS;
+    v->p[P_VEC] = 16 / (int)cuspec_dtype_size(v->dtype);
+    v->p[P_LANES] = rows ? 0 : (int)(s->cols / (unsigned long long)v->p[P_VEC]);
+    v->p[P_GRID] = 0;
+}
+
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
  * a warp reads whole rows side by side, or from ITEMS to 31 vectors a row
  * (dots more than 2 x ITEMS) fewer lanes of ITEMS vectors each
@@ -528,14 +540,9 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
     if (from_record)
         return;
     const int rows = v->family == CUSPEC__FAM_REDUCE_ROWS;
-    if (cuspec__axis_flat_spec(s) && (rows || cuspec__axis_is_arg(s->op)) &&
+    if (cuspec__axis_flat_spec(s) &&
         s->rows * s->cols * cuspec_dtype_size(v->dtype) >= FLAT_BYTES) {
-        v->p[P_ROWBLOCK] = rows ? 3 : 1;
-        v->p[P_BLOCK] = rows ? ROWS_FLAT_BLOCK : FLAT_BLOCK;
-        v->p[P_ITEMS] = FLAT_ITEMS;
-        v->p[P_VEC] = 16 / (int)cuspec_dtype_size(v->dtype);
-        v->p[P_LANES] = rows ? 0 : (int)(s->cols / (unsigned long long)v->p[P_VEC]);
-        v->p[P_GRID] = 0;
+        flat_shape(v, s);
         return;
     }
     if (rows) {
@@ -566,6 +573,18 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
 static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
     cuspec__axis_fit(v, s, 0);
+}
+
+/* The flat kernel's shape where it takes s and the fit chose another
+ * kernel (under FLAT_BYTES): rows_flat's 256 x 4 x 8 is rowblock, items
+ * and lanes away from the rows kernel's short rows, more than the tuner's
+ * one-parameter steps reach from them. */
+static int flat_alternative(struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    if (!cuspec__axis_flat_spec(s) || cuspec__axis_is_flat(v))
+        return 0;
+    flat_shape(v, s);
+    return 1;
 }
 
 /* One shape of each class and of each width of short rows and narrow
@@ -636,6 +655,7 @@ const struct cuspec__family cuspec__family_reduce_rows = {
     .defaults = defaults,
     .fits = cuspec__axis_fits,
     .fit = fit_default,
+    .alternative = flat_alternative,
     .classes = classes_rows,
     .ops = &cuspec__axis_rows_ops,
 };
@@ -673,6 +693,7 @@ const struct cuspec__family cuspec__family_reduce_cols = {
     .defaults = defaults,
     .fits = cuspec__axis_fits,
     .fit = fit_default,
+    .alternative = flat_alternative,
     .classes = classes_cols,
     .ops = &cuspec__axis_cols_ops,
     .held_per_sm = held_per_sm,

@@ -325,11 +325,17 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
     prefetch(&s);
 
     /* The defaults first (the baseline), timed even when compiling the
-     * space took the whole budget, then everything or a sample. */
+     * space took the whole budget, then the family's alternative to them
+     * and everything or a sample. */
     unsigned max = (unsigned)job->opt.max_candidates;
     unsigned total = s.n < max ? s.n : max;
     choose(&s, dc);
     run_batch(&s, total, 1);
+    const struct cuspec__family *f = cuspec__family(spec->family);
+    struct cuspec__variant alt = job->def;
+    struct cand *ac = f->alternative != NULL && f->alternative(&alt, spec) ? find(&s, alt.p) : NULL;
+    if (ac != NULL && max > 1)
+        choose(&s, ac);
     if (s.n <= max) {
         for (unsigned i = 0; i < s.n; i++)
             choose(&s, &s.c[i]);

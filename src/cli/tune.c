@@ -32,6 +32,8 @@ static const char help[] =
     "64 calls), launched --reps times with the L2 flushed before each; the median\n"
     "launch's time per call (the device's, without the host's launch cost) ranks\n"
     "it. Spaces up to --max-candidates are searched exhaustively, larger ones by\n"
+    "the default, the other kernel that can take the call where there is one\n"
+    "(reduce_rows' rows_flat, reduce_cols' cols_flat, in their own shape),\n"
     "random sampling and then refinement around the fastest (one parameter moved\n"
     "at a time; where that alone is not a legal kernel, such as reduce_rows'\n"
     "rowblock without lanes=0 grid=0, the nearest legal candidate with the moved\n"
