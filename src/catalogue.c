@@ -137,6 +137,13 @@ void cuspec__variant_choose(const struct cuspec__spec *s, int arch, struct cuspe
         f->fit(v, s);
 }
 
+int cuspec__variant_alternative(const struct cuspec__spec *s, int arch, struct cuspec__variant *v)
+{
+    const struct cuspec__family *f = cuspec__family(s->family);
+    cuspec__variant_default(s->family, s->dtype, s->op, arch, v);
+    return f->alternative != NULL && f->alternative(v, s);
+}
+
 /* The choices found so far, each once. */
 #define MAX_CHOICES 64
 struct choices {

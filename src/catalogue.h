@@ -69,11 +69,11 @@ struct cuspec__family {
     /* Fits defaults v to the operation s describes: what a call without a
      * tuning record runs (NULL: the defaults serve every operation). */
     void (*fit)(struct cuspec__variant *v, const struct cuspec__spec *s);
-    /* Moves v, fitted to s by `fit`, to the record-free shape of another
-     * of the family's kernels that takes s, where there is one: 1 then, 0
-     * with v unchanged. The tuner times it beside the defaults, so that a
-     * kernel whose good shape is more than one step from the defaults' is
-     * not left unsearched (NULL: none). */
+    /* Fits v, the defaults (as `defaults` fills them), to s in the
+     * record-free shape of a kernel of the family that `fit` does not
+     * choose for s but that takes it, where there is one: 1 then, else 0.
+     * The tuner times it beside the defaults, so that a kernel whose good
+     * shape is more than one step from the fit's is searched (NULL: none). */
     int (*alternative)(struct cuspec__variant *v, const struct cuspec__spec *s);
     /* Calls fn on one spec of (dtype, op) for each class of shapes and
      * alignments that `fit` tells apart, so that the defaults fitted to them
@@ -126,6 +126,9 @@ int cuspec__variant_fits(const struct cuspec__variant *v, const struct cuspec__s
 /* The kernel a call on s runs on sm_`arch` without a tuning record: the
  * defaults, fitted to s. */
 void cuspec__variant_choose(const struct cuspec__spec *s, int arch, struct cuspec__variant *v);
+/* The family's alternative to that (its `alternative`) in *v: 1, or 0 where
+ * it has none for s. */
+int cuspec__variant_alternative(const struct cuspec__spec *s, int arch, struct cuspec__variant *v);
 
 /* Calls fn once for each kernel a call of (family, dtype, op) can choose on
  * sm_`arch` without a tuning record (the defaults fitted to every class of

@@ -503,6 +503,15 @@ int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec
              (unsigned long long)v->p[P_LANES] * (unsigned)v->p[P_VEC] == s->cols));
 }
 
+/* Whether a call without a record reads s flat: from FLAT_BYTES. */
+static int read_flat(const struct cuspec__spec *s)
+{
+    return cuspec__axis_flat_spec(s) &&
+           s->rows * s->cols * cuspec_dtype_size(s->dtype) >= FLAT_BYTES;
+}
+
+static void fit_kernels(struct cuspec__variant *v, const struct cuspec__spec *s);
+
 /* The flat kernel's shape for s, which it takes (cuspec__axis_flat_spec). */
 static void flat_shape(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
@@ -539,13 +548,16 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
 {
     if (from_record)
         return;
-    const int rows = v->family == CUSPEC__FAM_REDUCE_ROWS;
-    if (cuspec__axis_flat_spec(s) &&
-        s->rows * s->cols * cuspec_dtype_size(v->dtype) >= FLAT_BYTES) {
+    if (read_flat(s))
         flat_shape(v, s);
-        return;
-    }
-    if (rows) {
+    else
+        fit_kernels(v, s);
+}
+
+/* The fit but for the flat kernels. */
+static void fit_kernels(struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
         const unsigned long long need = across(s, (unsigned)v->p[P_VEC]);
         const size_t size = cuspec_dtype_size(v->dtype);
         int cls = cuspec__axis_class(v->family, s->op, cuspec__log2_floor(s->rows),
@@ -575,15 +587,18 @@ static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
     cuspec__axis_fit(v, s, 0);
 }
 
-/* The flat kernel's shape where it takes s and the fit chose another
- * kernel (under FLAT_BYTES): rows_flat's 256 x 4 x 8 is rowblock, items
- * and lanes away from the rows kernel's short rows, more than the tuner's
- * one-parameter steps reach from them. */
+/* Where a flat kernel takes s, the kernel the fit does not choose: the
+ * flat one under FLAT_BYTES, the other from there. rows_flat's 256 x 4 x 8
+ * is rowblock, items and lanes away from the rows kernel's short rows, more
+ * than the tuner's one-parameter steps reach from either. */
 static int flat_alternative(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
-    if (!cuspec__axis_flat_spec(s) || cuspec__axis_is_flat(v))
+    if (!cuspec__axis_flat_spec(s))
         return 0;
-    flat_shape(v, s);
+    if (read_flat(s))
+        fit_kernels(v, s);
+    else
+        flat_shape(v, s);
     return 1;
 }
 

@@ -86,6 +86,7 @@ int cuspec__tune(cuspec_ctx *ctx, const cuspec_tune_spec *pub, const cuspec_tune
     job.opt.reps = job.opt.reps > 0 ? job.opt.reps : 15;
     job.device = ctx->device_id;
     cuspec__variant_choose(&job.spec, ctx->arch, &job.def);
+    job.has_alt = cuspec__variant_alternative(&job.spec, ctx->arch, &job.alt);
 
     /* Already searched with at least this candidate limit: nothing to do
      * but keep the record findable. */

@@ -1,7 +1,7 @@
 /* The tuner's search: exhaustive over small spaces; over large ones the
- * default, a random sample, then local refinement around the best, within a
- * candidate count and a time budget. Every timed candidate is logged in the
- * store at once, so an interrupted run resumes where it stopped. */
+ * default, the family's alternative to it, a random sample, then local
+ * refinement around the best, within a candidate count and a time budget. Every timed candidate is
+ * logged in the store at once, so an interrupted run resumes where it stopped. */
 #include "tune_search.h"
 #include "records.h"
 #include "catalogue.h"
@@ -331,9 +331,7 @@ int cuspec__tune_search(const struct cuspec__tune_job *job, const struct cuspec_
     unsigned total = s.n < max ? s.n : max;
     choose(&s, dc);
     run_batch(&s, total, 1);
-    const struct cuspec__family *f = cuspec__family(spec->family);
-    struct cuspec__variant alt = job->def;
-    struct cand *ac = f->alternative != NULL && f->alternative(&alt, spec) ? find(&s, alt.p) : NULL;
+    struct cand *ac = job->has_alt ? find(&s, job->alt.p) : NULL;
     if (ac != NULL && max > 1)
         choose(&s, ac);
     if (s.n <= max) {

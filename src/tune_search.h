@@ -24,6 +24,8 @@ struct cuspec__tune_job {
     struct cuspec__spec spec;
     double bytes;               /* moved per call, for GB/s */
     struct cuspec__variant def; /* what a call uses without a record: the baseline */
+    struct cuspec__variant alt; /* the family's alternative to it, where has_alt */
+    int has_alt;
     cuspec_tune_options opt;
 };
 

@@ -942,8 +942,8 @@ TEST(selection_covers_every_shape_class)
         cuspec__family_choices(R, CUSPEC_U32, op, 90, add_kernel, &k);
         CHECK_UINT_EQ(k.n, 5); /* but dots: rows_flat's too */
         /* short rows of 1, 2, 4 or 32 lanes (dots also 8), a warp, the
-         * block; argmin/argmax of 1024-column rows 8 (long_lanes); but
-         * dots not 4: their rows of 16 vectors are rows_flat's */
+         * block; argmin/argmax of 1024-column rows 8 (long_lanes); every
+         * op but dot without 4: its rows of 16 vectors are rows_flat's */
         const unsigned lanes = 1u | 2u << 0 | 2u << 1 | 2u << 2 | 2u << 5;
         CHECK_UINT_EQ(k.lanes, dot   ? lanes | 2u << 3
                                : arg ? (lanes & ~(2u << 2)) | 2u << 3
