@@ -510,8 +510,6 @@ static int read_flat(const struct cuspec__spec *s)
            s->rows * s->cols * cuspec_dtype_size(s->dtype) >= FLAT_BYTES;
 }
 
-static void fit_kernels(struct cuspec__variant *v, const struct cuspec__spec *s);
-
 /* The flat kernel's shape for s, which it takes (cuspec__axis_flat_spec). */
 static void flat_shape(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
@@ -522,6 +520,34 @@ static void flat_shape(struct cuspec__variant *v, const struct cuspec__spec *s)
     v->p[P_VEC] = 16 / (int)cuspec_dtype_size(v->dtype);
     v->p[P_LANES] = rows ? 0 : (int)(s->cols / (unsigned long long)v->p[P_VEC]);
     v->p[P_GRID] = 0;
+}
+
+/* The fit but for the flat kernels (cuspec__axis_fit's rules). */
+static void fit_kernels(struct cuspec__variant *v, const struct cuspec__spec *s)
+{
+    if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
+        const unsigned long long need = across(s, (unsigned)v->p[P_VEC]);
+        const size_t size = cuspec_dtype_size(v->dtype);
+        int cls = cuspec__axis_class(v->family, s->op, cuspec__log2_floor(s->rows),
+                                     cuspec__log2_floor(s->cols), size);
+        v->p[P_ROWBLOCK] = cls == 4 ? 1 : few_long_rows(s, cls) ? 2 : 0;
+        if (cls == 4) {
+            const int wide = !cuspec__axis_is_arg(s->op) && size == 4 &&
+                             s->cols * size >= ROWBLOCK_WIDE_BYTES;
+            v->p[P_BLOCK] = wide ? 256 : 128;
+            v->p[P_ITEMS] = wide ? 4 : 2;
+        }
+        v->p[P_LANES] = cls == 1   ? short_lanes(v, s->op, need)
+                        : cls == 2 ? long_lanes(s, need)
+                                   : 0;
+        if ((cls == 1 && short_pairs(v, s->op, need)) || rows_dot_pairs(s->op, cls))
+            v->p[P_ITEMS] = 2;
+        if (v->p[P_ROWBLOCK] == 2 && cuspec__axis_is_arg(s->op) &&
+            s->rows >= SPLIT_ARGS_NARROW_FROM && s->rows <= SPLIT_ARGS_NARROW_TO)
+            v->p[P_BLOCK] = 128;
+        return;
+    }
+    fit_columns(v, s);
 }
 
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
@@ -552,34 +578,6 @@ void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, i
         flat_shape(v, s);
     else
         fit_kernels(v, s);
-}
-
-/* The fit but for the flat kernels. */
-static void fit_kernels(struct cuspec__variant *v, const struct cuspec__spec *s)
-{
-    if (v->family == CUSPEC__FAM_REDUCE_ROWS) {
-        const unsigned long long need = across(s, (unsigned)v->p[P_VEC]);
-        const size_t size = cuspec_dtype_size(v->dtype);
-        int cls = cuspec__axis_class(v->family, s->op, cuspec__log2_floor(s->rows),
-                                     cuspec__log2_floor(s->cols), size);
-        v->p[P_ROWBLOCK] = cls == 4 ? 1 : few_long_rows(s, cls) ? 2 : 0;
-        if (cls == 4) {
-            const int wide = !cuspec__axis_is_arg(s->op) && size == 4 &&
-                             s->cols * size >= ROWBLOCK_WIDE_BYTES;
-            v->p[P_BLOCK] = wide ? 256 : 128;
-            v->p[P_ITEMS] = wide ? 4 : 2;
-        }
-        v->p[P_LANES] = cls == 1   ? short_lanes(v, s->op, need)
-                        : cls == 2 ? long_lanes(s, need)
-                                   : 0;
-        if ((cls == 1 && short_pairs(v, s->op, need)) || rows_dot_pairs(s->op, cls))
-            v->p[P_ITEMS] = 2;
-        if (v->p[P_ROWBLOCK] == 2 && cuspec__axis_is_arg(s->op) &&
-            s->rows >= SPLIT_ARGS_NARROW_FROM && s->rows <= SPLIT_ARGS_NARROW_TO)
-            v->p[P_BLOCK] = 128;
-        return;
-    }
-    fit_columns(v, s);
 }
 
 static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
