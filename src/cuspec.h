@@ -652,10 +652,11 @@ typedef struct cuspec_tune_progress {
 typedef struct cuspec_tune_options {
     double budget_s;          /* search time per spec, seconds (0: no limit) */
     int max_candidates;       /* 0: 48. Spaces up to this size are searched exhaustively;
-                                 larger ones by the defaults, the other of the flat and
-                                 the other kernel where a flat one takes the call
-                                 (reduce_rows, reduce_cols), random sampling and local
-                                 refinement */
+                                 larger ones by the defaults, then (reduce_rows,
+                                 reduce_cols, where a flat kernel takes the call) the
+                                 one of the flat and non-flat kernels the defaults did
+                                 not pick, in the shape a call without a record gives
+                                 it, then random sampling and local refinement */
     int top;                  /* re-time the best K to confirm the winner (0: 3) */
     int reps;                 /* timed graph launches per candidate (0: 15) */
     int force;                /* re-time candidates a previous run already timed */

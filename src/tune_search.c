@@ -1,7 +1,8 @@
 /* The tuner's search: exhaustive over small spaces; over large ones the
  * default, the family's alternative to it, a random sample, then local
- * refinement around the best, within a candidate count and a time budget. Every timed candidate is
- * logged in the store at once, so an interrupted run resumes where it stopped. */
+ * refinement around the best, within a candidate count and a time budget.
+ * Every timed candidate is logged in the store at once, so an interrupted
+ * run resumes where it stopped. */
 #include "tune_search.h"
 #include "records.h"
 #include "catalogue.h"

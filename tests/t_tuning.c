@@ -1065,6 +1065,12 @@ TEST(search_times_the_familys_alternative_to_the_defaults)
     s = (struct cuspec__spec){
         .family = C, .op = CUSPEC_ARGMAX, .dtype = CUSPEC_I32, .rows = 1 << 16, .cols = 32};
     search_finds_the_alternative(&s, "cuspec_reduce_cols_flat<int, 4, 512, 4, 8>");
+    s.rows = 1 << 17; /* 16 MB: cols_flat's, the columns kernel the other */
+    search_finds_the_alternative(&s, "cuspec_reduce_cols<int, 4, 512, 2, 8>");
+    s.rows = (1 << 17) - 1;
+    CHECK(cuspec__variant_alternative(&s, 90, &v));
+    CHECK_INT_EQ(v.p[param_of(&cuspec__family_reduce_cols, "flat")], 1);
+    s.rows = 1 << 16;
     CHECK(cuspec__variant_alternative(&s, 90, &v));
     CHECK_INT_EQ(v.p[param_of(&cuspec__family_reduce_cols, "tx")], 8);
     s.ld_in = 36; /* rows apart */
