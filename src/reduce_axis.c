@@ -550,6 +550,15 @@ static void fit_kernels(struct cuspec__variant *v, const struct cuspec__spec *s)
     fit_columns(v, s);
 }
 
+/* v fitted to s read flat (flat_shape) or not (fit_kernels). */
+static void fit_reading(struct cuspec__variant *v, const struct cuspec__spec *s, int flat)
+{
+    if (flat)
+        flat_shape(v, s);
+    else
+        fit_kernels(v, s);
+}
+
 /* Rows: short rows take the fewest lanes whose vectors cover a row, so that
  * a warp reads whole rows side by side, or from ITEMS to 31 vectors a row
  * (dots more than 2 x ITEMS) fewer lanes of ITEMS vectors each
@@ -572,12 +581,8 @@ static void fit_kernels(struct cuspec__variant *v, const struct cuspec__spec *s)
  * (but dot, which it does not take) by cuspec_reduce_rows_flat. */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
-    if (from_record)
-        return;
-    if (read_flat(s))
-        flat_shape(v, s);
-    else
-        fit_kernels(v, s);
+    if (!from_record)
+        fit_reading(v, s, read_flat(s));
 }
 
 static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
@@ -593,10 +598,7 @@ static int flat_alternative(struct cuspec__variant *v, const struct cuspec__spec
 {
     if (!cuspec__axis_flat_spec(s))
         return 0;
-    if (read_flat(s))
-        fit_kernels(v, s);
-    else
-        flat_shape(v, s);
+    fit_reading(v, s, !read_flat(s));
     return 1;
 }
 
