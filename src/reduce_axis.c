@@ -451,14 +451,16 @@ static int column_a_thread(const struct cuspec__variant *v, const struct cuspec_
 }
 
 /* Columns' argmin/argmax read flat (cuspec_reduce_cols_flat) from
- * FLAT_BYTES: blocks of 512 (one an SM, by its registers) with 8 loads of
- * 16 bytes in flight (docs/experiments/reduce_axis.md: "Columns' argmin/
- * argmax of a few contiguous columns as a flat array", "cols_flat in blocks
- * of 512"); rows' sums, min, max, argmin and argmax (cuspec_reduce_rows_flat)
- * in blocks of 256 (3 an SM, by their registers) of 8 loads, 2 groups of 4
- * vectors of a row ("Rows' argmax of short contiguous rows as a flat
- * array", "Rows' flat sums, min and max"). */
+ * FLAT_ARG_BYTES: blocks of 512 (one an SM, by its registers) with 8 loads
+ * of 16 bytes in flight (docs/experiments/reduce_axis.md: "Columns'
+ * argmin/argmax of a few contiguous columns as a flat array", "cols_flat in
+ * blocks of 512"); rows' argmin and argmax from FLAT_ARG_BYTES, sums, min
+ * and max from FLAT_BYTES (cuspec_reduce_rows_flat) in blocks of 256 (3 an
+ * SM, by their registers) of 8 loads, 2 groups of 4 vectors of a row
+ * ("Rows' argmax of short contiguous rows as a flat array", "Rows' flat
+ * sums, min and max", "argmin/argmax read flat from 1 MB"). */
 #define FLAT_BYTES (16ULL << 20)
+#define FLAT_ARG_BYTES (1ULL << 20)
 #define FLAT_BLOCK 512
 #define FLAT_ITEMS 8
 #define ROWS_FLAT_BLOCK 256
@@ -503,11 +505,13 @@ int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec
              (unsigned long long)v->p[P_LANES] * (unsigned)v->p[P_VEC] == s->cols));
 }
 
-/* Whether a call without a record reads s flat: from FLAT_BYTES. */
+/* Whether a call without a record reads s flat: argmin/argmax from
+ * FLAT_ARG_BYTES, the other ops from FLAT_BYTES. */
 static int read_flat(const struct cuspec__spec *s)
 {
     return cuspec__axis_flat_spec(s) &&
-           s->rows * s->cols * cuspec_dtype_size(s->dtype) >= FLAT_BYTES;
+           s->rows * s->cols * cuspec_dtype_size(s->dtype) >=
+               (cuspec__axis_is_arg(s->op) ? FLAT_ARG_BYTES : FLAT_BYTES);
 }
 
 /* The flat kernel's shape for s, which it takes (cuspec__axis_flat_spec). */
@@ -576,9 +580,9 @@ static void fit_reading(struct cuspec__variant *v, const struct cuspec__spec *s,
  * argmin/argmax of 4-byte elements in square matrices (square_args); f32
  * in blocks of 1024 or 512 of 8 items by the count of strips (split_strips);
  * a column a thread where rows are off the vector (column_a_thread);
- * from FLAT_BYTES, one matrix that a flat kernel takes read flat: its
- * columns' argmin/argmax by cuspec_reduce_cols_flat, its rows' every op
- * (but dot, which it does not take) by cuspec_reduce_rows_flat. */
+ * one matrix that a flat kernel takes read flat (read_flat): its columns'
+ * argmin/argmax by cuspec_reduce_cols_flat, its rows' every op (but dot,
+ * which it does not take) by cuspec_reduce_rows_flat. */
 void cuspec__axis_fit(struct cuspec__variant *v, const struct cuspec__spec *s, int from_record)
 {
     if (!from_record)
@@ -591,7 +595,7 @@ static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
 }
 
 /* Where a flat kernel takes s, the kernel the fit does not choose: the
- * flat one under FLAT_BYTES, the other from there. rows_flat's 256 x 4 x 8
+ * flat one where read_flat says no, the other where it says yes. rows_flat's 256 x 4 x 8
  * is rowblock, items and lanes away from the rows kernel's short rows, more
  * than the tuner's one-parameter steps reach from either. */
 static int flat_alternative(struct cuspec__variant *v, const struct cuspec__spec *s)

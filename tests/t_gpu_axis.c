@@ -18,9 +18,10 @@
  * 128 and 1024, scalar and vector loads, 1 and 4 items, a strided batch;
  * rows_split's argmax of 80000 rows, past a grid's 65535 along y)
  * through cuspec__axis_run, columns' argmin/argmax read flat
- * (cols_flat: f32, i32, u32 from 16 MB, late extremes, NaNs, signed
+ * (cols_flat: f32, i32, u32 from 1 MB, late extremes, NaNs, signed
  * zeros, rows off its tile; a batch refused), rows read flat (rows_flat:
- * f32, i32, u32 from 16 MB, 1 to 8 lanes a row, planted extremes, NaNs and
+ * f32, i32, u32 from 16 MB, argmin/argmax from 1 MB, 1 to 8 lanes a row,
+ * planted extremes, NaNs and
  * signed zeros; every op but dot and other blocks handed in; a batch apart
  * refused), and split
  * reductions (a rows sum and argmax, a columns argmax) captured in a CUDA
@@ -781,23 +782,23 @@ TEST(variants_sampled)
 /* ## Columns' argmin/argmax read flat (cuspec_reduce_cols_flat) */
 
 /* The ops from `first` to argmax of s through the public call (run_case),
- * and the kernel that ran: one whose name starts with `kernel` where
- * `want`, else another. */
+ * and the kernel that ran: one whose name starts with `kernel` for the ops
+ * from `taking_from` (CUSPEC__AXIS_N_OPS: none), another before them. */
 static void run_ops_taking(int rows_axis, int first, int dtype, const struct shape *s,
-                           const char *kernel, int want)
+                           const char *kernel, int taking_from)
 {
     for (int kop = first; kop <= CUSPEC__AXIS_ARGMAX; kop++) {
         run_case(rows_axis, kop, dtype, s);
         cuspec_launch_info li;
         CUSPEC_OK_(cuspec_last_launch(&li));
-        if ((strncmp(li.kernel, kernel, strlen(kernel)) == 0) != want)
+        if ((strncmp(li.kernel, kernel, strlen(kernel)) == 0) != (kop >= taking_from))
             CASE_FAIL("%s %s %zux%zu batch %zu stride %zu offset %zu ran %s", op_names[kop],
                       cuspec_dtype_name(dtype), s->rows, s->cols, s->batch, s->stride, s->offset,
                       li.kernel);
     }
 }
 
-/* One matrix of f32, i32 and u32 with ld == cols, 16-byte aligned, from 16
+/* One matrix of f32, i32 and u32 with ld == cols, 16-byte aligned, from 1
  * MB (1 to 32 vectors a row, rows off the kernel's tile too): each column's
  * extremes placed late, some twice (the first wins), f32's odd columns with
  * two NaNs (the first wins) and its even ones with -0.0 and +0.0 tied at the
@@ -810,9 +811,12 @@ TEST(cols_flat_argmin_argmax)
         {1 << 20, 4, 4, 1, 0, 0},          {1 << 20, 8, 8, 1, 0, 0},
         {(1 << 19) + 3, 16, 16, 1, 0, 0},  {(1 << 20) + 1, 32, 32, 1, 0, 0},
         {(1 << 18) + 77, 64, 64, 1, 0, 0}, {1 << 17, 128, 128, 1, 0, 0},
+        {(1 << 16) + 5, 4, 4, 1, 0, 0},    {(1 << 13) + 1, 32, 32, 1, 0, 0}, /* 1 to 16 MB */
         {1 << 20, 32, 32, 2, 1 << 25, 0}, /* a batch: the columns kernel */
         {1 << 20, 32, 32, 1, 0, 1},       /* 4-byte aligned: the columns kernel */
+        {(1 << 13) - 1, 32, 32, 1, 0, 0}, /* under 1 MB: the columns kernel */
     };
+    enum { FLAT_SHAPES = 8 };
     static const int types[] = {CUSPEC_F32, CUSPEC_I32, CUSPEC_U32};
     group_begin();
     for (size_t d = 0; d < sizeof types / sizeof *types; d++) {
@@ -848,8 +852,8 @@ TEST(cols_flat_argmin_argmax)
                               : r == s->rows - 2 ? 0.0
                                                  : -1.0 - r % 4);
             CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], n * 4));
-            /* the first six shapes are cols_flat's, the last two not */
-            run_ops_taking(0, CUSPEC__AXIS_ARGMIN, dtype, s, "cuspec_reduce_cols_flat<", w < 6);
+            run_ops_taking(0, CUSPEC__AXIS_ARGMIN, dtype, s, "cuspec_reduce_cols_flat<",
+                           w < FLAT_SHAPES ? CUSPEC__AXIS_ARGMIN : CUSPEC__AXIS_N_OPS);
             if (w == 0) {
                 run_case_asking(0, CUSPEC__AXIS_ARGMAX, dtype, s, VALUE);
                 run_case_asking(0, CUSPEC__AXIS_ARGMIN, dtype, s, INDEX);
@@ -911,13 +915,14 @@ static void plant_rows(int dtype, const struct shape *s)
         }
 }
 
-/* f32, i32 and u32 rows read flat: one matrix from 16 MB (or a batch of
- * them end to end) whose rows are 4 to 32 vectors of 16 bytes (1 to 8
- * lanes a row), contiguous and 16-byte aligned, row counts off the
- * kernel's tile, extremes planted (plant_rows). Sums, min, max, argmin and
- * argmax through the public call, which takes rows_flat there (argmin/argmax
- * also the value alone, the index alone) and the rows kernel for a batch
- * whose matrices are apart and for rows off the vector; sums, min and max
+/* f32, i32 and u32 rows read flat: one matrix from 16 MB (argmin/argmax
+ * from 1 MB; or a batch of them end to end) whose rows are 4 to 32 vectors
+ * of 16 bytes (1 to 8 lanes a row), contiguous and 16-byte aligned, row
+ * counts off the kernel's tile, extremes planted (plant_rows). Sums, min,
+ * max, argmin and argmax through the public call, which takes rows_flat
+ * there (argmin/argmax also the value alone, the index alone) and the rows
+ * kernel for a batch whose matrices are apart, for rows off the vector and
+ * under those sizes; sums, min and max
  * handed in, and argmin/argmax in other blocks and items; handed in for a
  * batch apart, refused. */
 TEST(rows_flat_every_op)
@@ -928,10 +933,13 @@ TEST(rows_flat_every_op)
         {(1 << 16) + 77, 64, 64, 1, 0, 0},       /* 4 */
         {(1 << 15) + 5, 128, 128, 1, 0, 0},      /* 8 */
         {1 << 17, 32, 32, 2, 32 << 17, 0},       /* a batch end to end */
+        {(1 << 14) + 3, 32, 32, 1, 0, 0},        /* 2 MB: argmin/argmax alone */
+        {(1 << 12) + 1, 64, 64, 1, 0, 0},        /* 1 MB */
         {1 << 17, 32, 32, 2, (32 << 17) + 4, 0}, /* matrices apart: the rows kernel */
         {1 << 18, 32, 32, 1, 0, 1},              /* 4-byte aligned: the rows kernel */
+        {(1 << 12) - 1, 64, 64, 1, 0, 0},        /* under 1 MB: the rows kernel */
     };
-    enum { FLAT_SHAPES = 5 };
+    enum { FLAT_SHAPES = 7, WHOLE_FLAT = 5 };
     static const int types[] = {CUSPEC_F32, CUSPEC_I32, CUSPEC_U32};
     static const int others[] = {CUSPEC__AXIS_SUM, CUSPEC__AXIS_MIN, CUSPEC__AXIS_MAX};
     static const int shapes_of[][2] = {{128, 4}, {512, 8}, {256, 4}}; /* block, items */
@@ -951,7 +959,9 @@ TEST(rows_flat_every_op)
             plant_rows(dtype, s);
             CU_OK(drv->cuMemcpyHtoD(d_in[0], h_in[0], n * 4));
             run_ops_taking(1, CUSPEC__AXIS_SUM, dtype, s, "cuspec_reduce_rows_flat<",
-                           w < FLAT_SHAPES);
+                           w < WHOLE_FLAT    ? CUSPEC__AXIS_SUM
+                           : w < FLAT_SHAPES ? CUSPEC__AXIS_ARGMIN
+                                             : CUSPEC__AXIS_N_OPS);
             if (w == 1) {
                 run_case_asking(1, CUSPEC__AXIS_ARGMAX, dtype, s, VALUE);
                 run_case_asking(1, CUSPEC__AXIS_ARGMIN, dtype, s, INDEX);
