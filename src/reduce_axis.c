@@ -451,16 +451,16 @@ static int column_a_thread(const struct cuspec__variant *v, const struct cuspec_
 }
 
 /* Columns' argmin/argmax read flat (cuspec_reduce_cols_flat) from
- * FLAT_ARG_BYTES: blocks of 512 (one an SM, by its registers) with 8 loads
+ * FLAT_COLS_BYTES: blocks of 512 (one an SM, by its registers) with 8 loads
  * of 16 bytes in flight (docs/experiments/reduce_axis.md: "Columns'
  * argmin/argmax of a few contiguous columns as a flat array", "cols_flat in
- * blocks of 512"); rows' argmin and argmax from FLAT_ARG_BYTES, sums, min
- * and max from FLAT_BYTES (cuspec_reduce_rows_flat) in blocks of 256 (3 an
- * SM, by their registers) of 8 loads, 2 groups of 4 vectors of a row
- * ("Rows' argmax of short contiguous rows as a flat array", "Rows' flat
- * sums, min and max", "argmin/argmax read flat from 1 MB"). */
+ * blocks of 512"); rows' argmin and argmax at every size, sums, min and max
+ * from FLAT_BYTES (cuspec_reduce_rows_flat) in blocks of 256 (3 an SM, by
+ * their registers) of 8 loads, 2 groups of 4 vectors of a row ("Rows'
+ * argmax of short contiguous rows as a flat array", "Rows' flat sums, min
+ * and max", "argmin/argmax read flat from 1 MB, and under 1 MB"). */
 #define FLAT_BYTES (16ULL << 20)
-#define FLAT_ARG_BYTES (1ULL << 20)
+#define FLAT_COLS_BYTES (128ULL << 10)
 #define FLAT_BLOCK 512
 #define FLAT_ITEMS 8
 #define ROWS_FLAT_BLOCK 256
@@ -505,13 +505,17 @@ int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec
              (unsigned long long)v->p[P_LANES] * (unsigned)v->p[P_VEC] == s->cols));
 }
 
-/* Whether a call without a record reads s flat: argmin/argmax from
- * FLAT_ARG_BYTES, the other ops from FLAT_BYTES. */
+/* Whether a call without a record reads s flat: rows' argmin/argmax
+ * always, their other ops from FLAT_BYTES, columns' (argmin/argmax alone)
+ * from FLAT_COLS_BYTES. */
 static int read_flat(const struct cuspec__spec *s)
 {
-    return cuspec__axis_flat_spec(s) &&
-           s->rows * s->cols * cuspec_dtype_size(s->dtype) >=
-               (cuspec__axis_is_arg(s->op) ? FLAT_ARG_BYTES : FLAT_BYTES);
+    if (!cuspec__axis_flat_spec(s))
+        return 0;
+    const unsigned long long bytes = s->rows * s->cols * cuspec_dtype_size(s->dtype);
+    if (s->family == CUSPEC__FAM_REDUCE_COLS)
+        return bytes >= FLAT_COLS_BYTES;
+    return cuspec__axis_is_arg(s->op) || bytes >= FLAT_BYTES;
 }
 
 /* The flat kernel's shape for s, which it takes (cuspec__axis_flat_spec). */

@@ -535,13 +535,13 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F32, 1 << 20, 33).p[P_LANES], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F64, 1 << 20, 32).p[P_LANES], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F64, 1 << 20, 16).p[P_LANES], 8);
-    /* argmin/argmax the same (under 1 MB of 4-byte elements: rows_flat
-     * takes those rows from there) */
-    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 12, 32).p[P_LANES], 2);
+    /* argmin/argmax the same (rows of 4 to 32 whole vectors of 4-byte
+     * elements end to end are rows_flat's: here a row apart) */
+    CHECK_INT_EQ(chosen_ld(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 12, 32, 36).p[P_LANES], 2);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F16, 1 << 20, 32).p[P_LANES], 1);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 100).p[P_LANES], 8);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 127).p[P_LANES], 32);
-    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 12, 16).p[P_LANES], 1);
+    CHECK_INT_EQ(chosen_ld(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 12, 16, 20).p[P_LANES], 1);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 9).p[P_LANES], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 7).p[P_LANES], 2);
     /* many long rows' argmin/argmax (16384 or more): 4 lanes to 64
@@ -573,9 +573,9 @@ TEST(selection_covers_every_shape_class)
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_F64, 1 << 20, 17).p[P_ITEMS], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_DOT, CUSPEC_I16, 1 << 20, 8).p[P_ITEMS], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_F32, 1 << 20, 17).p[P_ITEMS], 2);
-    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 1 << 12, 16).p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen_ld(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F32, 1 << 12, 16, 20).p[P_ITEMS], 4);
     CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMIN, CUSPEC_F64, 1 << 20, 9).p[P_ITEMS], 2);
-    CHECK_INT_EQ(chosen_op(R, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 12, 32).p[P_ITEMS], 4);
+    CHECK_INT_EQ(chosen_ld(R, CUSPEC__AXIS_ARGMAX, CUSPEC_I32, 1 << 12, 32, 36).p[P_ITEMS], 4);
     /* dots of long rows in the rows kernel 2 items too, every dtype: a warp
      * a row (2048 or more rows of under 4 KB an input) or the block (fewer);
      * their sums and argmin/argmax 4, and rows_block's dots its own */
@@ -1194,12 +1194,13 @@ TEST(tuning_space_holds_every_default)
 }
 
 /* The flat kernels take one matrix of 4-byte elements whose rows are
- * contiguous, 16-byte aligned 16-byte vectors (a power of two), argmin/argmax
- * from 1 MB, other ops from 16 MB: cols_flat argmin/argmax of 1 to 32 a
- * row, 512 x 4 x 8 with tx the vectors a row; rows_flat every op but dot of
- * 4 to 32, or a batch of them end to end, 256 x 4 x 8 with lanes and grid 0
- * (its buckets are flat: their records are its or the rows kernel's).
- * Smaller, the shape is still one they take, for the tuner. */
+ * contiguous, 16-byte aligned 16-byte vectors (a power of two): cols_flat
+ * argmin/argmax of 1 to 32 a row from 128 KB, 512 x 4 x 8 with tx the
+ * vectors a row; rows_flat argmin/argmax of 4 to 32 at every size and its
+ * other ops but dot from 16 MB, or a batch of them end to end, 256 x 4 x 8
+ * with lanes and grid 0 (its buckets are flat: their records are its or
+ * the rows kernel's). Smaller, the shape is still one they take, for the
+ * tuner. */
 TEST(flat_kernels_take_their_shapes)
 {
     const int R = CUSPEC__FAM_REDUCE_ROWS, C = CUSPEC__FAM_REDUCE_COLS;
@@ -1211,9 +1212,10 @@ TEST(flat_kernels_take_their_shapes)
         {AMAX, CUSPEC_F32, (1 << 20) - 1, 4, 0, 0, {0, 1}, {0, 1}},
         {AMIN, CUSPEC_I32, 1 << 20, 16, 0, 4, {1, 1}, {1, 1}},
         {AMAX, CUSPEC_F32, 1 << 19, 64, 64, 0, {1, 1}, {1, 1}},
-        {AMAX, CUSPEC_F32, (1 << 13) - 1, 32, 0, 0, {0, 0}, {1, 1}}, /* under 1 MB */
-        {AMIN, CUSPEC_U32, 1 << 13, 32, 0, 0, {1, 1}, {1, 1}},       /* 1 MB */
-        {AMAX, CUSPEC_I32, 1 << 16, 4, 0, 0, {0, 1}, {0, 1}},
+        {AMAX, CUSPEC_F32, (1 << 10) - 1, 32, 0, 0, {1, 0}, {1, 1}}, /* under 128 KB */
+        {AMIN, CUSPEC_U32, 1 << 10, 32, 0, 0, {1, 1}, {1, 1}},       /* 128 KB */
+        {AMAX, CUSPEC_I32, 1 << 13, 4, 0, 0, {0, 1}, {0, 1}},
+        {AMIN, CUSPEC_F32, 1, 16, 0, 0, {1, 0}, {1, 1}},                         /* a row */
         {CUSPEC__AXIS_SUM, CUSPEC_F32, (1 << 18) - 1, 16, 0, 0, {0, 0}, {1, 0}}, /* under 16 MB */
         {CUSPEC__AXIS_MAX, CUSPEC_F32, 1 << 18, 16, 0, 0, {1, 0}, {1, 0}},       /* 16 MB */
         {AMAX, CUSPEC_F32, 1 << 21, 8, 0, 0, {0, 1}, {0, 1}},   /* 2 vectors a row */

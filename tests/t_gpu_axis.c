@@ -18,10 +18,10 @@
  * 128 and 1024, scalar and vector loads, 1 and 4 items, a strided batch;
  * rows_split's argmax of 80000 rows, past a grid's 65535 along y)
  * through cuspec__axis_run, columns' argmin/argmax read flat
- * (cols_flat: f32, i32, u32 from 1 MB, late extremes, NaNs, signed
+ * (cols_flat: f32, i32, u32 from 128 KB, late extremes, NaNs, signed
  * zeros, rows off its tile; a batch refused), rows read flat (rows_flat:
- * f32, i32, u32 from 16 MB, argmin/argmax from 1 MB, 1 to 8 lanes a row,
- * planted extremes, NaNs and
+ * f32, i32, u32 from 16 MB, argmin/argmax at every size, 1 to 8 lanes a
+ * row, planted extremes, NaNs and
  * signed zeros; every op but dot and other blocks handed in; a batch apart
  * refused), and split
  * reductions (a rows sum and argmax, a columns argmax) captured in a CUDA
@@ -798,8 +798,8 @@ static void run_ops_taking(int rows_axis, int first, int dtype, const struct sha
     }
 }
 
-/* One matrix of f32, i32 and u32 with ld == cols, 16-byte aligned, from 1
- * MB (1 to 32 vectors a row, rows off the kernel's tile too): each column's
+/* One matrix of f32, i32 and u32 with ld == cols, 16-byte aligned, from 128
+ * KB (1 to 32 vectors a row, rows off the kernel's tile too): each column's
  * extremes placed late, some twice (the first wins), f32's odd columns with
  * two NaNs (the first wins) and its even ones with -0.0 and +0.0 tied at the
  * top; the value alone and the index alone; the same matrix in a batch of
@@ -811,10 +811,10 @@ TEST(cols_flat_argmin_argmax)
         {1 << 20, 4, 4, 1, 0, 0},          {1 << 20, 8, 8, 1, 0, 0},
         {(1 << 19) + 3, 16, 16, 1, 0, 0},  {(1 << 20) + 1, 32, 32, 1, 0, 0},
         {(1 << 18) + 77, 64, 64, 1, 0, 0}, {1 << 17, 128, 128, 1, 0, 0},
-        {(1 << 16) + 5, 4, 4, 1, 0, 0},    {(1 << 13) + 1, 32, 32, 1, 0, 0}, /* 1 to 16 MB */
+        {(1 << 16) + 5, 4, 4, 1, 0, 0},    {(1 << 10) + 1, 32, 32, 1, 0, 0}, /* 128 KB to 16 MB */
         {1 << 20, 32, 32, 2, 1 << 25, 0}, /* a batch: the columns kernel */
         {1 << 20, 32, 32, 1, 0, 1},       /* 4-byte aligned: the columns kernel */
-        {(1 << 13) - 1, 32, 32, 1, 0, 0}, /* under 1 MB: the columns kernel */
+        {(1 << 10) - 1, 32, 32, 1, 0, 0}, /* under 128 KB: the columns kernel */
     };
     enum { FLAT_SHAPES = 8 };
     static const int types[] = {CUSPEC_F32, CUSPEC_I32, CUSPEC_U32};
@@ -915,14 +915,14 @@ static void plant_rows(int dtype, const struct shape *s)
         }
 }
 
-/* f32, i32 and u32 rows read flat: one matrix from 16 MB (argmin/argmax
- * from 1 MB; or a batch of them end to end) whose rows are 4 to 32 vectors
- * of 16 bytes (1 to 8 lanes a row), contiguous and 16-byte aligned, row
- * counts off the kernel's tile, extremes planted (plant_rows). Sums, min,
- * max, argmin and argmax through the public call, which takes rows_flat
- * there (argmin/argmax also the value alone, the index alone) and the rows
- * kernel for a batch whose matrices are apart, for rows off the vector and
- * under those sizes; sums, min and max
+/* f32, i32 and u32 rows read flat: one matrix (or a batch of them end to
+ * end) whose rows are 4 to 32 vectors of 16 bytes (1 to 8 lanes a row),
+ * contiguous and 16-byte aligned, row counts off the kernel's tile,
+ * extremes planted (plant_rows). Sums, min, max, argmin and argmax through
+ * the public call, which takes rows_flat there from 16 MB, for argmin and
+ * argmax at every size (also the value alone, the index alone), and the
+ * rows kernel for a batch whose matrices are apart, for rows off the
+ * vector and sums, min and max under 16 MB; sums, min and max
  * handed in, and argmin/argmax in other blocks and items; handed in for a
  * batch apart, refused. */
 TEST(rows_flat_every_op)
@@ -935,11 +935,11 @@ TEST(rows_flat_every_op)
         {1 << 17, 32, 32, 2, 32 << 17, 0},       /* a batch end to end */
         {(1 << 14) + 3, 32, 32, 1, 0, 0},        /* 2 MB: argmin/argmax alone */
         {(1 << 12) + 1, 64, 64, 1, 0, 0},        /* 1 MB */
+        {5, 16, 16, 1, 0, 0},                    /* 5 rows */
         {1 << 17, 32, 32, 2, (32 << 17) + 4, 0}, /* matrices apart: the rows kernel */
         {1 << 18, 32, 32, 1, 0, 1},              /* 4-byte aligned: the rows kernel */
-        {(1 << 12) - 1, 64, 64, 1, 0, 0},        /* under 1 MB: the rows kernel */
     };
-    enum { FLAT_SHAPES = 7, WHOLE_FLAT = 5 };
+    enum { FLAT_SHAPES = 8, WHOLE_FLAT = 5 };
     static const int types[] = {CUSPEC_F32, CUSPEC_I32, CUSPEC_U32};
     static const int others[] = {CUSPEC__AXIS_SUM, CUSPEC__AXIS_MIN, CUSPEC__AXIS_MAX};
     static const int shapes_of[][2] = {{128, 4}, {512, 8}, {256, 4}}; /* block, items */

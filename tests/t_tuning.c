@@ -1050,8 +1050,9 @@ static void search_finds_the_alternative(const struct cuspec__spec *spec, const 
  * one the defaults do not choose (rows_flat's 256 x 4 x 8 is rowblock,
  * items and lanes away from the rows kernel's short rows): for sums,
  * rows_flat under 16 MB, the rows kernel from there; for argmin/argmax the
- * same from 1 MB, and cols_flat under it. None where the flat kernel does
- * not take the call, nor for whole arrays. */
+ * rows kernel at every size; cols_flat under 128 KB, the columns kernel
+ * from there. None where the flat kernel does not take the call, nor for
+ * whole arrays. */
 TEST(search_times_the_familys_alternative_to_the_defaults)
 {
     const int R = CUSPEC__FAM_REDUCE_ROWS, C = CUSPEC__FAM_REDUCE_COLS;
@@ -1064,19 +1065,20 @@ TEST(search_times_the_familys_alternative_to_the_defaults)
     CHECK(cuspec__variant_alternative(&s, 90, &v));
     CHECK_INT_EQ(v.p[rows_param("lanes")], 2);
     s.op = CUSPEC_ARGMAX;
-    s.rows = (1 << 13) - 1; /* under 1 MB: the rows kernel's, rows_flat the other */
-    search_finds_the_alternative(&s, "cuspec_reduce_rows_flat<float, 4, 256, 4, 8>");
-    s.rows = 1 << 13;
+    s.rows = 1 << 12; /* argmin/argmax: rows_flat's at every size, the rows kernel the other */
     search_finds_the_alternative(&s, "cuspec_reduce_rows<float, 4, 256, 4, 2>");
     s = (struct cuspec__spec){
-        .family = C, .op = CUSPEC_ARGMAX, .dtype = CUSPEC_I32, .rows = 1 << 12, .cols = 32};
+        .family = C, .op = CUSPEC_ARGMAX, .dtype = CUSPEC_I32, .rows = 1 << 9, .cols = 32};
     search_finds_the_alternative(&s, "cuspec_reduce_cols_flat<int, 4, 512, 4, 8>");
-    s.rows = 1 << 13; /* 1 MB: cols_flat's, the columns kernel the other */
-    search_finds_the_alternative(&s, "cuspec_reduce_cols<int, 4, 512, 2, 8>");
-    s.rows = (1 << 13) - 1;
+    s.rows = 1 << 10; /* 128 KB: cols_flat's, the columns kernel the other */
+    CHECK(cuspec__variant_alternative(&s, 90, &v));
+    CHECK_INT_EQ(v.p[param_of(&cuspec__family_reduce_cols, "flat")], 0);
+    s.rows = (1 << 10) - 1;
     CHECK(cuspec__variant_alternative(&s, 90, &v));
     CHECK_INT_EQ(v.p[param_of(&cuspec__family_reduce_cols, "flat")], 1);
-    s.rows = 1 << 12;
+    s.rows = 1 << 13;
+    search_finds_the_alternative(&s, "cuspec_reduce_cols<int, 4, 512, 2, 8>");
+    s.rows = 1 << 9;
     CHECK(cuspec__variant_alternative(&s, 90, &v));
     CHECK_INT_EQ(v.p[param_of(&cuspec__family_reduce_cols, "tx")], 8);
     s.ld_in = 36; /* rows apart */
