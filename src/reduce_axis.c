@@ -599,9 +599,10 @@ static void fit_default(struct cuspec__variant *v, const struct cuspec__spec *s)
 }
 
 /* Where a flat kernel takes s, the kernel the fit does not choose: the
- * flat one where read_flat says no, the other where it says yes. rows_flat's 256 x 4 x 8
- * is rowblock, items and lanes away from the rows kernel's short rows, more
- * than the tuner's one-parameter steps reach from either. */
+ * flat one where read_flat says no, the other where it says yes.
+ * rows_flat's 256 x 4 x 8 is rowblock, items and lanes away from the rows
+ * kernel's short rows, more than the tuner's one-parameter steps reach
+ * from either. */
 static int flat_alternative(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
     if (!cuspec__axis_flat_spec(s))
