@@ -451,16 +451,17 @@ static int column_a_thread(const struct cuspec__variant *v, const struct cuspec_
 }
 
 /* Columns' argmin/argmax read flat (cuspec_reduce_cols_flat) from
- * FLAT_COLS_BYTES: blocks of 512 (one an SM, by its registers) with 8 loads
+ * COLS_FLAT_BYTES: blocks of 512 (one an SM, by its registers) with 8 loads
  * of 16 bytes in flight (docs/experiments/reduce_axis.md: "Columns'
  * argmin/argmax of a few contiguous columns as a flat array", "cols_flat in
- * blocks of 512"); rows' argmin and argmax at every size, sums, min and max
- * from FLAT_BYTES (cuspec_reduce_rows_flat) in blocks of 256 (3 an SM, by
- * their registers) of 8 loads, 2 groups of 4 vectors of a row ("Rows'
- * argmax of short contiguous rows as a flat array", "Rows' flat sums, min
- * and max", "argmin/argmax read flat from 1 MB, and under 1 MB"). */
-#define FLAT_BYTES (16ULL << 20)
-#define FLAT_COLS_BYTES (128ULL << 10)
+ * blocks of 512"); rows' argmin and argmax at every size, sums, min and
+ * max from ROWS_FLAT_BYTES (cuspec_reduce_rows_flat) in blocks of 256 (3
+ * an SM, by their registers) of 8 loads, 2 groups of 4 vectors of a row
+ * ("Rows' argmax of short contiguous rows as a flat array", "Rows' flat
+ * sums, min and max", "argmin/argmax read flat from 1 MB, and under 1
+ * MB"). */
+#define ROWS_FLAT_BYTES (16ULL << 20)
+#define COLS_FLAT_BYTES (128ULL << 10)
 #define FLAT_BLOCK 512
 #define FLAT_ITEMS 8
 #define ROWS_FLAT_BLOCK 256
@@ -506,16 +507,16 @@ int cuspec__axis_fits(const struct cuspec__variant *v, const struct cuspec__spec
 }
 
 /* Whether a call without a record reads s flat: rows' argmin/argmax
- * always, their other ops from FLAT_BYTES, columns' (argmin/argmax alone)
- * from FLAT_COLS_BYTES. */
+ * always, their other ops from ROWS_FLAT_BYTES, columns' (argmin/argmax
+ * alone) from COLS_FLAT_BYTES. */
 static int read_flat(const struct cuspec__spec *s)
 {
     if (!cuspec__axis_flat_spec(s))
         return 0;
     const unsigned long long bytes = s->rows * s->cols * cuspec_dtype_size(s->dtype);
     if (s->family == CUSPEC__FAM_REDUCE_COLS)
-        return bytes >= FLAT_COLS_BYTES;
-    return cuspec__axis_is_arg(s->op) || bytes >= FLAT_BYTES;
+        return bytes >= COLS_FLAT_BYTES;
+    return cuspec__axis_is_arg(s->op) || bytes >= ROWS_FLAT_BYTES;
 }
 
 /* The flat kernel's shape for s, which it takes (cuspec__axis_flat_spec). */

@@ -21,9 +21,8 @@
  * (cols_flat: f32, i32, u32 from 128 KB, late extremes, NaNs, signed
  * zeros, rows off its tile; a batch refused), rows read flat (rows_flat:
  * f32, i32, u32 from 16 MB, argmin/argmax at every size, 1 to 8 lanes a
- * row, planted extremes, NaNs and
- * signed zeros; every op but dot and other blocks handed in; a batch apart
- * refused), and split
+ * row, planted extremes, NaNs and signed zeros; every op but dot and other
+ * blocks handed in; a batch apart refused), and split
  * reductions (a rows sum and argmax, a columns argmax) captured in a CUDA
  * graph replayed 100 times, unchanged;
  * a copy then the axis calls that read it, 8 rounds on a stream and in a
