@@ -935,10 +935,11 @@ TEST(rows_flat_every_op)
         {(1 << 14) + 3, 32, 32, 1, 0, 0},        /* 2 MB: argmin/argmax alone */
         {(1 << 12) + 1, 64, 64, 1, 0, 0},        /* 1 MB */
         {5, 16, 16, 1, 0, 0},                    /* 5 rows */
+        {3, 128, 128, 1, 0, 0},                  /* 3 rows of 8 lanes: no whole tile */
         {1 << 17, 32, 32, 2, (32 << 17) + 4, 0}, /* matrices apart: the rows kernel */
         {1 << 18, 32, 32, 1, 0, 1},              /* 4-byte aligned: the rows kernel */
     };
-    enum { FLAT_SHAPES = 8, WHOLE_FLAT = 5 };
+    enum { FLAT_SHAPES = 9, WHOLE_FLAT = 5 };
     static const int types[] = {CUSPEC_F32, CUSPEC_I32, CUSPEC_U32};
     static const int others[] = {CUSPEC__AXIS_SUM, CUSPEC__AXIS_MIN, CUSPEC__AXIS_MAX};
     static const int shapes_of[][2] = {{128, 4}, {512, 8}, {256, 4}}; /* block, items */
