@@ -6,7 +6,7 @@
 check=$top_builddir/tests/jsonl_check
 [ -x "$check" ] || skip "tests/jsonl_check was not built"
 "$CUSPEC" devices >/dev/null 2>&1 || skip "no usable CUDA driver or device"
-plan 20
+plan 23
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$tap_out" "$tap_err"' EXIT
 export CUSPEC_CACHE_DIR="$tmp/store"
@@ -38,6 +38,10 @@ json "tune --list --json" 1 "$CUSPEC" tune --list --json
 n=$("$check" records <"$tap_out")
 [ "$n" -eq 3 ]
 ok $? "tune --list --json has the records made ($n)"
+json "tune transpose --json" 3 "$CUSPEC" tune transpose --dtype f32 --shape 64x64 \
+    --max-candidates 4 --reps 3 --json
+grep -q '"family":"transpose","dtype":"f32","op":null,"rows":64,"cols":64' "$tap_out"
+ok $? "and gives the transpose no op (null)"
 check_exit 0 "tune --quiet prints nothing" \
     "$CUSPEC" tune reduce --op sum --dtype f32 --n 2^12 --max-candidates 4 --reps 3 --quiet
 [ ! -s "$tap_out" ] && [ ! -s "$tap_err" ]
