@@ -363,15 +363,16 @@ static void square_args(struct cuspec__variant *v, const struct cuspec__spec *s)
     set_shape(v, FEW_BLOCK, vec, SQUARE_STRIP_BYTES / (vec * size));
 }
 
-/* f32 columns in 128-byte strips, by their count: sums of SPLIT_LEAST to
- * HALF_WAVE strips in blocks of 1024 of 8 items in 8-byte vectors, of up
- * to twice that in blocks of 512 of 8 items in 16-byte ones, where
- * rows_take those vectors; argmin/argmax (never in square_args' columns)
- * of SPLIT_ARG_LEAST to twice HALF_WAVE in blocks of 1024 of 8 items in
- * 4-byte vectors; in matrices of SPLIT_ROWS rows or more (argmin/argmax
- * twice that, and at most the columns) and at most SPLIT_ELEMENTS
- * (docs/experiments/reduce_axis.md: "f32 columns by their count of
- * strips"). */
+/* f32 columns in 128-byte strips, by their count, in matrices of
+ * SPLIT_ROWS rows or more and at most SPLIT_ELEMENTS: sums, argmin and
+ * argmax of SPLIT_LEAST to HALF_WAVE strips in blocks of 1024 of 8 items in
+ * 8-byte vectors (one wave, square_args' columns too); sums of up to twice
+ * that in blocks of 512 of 8 items in 16-byte ones, where rows_take those
+ * vectors; argmin/argmax of SPLIT_ARG_LEAST to twice HALF_WAVE in blocks of
+ * 1024 of 8 items in 4-byte vectors, in matrices of twice SPLIT_ROWS rows or
+ * more and at most the columns (docs/experiments/reduce_axis.md: "f32
+ * columns by their count of strips", "Columns' f32 argmin/argmax in one
+ * wave"). */
 #define SPLIT_LEAST 100
 #define SPLIT_ARG_LEAST 192
 #define SPLIT_ROWS 1024
@@ -380,18 +381,17 @@ static void square_args(struct cuspec__variant *v, const struct cuspec__spec *s)
 static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
     const int arg = cuspec__axis_is_arg(s->op);
-    if (v->dtype != CUSPEC_F32 || (s->op != CUSPEC__AXIS_SUM && !arg) ||
-        s->rows < (arg ? 2 * SPLIT_ROWS : SPLIT_ROWS) || (arg && s->rows > s->cols) ||
+    if (v->dtype != CUSPEC_F32 || (s->op != CUSPEC__AXIS_SUM && !arg) || s->rows < SPLIT_ROWS ||
         !elements_at_most(s, SPLIT_ELEMENTS))
         return;
     const unsigned long long n = across(s, 128 / sizeof(float));
-    if (n > 2 * HALF_WAVE || n < (arg ? SPLIT_ARG_LEAST : SPLIT_LEAST))
+    if (n > 2 * HALF_WAVE || n < SPLIT_LEAST)
         return;
-    if (arg)
-        set_shape(v, 1024, 1, 32);
-    else if (n <= HALF_WAVE && rows_take(s, 2))
+    if (n <= HALF_WAVE && rows_take(s, 2))
         set_shape(v, 1024, 2, 16);
-    else if (n > HALF_WAVE && rows_take(s, 4))
+    else if (arg && n >= SPLIT_ARG_LEAST && s->rows >= 2 * SPLIT_ROWS && s->rows <= s->cols)
+        set_shape(v, 1024, 1, 32);
+    else if (!arg && n > HALF_WAVE && rows_take(s, 4))
         set_shape(v, FEW_BLOCK, 4, 8);
 }
 
@@ -405,8 +405,8 @@ static void split_strips(struct cuspec__variant *v, const struct cuspec__spec *s
 #define ROWBLOCK_WIDE_BYTES 16384
 
 /* Columns: v's strips of its vectors, in its block but where few_strips,
- * split_strips or square_args set one (docs/experiments/reduce_axis.md:
- * "Build time"). */
+ * square_args or split_strips set one, the last that does
+ * (docs/experiments/reduce_axis.md: "Build time"). */
 static void fit_cols(struct cuspec__variant *v, const struct cuspec__spec *s)
 {
     const int vec = v->p[P_VEC];
@@ -422,8 +422,8 @@ static void fit_cols(struct cuspec__variant *v, const struct cuspec__spec *s)
     }
     v->p[P_LANES] = tx;
     few_strips(v, narrow, s);
-    split_strips(v, s);
     square_args(v, s);
+    split_strips(v, s);
 }
 
 /* Columns of OFF_ROWS rows or more off their chosen vector: a column a

@@ -811,20 +811,23 @@ TEST(selection_covers_every_shape_class)
         {AMAX, CUSPEC_U8, 2048, 2048, 256, 16, 4, 2, 0},
         {SUM, CUSPEC_F32, 2048, 2048, 256, 4, 4, 8, 0},
         /* f32 in 64-byte strips of 8-byte vectors where there are 133 to
-         * 264 of them and ld is even (cols need not be) */
+         * 264 of them and ld is even (cols need not be), from 100 strips
+         * of 128 bytes split_strips' one wave */
         {AMAX, CUSPEC_F32, 2048, 2112, 512, 1, 8, 16, 0},
         {AMAX, CUSPEC_F32, 2048, 2114, 512, 2, 8, 8, 0},
         {AMAX, CUSPEC_F32, 2048, 2114, 512, 1, 8, 16, 2115}, /* odd ld: 4-byte vectors */
         {AMAX, CUSPEC_F32, 2048, 2113, 512, 2, 8, 8, 2114},  /* a ragged edge, even ld */
-        {AMAX, CUSPEC_F32, 4096, 4096, 512, 2, 8, 8, 0},
-        {AMIN, CUSPEC_F32, 2048, 4224, 512, 2, 8, 8, 0},
+        {AMAX, CUSPEC_F32, 3000, 3168, 512, 2, 8, 8, 0},
+        {AMAX, CUSPEC_F32, 4096, 4096, 1024, 2, 8, 16, 0},
+        {AMIN, CUSPEC_F32, 2048, 4224, 1024, 2, 8, 16, 0},
         {AMIN, CUSPEC_F32, 2048, 4225, 512, 1, 8, 16, 0},
         {AMIN, CUSPEC_F32, 2048, 4226, 512, 1, 8, 16, 0}, /* 265 strips, even */
-        /* split_strips, f32 in matrices of 1024 rows or more (argmin/argmax
-         * 2048) and at most 2^26 elements, by their 128-byte strips: sums
-         * of 100 to 132 strips in 1024 x 2 x 8, of 133 to 264 in 512 x 4 x
-         * 8 (where ld is a multiple of the vector); argmin/argmax
-         * of 192 to 264 in 1024 x 1 x 8 where rows are at most the columns */
+        /* split_strips, f32 in matrices of 1024 rows or more and at most
+         * 2^26 elements, by their 128-byte strips: sums, argmin and argmax
+         * of 100 to 132 strips in 1024 x 2 x 8, sums of 133 to 264 in 512
+         * x 4 x 8 (where ld is a multiple of the vector); argmin/argmax
+         * of 192 to 264 in 1024 x 1 x 8 where rows are 2048 or more and at
+         * most the columns */
         {SUM, CUSPEC_F32, 1024, 3168, 256, 4, 4, 8, 0},
         {SUM, CUSPEC_F32, 1024, 3170, 1024, 2, 8, 16, 0},
         {SUM, CUSPEC_F32, 1024, 3170, 512, 1, 8, 32, 3171},  /* odd ld: a column a thread */
@@ -843,6 +846,11 @@ TEST(selection_covers_every_shape_class)
         {SUM, CUSPEC_F32, 8193, 8192, 256, 4, 4, 8, 0},
         {SUM, CUSPEC_I32, 4096, 4096, 256, 4, 4, 8, 0},
         {CUSPEC__AXIS_MAX, CUSPEC_F32, 4096, 4096, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 1024, 3170, 1024, 2, 8, 16, 0},
+        {AMAX, CUSPEC_F32, 1024, 3170, 512, 1, 8, 16, 3171}, /* odd ld: square_args' */
+        {AMAX, CUSPEC_F32, 1023, 4096, 256, 4, 4, 8, 0},
+        {AMAX, CUSPEC_F32, 16384, 4096, 1024, 2, 8, 16, 0}, /* rows above the columns */
+        {AMIN, CUSPEC_F32, 16385, 4096, 256, 4, 4, 8, 0},
         {AMAX, CUSPEC_F32, 4096, 6112, 256, 4, 4, 8, 0},
         {AMAX, CUSPEC_F32, 4096, 6113, 1024, 1, 8, 32, 0},
         {AMAX, CUSPEC_F32, 2047, 8192, 256, 4, 4, 8, 0},
@@ -956,10 +964,10 @@ TEST(selection_covers_every_shape_class)
         cuspec__family_choices(C, CUSPEC_F32, op, 90, add_kernel, &k);
         /* 512 x 1 x 8 off the vector (but dots); sums also split_strips'
          * 1024 x 2 x 8; argmin/argmax a few strips' 512 x 2 x 8,
-         * square_args' 512 x 1 x 8 (the same), split_strips' 1024 x 1 x
-         * 8 and cols_flat's 512 x 4 x 8 */
+         * square_args' 512 x 1 x 8 (the same), split_strips' 1024 x 2 x 8
+         * and 1024 x 1 x 8, and cols_flat's 512 x 4 x 8 */
         const unsigned off = op != CUSPEC__AXIS_DOT;
-        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 5 : 2 + off + (op == CUSPEC__AXIS_SUM));
+        CHECK_UINT_EQ(k.n, cuspec__axis_is_arg(op) ? 6 : 2 + off + (op == CUSPEC__AXIS_SUM));
         /* u32: the default, 512 x 1 x 8 off the vector (but dots), a few
          * strips' 512 x 4 x 8 and for argmin/argmax 512 x 2 x 8 (also
          * square matrices') and cols_flat's; 1- and 2-byte types: the
@@ -1084,7 +1092,7 @@ TEST(what_a_call_chooses_by)
     } rules[] = {
         {CUSPEC__AXIS_SUM, 0, 4096, 1024, 2},   {CUSPEC__AXIS_SUM, 8, 4096, 1024, 2},
         {CUSPEC__AXIS_SUM, 4, 4096, 512, 1},    {CUSPEC__AXIS_SUM, 0, 8192, 512, 4},
-        {CUSPEC__AXIS_SUM, 8, 8192, 512, 1},    {CUSPEC__AXIS_ARGMAX, 8, 4096, 512, 2},
+        {CUSPEC__AXIS_SUM, 8, 8192, 512, 1},    {CUSPEC__AXIS_ARGMAX, 8, 4096, 1024, 2},
         {CUSPEC__AXIS_ARGMAX, 4, 4096, 512, 1}, {CUSPEC__AXIS_ARGMAX, 4, 8192, 1024, 1},
     };
     c = good_call();

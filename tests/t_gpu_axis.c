@@ -361,7 +361,7 @@ static void all_ops(int dtype, int big)
             {8191, 8193, 8193, 1, 0, 1}, /* every row misaligned differently */
             {3, 1000000, 1000000, 1, 0, 1},
             {1500, 3001, 3003, 1, 0, 1},    /* square_args' columns, pitched */
-            {2000, 4000, 4002, 1, 0, 1},    /* split_strips' 1024 x 2 x 8 sums, pitched */
+            {2000, 4000, 4002, 1, 0, 1},    /* split_strips' 1024 x 2 x 8, pitched */
             {300, 100003, 100003, 1, 0, 1}, /* long odd rows, half a wave to a wave */
             /* few long rows' argmin/argmax: a strided, pitched batch of
              * 24 rows, each in several blocks */
@@ -501,9 +501,9 @@ TEST(ties_and_nans)
  * before the first. Columns are read on the same data (ties, mostly). */
 TEST(arg_ties_and_nans_at_every_position)
 {
-    /* 0: 3 vectors + 1; 1100 x 4098 and 4099: square_args' columns (f32 in
-     * 8-byte vectors, in 4-byte ones where ld is odd); 2048 x 8195:
-     * split_strips' f32 columns */
+    /* 0: 3 vectors + 1; 1100 x 4098: split_strips' one wave (f32 in
+     * 1024 x 2 x 8); 1100 x 4099: square_args' columns (f32 in 4-byte
+     * vectors, ld odd); 2048 x 8195: split_strips' f32 columns */
     static const size_t shapes[][2] = {{0, 0},       {200, 4099}, {1100, 4098},
                                        {1100, 4099}, {2048, 8195}};
     group_begin();
