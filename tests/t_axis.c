@@ -811,8 +811,8 @@ TEST(selection_covers_every_shape_class)
         {AMAX, CUSPEC_U8, 2048, 2048, 256, 16, 4, 2, 0},
         {SUM, CUSPEC_F32, 2048, 2048, 256, 4, 4, 8, 0},
         /* f32 in 64-byte strips of 8-byte vectors where there are 133 to
-         * 264 of them and ld is even (cols need not be), from 100 strips
-         * of 128 bytes split_strips' one wave */
+         * 264 of them and ld is even (cols need not be); from 100 strips
+         * of 128 bytes (3170 columns) split_strips' one wave takes them */
         {AMAX, CUSPEC_F32, 2048, 2112, 512, 1, 8, 16, 0},
         {AMAX, CUSPEC_F32, 2048, 2114, 512, 2, 8, 8, 0},
         {AMAX, CUSPEC_F32, 2048, 2114, 512, 1, 8, 16, 2115}, /* odd ld: 4-byte vectors */
